@@ -1,0 +1,108 @@
+#include "cli.hpp"
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace d2q9 {
+
+namespace {
+
+po::options_description visible_options() {
+  po::options_description desc("Options");
+  // clang-format off
+  desc.add_options()
+    ("help,h", "show this help and exit")
+    ("list-devices", "list every device with its index for --device, and exit")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | reference (serial CPU oracle)")
+    ("device,d", po::value<std::string>(), "device index from --list-devices (default: first GPU, else first device)")
+    ("local-size,l", po::value<std::string>()->default_value("auto"), "work-group shape WxH, e.g. 128x1, or auto")
+    ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
+    ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
+    ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
+    ("quiet,q", "print only errors");
+  // clang-format on
+  return desc;
+}
+
+int parse_non_negative(const std::string& text, const std::string& what) {
+  std::size_t used = 0;
+  long v = -1;
+  try {
+    v = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || v < 0 || v > 1000000000)
+    throw UsageError(what + " must be a non-negative integer, got '" + text + "'");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+LocalSize parse_local_size(const std::string& text) {
+  if (text == "auto") return {};
+  const auto x = text.find('x');
+  if (x == std::string::npos)
+    throw UsageError("--local-size must be WxH (e.g. 128x1) or auto, got '" + text + "'");
+  const int w = parse_non_negative(text.substr(0, x), "--local-size width");
+  const int h = parse_non_negative(text.substr(x + 1), "--local-size height");
+  if (w < 1 || h < 1) throw UsageError("--local-size must be at least 1x1, got '" + text + "'");
+  return {w, h};
+}
+
+Options parse_command_line(int argc, const char* const argv[]) {
+  po::options_description hidden;
+  hidden.add_options()("paramfile", po::value<std::string>())("obstaclefile", po::value<std::string>());
+  po::options_description all;
+  all.add(visible_options()).add(hidden);
+  po::positional_options_description positional;
+  positional.add("paramfile", 1).add("obstaclefile", 1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+
+  Options o;
+  o.help = vm.count("help") > 0;
+  o.list_devices = vm.count("list-devices") > 0;
+  o.quiet = vm.count("quiet") > 0;
+  if (o.help || o.list_devices) return o;
+
+  if (!vm.count("paramfile") || !vm.count("obstaclefile"))
+    throw UsageError("expected two arguments: <paramfile> <obstaclefile>");
+  o.param_file = vm["paramfile"].as<std::string>();
+  o.obstacle_file = vm["obstaclefile"].as<std::string>();
+
+  o.backend = vm["backend"].as<std::string>();
+  if (o.backend != "opencl" && o.backend != "reference")
+    throw UsageError("--backend must be opencl or reference, got '" + o.backend + "'");
+  if (vm.count("device")) o.device = parse_non_negative(vm["device"].as<std::string>(), "--device");
+  o.local_size = parse_local_size(vm["local-size"].as<std::string>());
+  o.output_dir = vm["output-dir"].as<std::string>();
+  if (vm.count("kernels-dir")) o.kernels_dir = vm["kernels-dir"].as<std::string>();
+  const std::string precision = vm["precision"].as<std::string>();
+  if (precision == "float")
+    o.precision = Precision::Float;
+  else if (precision == "double")
+    o.precision = Precision::Double;
+  else
+    throw UsageError("--precision must be float or double, got '" + precision + "'");
+  return o;
+}
+
+std::string usage_text(const std::string& program) {
+  std::ostringstream out;
+  out << "Usage: " << program << " [options] <paramfile> <obstaclefile>\n"
+      << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL).\n"
+      << "Writes av_vels.dat and final_state.dat into the output directory.\n\n"
+      << visible_options();
+  return out.str();
+}
+
+}  // namespace d2q9

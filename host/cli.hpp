@@ -1,0 +1,38 @@
+// Command-line options (Boost.Program_options), parsed apart from main() so
+// tests can drive them.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "solver.hpp"
+
+namespace d2q9 {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string param_file;
+  std::string obstacle_file;
+  bool help = false;
+  bool list_devices = false;
+  bool quiet = false;
+  std::string backend = "opencl";
+  int device = -1;  // -1: default device
+  LocalSize local_size;
+  std::string output_dir = ".";
+  std::string kernels_dir;
+  Precision precision = Precision::Float;
+};
+
+// Throws UsageError with a one-line message for anything malformed.
+Options parse_command_line(int argc, const char* const argv[]);
+std::string usage_text(const std::string& program);
+
+// "WxH" or "auto"; UsageError otherwise.
+LocalSize parse_local_size(const std::string& text);
+
+}  // namespace d2q9

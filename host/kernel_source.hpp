@@ -1,0 +1,27 @@
+// What every backend needs to compile cl/d2q9_bgk.cl: its text and the defines.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+#include "solver.hpp"
+
+namespace d2q9 {
+
+constexpr const char* kKernelFile = "d2q9_bgk.cl";
+
+// The folder holding the kernel sources: `requested` if given, else cl/ next
+// to the executable (build tree) or ../share/d2q9-bgk/cl (installed).
+std::string find_kernels_dir(const std::string& requested);
+
+// Source text of `file` in `dir`; DeviceError naming the path if it is missing.
+std::string read_kernel_source(const std::string& dir, const std::string& file);
+
+// NAME=VALUE pairs for the problem's constants (see the header of d2q9_bgk.cl).
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local);
+
+// Kernels index with 32-bit ints: refuse grids whose arrays would overflow them.
+void check_index_range(const Params& params);
+
+}  // namespace d2q9

@@ -1,0 +1,376 @@
+#include "opencl_solver.hpp"
+
+#define CL_HPP_ENABLE_EXCEPTIONS
+#define CL_HPP_TARGET_OPENCL_VERSION 120
+#define CL_HPP_MINIMUM_OPENCL_VERSION 120
+#include <CL/opencl.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+
+#include "../kernel_source.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+const char* cl_error_name(cl_int code) {
+  switch (code) {
+    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+    case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
+    case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case CL_PLATFORM_NOT_FOUND_KHR: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
+    default: return "OpenCL error";
+  }
+}
+
+bool is_out_of_memory(cl_int code) {
+  return code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES || code == CL_OUT_OF_HOST_MEMORY;
+}
+
+std::string device_type_name(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU) return "GPU";
+  if (type & CL_DEVICE_TYPE_CPU) return "CPU";
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  return "other";
+}
+
+// Points file descriptor 2 at /dev/null for its lifetime.
+class StderrSilencer {
+ public:
+  StderrSilencer() : saved_(::dup(2)) {
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    if (saved_ >= 0 && null_fd >= 0) ::dup2(null_fd, 2);
+    if (null_fd >= 0) ::close(null_fd);
+  }
+  ~StderrSilencer() {
+    if (saved_ >= 0) {
+      ::dup2(saved_, 2);
+      ::close(saved_);
+    }
+  }
+  StderrSilencer(const StderrSilencer&) = delete;
+  StderrSilencer& operator=(const StderrSilencer&) = delete;
+
+ private:
+  int saved_;
+};
+
+struct FlatDevice {
+  cl::Platform platform;
+  cl::Device device;
+};
+
+std::vector<FlatDevice> all_devices() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error& e) {
+    if (e.err() == CL_PLATFORM_NOT_FOUND_KHR) return {};
+    throw;
+  }
+  std::vector<FlatDevice> out;
+  for (const auto& p : platforms) {
+    std::vector<cl::Device> devices;
+    try {
+      p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error& e) {
+      if (e.err() == CL_DEVICE_NOT_FOUND) continue;
+      throw;
+    }
+    for (const auto& d : devices) out.push_back({p, d});
+  }
+  return out;
+}
+
+[[noreturn]] void rethrow_cl(const cl::Error& e, const std::string& context) {
+  std::ostringstream msg;
+  msg << context << ": " << e.what() << " failed with " << cl_error_name(e.err()) << " (" << e.err() << ")";
+  if (is_out_of_memory(e.err())) msg << ": the device is out of memory";
+  throw DeviceError(msg.str());
+}
+
+LocalSize default_local_size(const cl::Device& device, const Params& params) {
+  // One row of cells per work-group: coalesced on GPUs, long vector loops on CPUs.
+  const bool gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  int x = gpu ? 128 : 256;
+  const auto max_wg = static_cast<int>(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>());
+  while (x > 1 && (x / 2 >= params.nx || x > max_wg)) x /= 2;
+  return {x, 1};
+}
+
+class OpenCLSolver final : public Solver {
+ public:
+  OpenCLSolver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options);
+
+  std::string backend() const override { return "opencl"; }
+  std::string device_name() const override { return device_name_; }
+  Precision precision() const override { return precision_; }
+  LocalSize local_size() const override { return local_; }
+  void run(int steps, std::vector<double>& av_vels) override;
+  std::vector<double> distributions() override;
+
+ private:
+  void build(const std::string& kernels_dir);
+  void consume_partials(int half, int steps, std::vector<double>& av_vels);
+
+  Params params_;
+  Precision precision_;
+  std::size_t real_size_;
+  LocalSize local_;
+  std::string device_name_;
+  std::size_t fluid_cells_;
+
+  cl::Device device_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  cl::Program program_;
+  cl::Buffer cells_[2];
+  cl::Buffer obstacles_;
+  cl::Buffer partials_;
+  cl::Kernel accelerate_[2];  // acting on cells_[0] / cells_[1]
+  cl::Kernel collide_[2];     // reading cells_[0] / cells_[1]
+  cl::NDRange global_, local_range_;
+  int current_ = 0;  // which of cells_ holds the current state
+  int num_groups_ = 0;
+  int chunk_steps_ = 0;                       // steps whose partial sums fit in one half of partials_
+  std::vector<unsigned char> host_partials_[2];  // raw partial sums read back, per half
+};
+
+OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options)
+    : params_(params),
+      precision_(options.precision),
+      real_size_(options.precision == Precision::Float ? sizeof(float) : sizeof(double)),
+      fluid_cells_(mask.fluid_cells()) {
+  check_index_range(params);
+  const auto devices = all_devices();
+  if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
+  const int index = options.device_index < 0 ? default_opencl_device(list_opencl_devices()) : options.device_index;
+  if (index >= static_cast<int>(devices.size()))
+    throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
+                      std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
+  device_ = devices[index].device;
+  device_name_ = device_.getInfo<CL_DEVICE_NAME>();
+  while (!device_name_.empty() && (device_name_.back() == '\0' || device_name_.back() == ' ')) device_name_.pop_back();
+
+  if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
+    throw DeviceError(device_name_ + " does not support double precision (cl_khr_fp64); use --precision float");
+
+  local_ = options.local_size.is_auto() ? default_local_size(device_, params) : options.local_size;
+  const auto max_items = device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
+  const auto max_wg = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  const std::string shape = std::to_string(local_.x) + "x" + std::to_string(local_.y);
+  if (local_.x < 1 || local_.y < 1 || static_cast<std::size_t>(local_.x) > max_items[0] ||
+      static_cast<std::size_t>(local_.y) > max_items[1] ||
+      static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > max_wg)
+    throw DeviceError("local size " + shape + " is not valid on " + device_name_ + " (at most " +
+                      std::to_string(max_items[0]) + "x" + std::to_string(max_items[1]) + " and " +
+                      std::to_string(max_wg) + " work-items in all)");
+
+  const std::size_t cells = params.cells();
+  const std::size_t lattice_bytes = kSpeeds * cells * real_size_;
+  const auto groups_x = (params.nx + local_.x - 1) / local_.x;
+  const auto groups_y = (params.ny + local_.y - 1) / local_.y;
+  num_groups_ = groups_x * groups_y;
+  // Bounded memory for the per-step partial sums, however long the run.
+  chunk_steps_ = options.max_chunk_steps > 0 ? options.max_chunk_steps
+                                             : std::max(1, std::min(params.max_iters, (1 << 22) / num_groups_));
+  const std::size_t partial_bytes = 2 * static_cast<std::size_t>(chunk_steps_) * num_groups_ * real_size_;
+
+  const auto global_mem = device_.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+  const auto max_alloc = device_.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  const unsigned long long needed = 2ULL * lattice_bytes + cells + partial_bytes;
+  if (needed > global_mem || lattice_bytes > max_alloc)
+    throw DeviceError("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny) + " needs " +
+                      std::to_string(needed >> 20) + " MiB on the device (largest buffer " +
+                      std::to_string(lattice_bytes >> 20) + " MiB) but " + device_name_ + " has " +
+                      std::to_string(global_mem >> 20) + " MiB (largest buffer " + std::to_string(max_alloc >> 20) +
+                      " MiB): out of memory");
+
+  try {
+    context_ = cl::Context(device_);
+    queue_ = cl::CommandQueue(context_, device_);
+    build(options.kernels_dir);
+
+    const std::vector<double> f = initial_distributions(params);
+    std::vector<unsigned char> host(lattice_bytes);
+    if (precision_ == Precision::Float) {
+      auto* p = reinterpret_cast<float*>(host.data());
+      for (std::size_t i = 0; i < f.size(); ++i) p[i] = static_cast<float>(f[i]);
+    } else {
+      std::copy(f.begin(), f.end(), reinterpret_cast<double*>(host.data()));
+    }
+    for (auto& buf : cells_) buf = cl::Buffer(context_, CL_MEM_READ_WRITE, lattice_bytes);
+    obstacles_ = cl::Buffer(context_, CL_MEM_READ_ONLY, cells);
+    partials_ = cl::Buffer(context_, CL_MEM_READ_WRITE, partial_bytes);
+    queue_.enqueueWriteBuffer(cells_[0], CL_TRUE, 0, lattice_bytes, host.data());
+    queue_.enqueueWriteBuffer(obstacles_, CL_TRUE, 0, cells, mask.blocked.data());
+
+    for (int b = 0; b < 2; ++b) {
+      accelerate_[b] = cl::Kernel(program_, "accelerate_flow");
+      accelerate_[b].setArg(0, cells_[b]);
+      accelerate_[b].setArg(1, obstacles_);
+      collide_[b] = cl::Kernel(program_, "propagate_rebound_collide");
+      collide_[b].setArg(0, cells_[b]);
+      collide_[b].setArg(1, cells_[1 - b]);
+      collide_[b].setArg(2, obstacles_);
+      collide_[b].setArg(3, partials_);
+      collide_[b].setArg(4, 0);
+    }
+    const auto kernel_max = collide_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
+    if (static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > kernel_max)
+      throw DeviceError("local size " + shape + " is too large for propagate_rebound_collide on " + device_name_ +
+                        " (at most " + std::to_string(kernel_max) + " work-items)");
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "setting up " + device_name_);
+  }
+  global_ = cl::NDRange(static_cast<std::size_t>(groups_x) * local_.x, static_cast<std::size_t>(groups_y) * local_.y);
+  local_range_ = cl::NDRange(local_.x, local_.y);
+}
+
+void OpenCLSolver::build(const std::string& kernels_dir) {
+  const std::string source = read_kernel_source(kernels_dir, kKernelFile);
+  std::string flags = "-cl-std=CL1.2";
+  for (const auto& d : kernel_defines(params_, precision_, local_)) flags += " -D" + d;
+  program_ = cl::Program(context_, source);
+  try {
+    // Some drivers (PoCL) also print compiler diagnostics straight to stderr;
+    // the build log below already holds them, so keep stderr to our one line.
+    StderrSilencer quiet;
+    program_.build({device_}, flags.c_str());
+  } catch (const cl::BuildError& e) {
+    std::string log;
+    for (const auto& entry : e.getBuildLog()) log += entry.second;
+    throw DeviceError(kernels_dir + "/" + kKernelFile + ": kernel build failed on " + device_name_ + " with options '" +
+                      flags + "'; build log:\n" + log);
+  } catch (const cl::Error& e) {
+    std::string log = program_.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+    throw DeviceError(kernels_dir + "/" + kKernelFile + ": kernel build failed on " + device_name_ + " (" +
+                      cl_error_name(e.err()) + "); build log:\n" + log);
+  }
+}
+
+void OpenCLSolver::run(int steps, std::vector<double>& av_vels) {
+  struct PendingRead {
+    cl::Event done;
+    int half;
+    int steps;
+  };
+  try {
+    const cl::NDRange row(static_cast<std::size_t>(params_.nx));
+    std::deque<PendingRead> pending;
+    int half = 0;
+    for (int done = 0; done < steps;) {
+      const int n = std::min(chunk_steps_, steps - done);
+      const int base = half * chunk_steps_ * num_groups_;
+      for (int t = 0; t < n; ++t) {
+        queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
+        collide_[current_].setArg(4, base + t * num_groups_);
+        queue_.enqueueNDRangeKernel(collide_[current_], cl::NullRange, global_, local_range_);
+        current_ = 1 - current_;
+      }
+      // Read this half back while the device works on the other one.
+      const std::size_t bytes = static_cast<std::size_t>(n) * num_groups_ * real_size_;
+      host_partials_[half].resize(bytes);
+      PendingRead read{cl::Event(), half, n};
+      queue_.enqueueReadBuffer(partials_, CL_FALSE, static_cast<std::size_t>(base) * real_size_, bytes,
+                               host_partials_[half].data(), nullptr, &read.done);
+      pending.push_back(read);
+      if (pending.size() == 2) {
+        pending.front().done.wait();
+        consume_partials(pending.front().half, pending.front().steps, av_vels);
+        pending.pop_front();
+      }
+      done += n;
+      half = 1 - half;
+    }
+    for (auto& p : pending) {
+      p.done.wait();
+      consume_partials(p.half, p.steps, av_vels);
+    }
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "running on " + device_name_);
+  }
+}
+
+void OpenCLSolver::consume_partials(int half, int steps, std::vector<double>& av_vels) {
+  const unsigned char* raw = host_partials_[half].data();
+  for (int t = 0; t < steps; ++t) {
+    double sum = 0.0;
+    for (int g = 0; g < num_groups_; ++g) {
+      const std::size_t i = static_cast<std::size_t>(t) * num_groups_ + g;
+      sum += precision_ == Precision::Float ? reinterpret_cast<const float*>(raw)[i]
+                                            : reinterpret_cast<const double*>(raw)[i];
+    }
+    av_vels.push_back(sum / static_cast<double>(fluid_cells_));
+  }
+}
+
+std::vector<double> OpenCLSolver::distributions() {
+  const std::size_t count = kSpeeds * params_.cells();
+  std::vector<double> f(count);
+  try {
+    if (precision_ == Precision::Float) {
+      std::vector<float> tmp(count);
+      queue_.enqueueReadBuffer(cells_[current_], CL_TRUE, 0, count * sizeof(float), tmp.data());
+      std::copy(tmp.begin(), tmp.end(), f.begin());
+    } else {
+      queue_.enqueueReadBuffer(cells_[current_], CL_TRUE, 0, count * sizeof(double), f.data());
+    }
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "reading results from " + device_name_);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::vector<OpenCLDeviceInfo> list_opencl_devices() {
+  std::vector<OpenCLDeviceInfo> out;
+  try {
+    int index = 0;
+    for (const auto& fd : all_devices()) {
+      OpenCLDeviceInfo info;
+      info.index = index++;
+      info.platform = fd.platform.getInfo<CL_PLATFORM_NAME>();
+      info.name = fd.device.getInfo<CL_DEVICE_NAME>();
+      for (auto* s : {&info.platform, &info.name})
+        while (!s->empty() && (s->back() == '\0' || s->back() == ' ')) s->pop_back();
+      const auto type = fd.device.getInfo<CL_DEVICE_TYPE>();
+      info.type = device_type_name(type);
+      info.is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+      info.compute_units = fd.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+      info.global_mem_bytes = fd.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+      info.has_fp64 = fd.device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+      out.push_back(info);
+    }
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "listing OpenCL devices");
+  }
+  return out;
+}
+
+int default_opencl_device(const std::vector<OpenCLDeviceInfo>& devices) {
+  for (const auto& d : devices)
+    if (d.is_gpu) return d.index;
+  return 0;
+}
+
+std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options) {
+  return std::make_unique<OpenCLSolver>(params, mask, options);
+}
+
+}  // namespace d2q9

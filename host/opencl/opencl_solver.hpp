@@ -1,0 +1,39 @@
+// OpenCL backend: builds cl/d2q9_bgk.cl for the chosen device at run time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../solver.hpp"
+
+namespace d2q9 {
+
+struct OpenCLDeviceInfo {
+  int index;  // flat index over all platforms, as --device takes it
+  std::string platform;
+  std::string name;
+  std::string type;  // "GPU", "CPU", "accelerator", ...
+  unsigned compute_units;
+  unsigned long long global_mem_bytes;
+  bool is_gpu;
+  bool has_fp64;
+};
+
+std::vector<OpenCLDeviceInfo> list_opencl_devices();
+// The default device: the first GPU, else the first device.
+int default_opencl_device(const std::vector<OpenCLDeviceInfo>& devices);
+
+struct OpenCLOptions {
+  int device_index = -1;  // -1: default device
+  LocalSize local_size;   // auto: chosen for the device
+  Precision precision = Precision::Float;
+  std::string kernels_dir;
+  // Steps whose per-group partial sums are kept on the device before they are
+  // read back; 0 picks a bound of about 4M values.
+  int max_chunk_steps = 0;
+};
+
+std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options);
+
+}  // namespace d2q9

@@ -1,0 +1,123 @@
+#include "reference_solver.hpp"
+
+#include <cmath>
+
+namespace d2q9 {
+
+template <typename Real>
+ReferenceSolver<Real>::ReferenceSolver(const Params& params, const ObstacleMask& mask)
+    : params_(params), mask_(mask), cells_(params.cells()), tmp_cells_(params.cells()) {
+  const std::vector<double> f = initial_distributions(params);
+  const std::size_t n = params.cells();
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < kSpeeds; ++k) cells_[i][k] = static_cast<Real>(f[k * n + i]);
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
+  for (int t = 0; t < steps; ++t) {
+    accelerate_flow();
+    propagate();
+    rebound();
+    collision();
+    av_vels.push_back(static_cast<double>(av_velocity()));
+  }
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::accelerate_flow() {
+  const Real density = static_cast<Real>(params_.density);
+  const Real accel = static_cast<Real>(params_.accel);
+  const Real w1 = density * accel / Real(9);
+  const Real w2 = density * accel / Real(36);
+  const int jj = params_.ny - 2;
+  for (int ii = 0; ii < params_.nx; ++ii) {
+    if (mask_.at(ii, jj)) continue;
+    Cell& c = cells_[ii + jj * params_.nx];
+    if (c[3] - w1 > Real(0) && c[6] - w2 > Real(0) && c[7] - w2 > Real(0)) {
+      c[1] += w1;
+      c[5] += w2;
+      c[8] += w2;
+      c[3] -= w1;
+      c[6] -= w2;
+      c[7] -= w2;
+    }
+  }
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::propagate() {
+  const int nx = params_.nx, ny = params_.ny;
+  for (int jj = 0; jj < ny; ++jj) {
+    for (int ii = 0; ii < nx; ++ii) {
+      // Pull: speed k arrives from the neighbour at (ii, jj) - e_k, periodic.
+      for (int k = 0; k < kSpeeds; ++k) {
+        const int x = (ii - kEx[k] + nx) % nx;
+        const int y = (jj - kEy[k] + ny) % ny;
+        tmp_cells_[ii + jj * nx][k] = cells_[x + y * nx][k];
+      }
+    }
+  }
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::rebound() {
+  for (std::size_t i = 0; i < cells_.size(); ++i) {
+    if (!mask_.blocked[i]) continue;
+    for (int k = 1; k < kSpeeds; ++k) cells_[i][k] = tmp_cells_[i][kOpposite[k]];
+  }
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::collision() {
+  const Real c_sq = Real(1) / Real(3);
+  const Real w[kSpeeds] = {Real(4) / Real(9),  Real(1) / Real(9),  Real(1) / Real(9),
+                           Real(1) / Real(9),  Real(1) / Real(9),  Real(1) / Real(36),
+                           Real(1) / Real(36), Real(1) / Real(36), Real(1) / Real(36)};
+  const Real omega = static_cast<Real>(params_.omega);
+  for (std::size_t i = 0; i < cells_.size(); ++i) {
+    if (mask_.blocked[i]) continue;
+    const Cell& g = tmp_cells_[i];
+    Real rho = 0;
+    for (int k = 0; k < kSpeeds; ++k) rho += g[k];
+    const Real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) / rho;
+    const Real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) / rho;
+    const Real u_sq = ux * ux + uy * uy;
+    for (int k = 0; k < kSpeeds; ++k) {
+      const Real eu = kEx[k] * ux + kEy[k] * uy;
+      const Real feq = w[k] * rho * (Real(1) + eu / c_sq + (eu * eu) / (Real(2) * c_sq * c_sq) - u_sq / (Real(2) * c_sq));
+      cells_[i][k] = g[k] + omega * (feq - g[k]);
+    }
+  }
+}
+
+template <typename Real>
+Real ReferenceSolver<Real>::av_velocity() const {
+  Real tot_u = 0;
+  std::size_t tot_cells = 0;
+  for (std::size_t i = 0; i < cells_.size(); ++i) {
+    if (mask_.blocked[i]) continue;
+    const Cell& f = cells_[i];
+    Real rho = 0;
+    for (int k = 0; k < kSpeeds; ++k) rho += f[k];
+    const Real ux = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) / rho;
+    const Real uy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) / rho;
+    tot_u += std::sqrt(ux * ux + uy * uy);
+    ++tot_cells;
+  }
+  return tot_u / static_cast<Real>(tot_cells);
+}
+
+template <typename Real>
+std::vector<double> ReferenceSolver<Real>::distributions() {
+  const std::size_t n = cells_.size();
+  std::vector<double> f(kSpeeds * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < kSpeeds; ++k) f[k * n + i] = static_cast<double>(cells_[i][k]);
+  return f;
+}
+
+template class ReferenceSolver<float>;
+template class ReferenceSolver<double>;
+
+}  // namespace d2q9

@@ -1,0 +1,42 @@
+// Serial CPU implementation of the model, written for clarity rather than
+// speed: it is the oracle the device backends are tested against.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "../solver.hpp"
+
+namespace d2q9 {
+
+template <typename Real>
+class ReferenceSolver final : public Solver {
+ public:
+  ReferenceSolver(const Params& params, const ObstacleMask& mask);
+
+  std::string backend() const override { return "reference"; }
+  std::string device_name() const override { return "serial CPU reference"; }
+  Precision precision() const override { return sizeof(Real) == sizeof(float) ? Precision::Float : Precision::Double; }
+  LocalSize local_size() const override { return {1, 1}; }
+  void run(int steps, std::vector<double>& av_vels) override;
+  std::vector<double> distributions() override;
+
+  // The steps of one timestep, in the order the model applies them.
+  void accelerate_flow();
+  void propagate();
+  void rebound();
+  void collision();
+  Real av_velocity() const;
+
+ private:
+  using Cell = std::array<Real, kSpeeds>;
+  Params params_;
+  ObstacleMask mask_;
+  std::vector<Cell> cells_;
+  std::vector<Cell> tmp_cells_;
+};
+
+extern template class ReferenceSolver<float>;
+extern template class ReferenceSolver<double>;
+
+}  // namespace d2q9

@@ -1,0 +1,181 @@
+// The program as users run it: exit codes, messages, files.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+
+#include "helpers.hpp"
+
+using d2q9::test::slurp;
+using d2q9::test::TempDir;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+Result run_program(const std::string& args) {
+  TempDir io;
+  const std::string cmd = std::string("'") + D2Q9_EXE + "' " + args + " >'" + io.file("out") + "' 2>'" +
+                          io.file("err") + "' </dev/null";
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+}
+
+// Every number in a text file, in order ("12:" counts as 12).
+std::vector<double> numbers(const std::string& text) {
+  std::vector<double> out;
+  std::istringstream in(text);
+  for (std::string tok; in >> tok;) out.push_back(std::strtod(tok.c_str(), nullptr));
+  return out;
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+const std::string kParams = "12\n10\n40\n10\n0.1\n0.02\n1.7\n";
+const std::string kObstacles = "0 0 1\n5 5 1\n11 9 1\n";
+
+// Runs with one broken input and checks the one-line error and that no output appeared.
+void check_rejected(const std::string& params, const std::string& obstacles, const std::string& expected_error,
+                    const std::string& extra_args = "") {
+  TempDir dir;
+  const auto pf = dir.write("in.params", params);
+  const auto of = dir.write("obs.dat", obstacles);
+  TempDir out;
+  const Result r = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' " + extra_args);
+  CHECK(r.status == 1);
+  CHECK(r.out == "");
+  CHECK(r.err.rfind("error: ", 0) == 0);
+  CHECK(r.err.find(expected_error) != std::string::npos);
+  CHECK(out.listing() == "");
+}
+
+}  // namespace
+
+TEST_CASE("cli: --help describes usage and the options") {
+  const Result r = run_program("--help");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("<paramfile> <obstaclefile>") != std::string::npos);
+  for (const char* opt : {"--list-devices", "--device", "--local-size", "--output-dir", "--kernels-dir", "--precision",
+                          "--quiet"})
+    CHECK(r.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("cli: --list-devices lists the OpenCL devices with an index") {
+  const Result r = run_program("--list-devices");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("OpenCL devices:") == 0);
+  CHECK(r.out.find("  0: ") != std::string::npos);
+  CHECK(r.out.find("compute units") != std::string::npos);
+}
+
+TEST_CASE("cli: usage errors are one line and exit 2") {
+  for (const char* args : {"", "only-one-file", "a b --precision half", "a b --local-size 12", "a b --local-size 0x4",
+                           "a b --device -1", "a b --device x", "a b --frobnicate", "a b --backend cuda7"}) {
+    CAPTURE(args);
+    const Result r = run_program(args);
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind("error: ", 0) == 0);
+    CHECK(count_lines(r.err) == 1);
+  }
+}
+
+TEST_CASE("cli: a run writes the coursework outputs and summary") {
+  TempDir dir;
+  const auto pf = dir.write("in.params", kParams);
+  const auto of = dir.write("obs.dat", kObstacles);
+  TempDir cl_out, ref_out;
+  const Result r = run_program("'" + pf + "' '" + of + "' -o '" + cl_out.path + "' --precision double");
+  REQUIRE(r.status == 0);
+  CHECK(r.err == "");
+  for (const char* line : {"==done==\n", "Reynolds number:\t\t", "Elapsed time:\t\t\t", "Elapsed user CPU time:\t\t",
+                           "Elapsed system CPU time:\t", "Device:\t\t\t\t", "MLUPS:\t\t\t\t"})
+    CHECK(r.out.find(line) != std::string::npos);
+  CHECK(cl_out.listing() == "av_vels.dat\nfinal_state.dat\n");
+  CHECK(count_lines(slurp(cl_out.file("av_vels.dat"))) == 40);
+  CHECK(count_lines(slurp(cl_out.file("final_state.dat"))) == 120);
+
+  // The reference backend writes the same files, equal to 1e-10 (double, short run).
+  const Result rr = run_program("'" + pf + "' '" + of + "' -o '" + ref_out.path + "' --precision double --backend reference -q");
+  REQUIRE(rr.status == 0);
+  CHECK(rr.out == "");
+  for (const char* name : {"av_vels.dat", "final_state.dat"}) {
+    CAPTURE(name);
+    const auto ref = numbers(slurp(ref_out.file(name))), got = numbers(slurp(cl_out.file(name)));
+    REQUIRE(ref.size() == got.size());
+    CHECK(d2q9::test::max_relative_difference(got, ref, 1e-8) < 1e-10);
+  }
+}
+
+TEST_CASE("cli: bad params files") {
+  check_rejected("12\n10\n40\n10\n0.1\n0.02\n", kObstacles, "in.params:6: missing value for omega");
+  check_rejected(kParams + "5\n", kObstacles, "in.params:8: unexpected extra value '5'");
+  check_rejected("12\n10\nforty\n10\n0.1\n0.02\n1.7\n", kObstacles, "in.params:3: maxIters must be an integer");
+  check_rejected("12\n0\n40\n10\n0.1\n0.02\n1.7\n", kObstacles, "in.params:2: ny must be at least 2");
+  check_rejected("12\n10\n-4\n10\n0.1\n0.02\n1.7\n", kObstacles, "in.params:3: maxIters must be positive");
+  check_rejected("12\n10\n40\n10\n0.1\n0.02\n2.5\n", kObstacles, "in.params:7: omega must lie in (0, 2)");
+}
+
+TEST_CASE("cli: bad obstacle files") {
+  check_rejected(kParams, "0 0 1\n3 4\n", "obs.dat:2: expected 'x y 1'");
+  check_rejected(kParams, "0 0 1\n12 4 1\n", "obs.dat:2: x = 12 is outside the grid [0, 11]");
+  check_rejected(kParams, "0 10 1\n", "obs.dat:1: y = 10 is outside the grid [0, 9]");
+  check_rejected(kParams, "0 0 0\n", "obs.dat:1: blocked value must be 1, got 0");
+}
+
+TEST_CASE("cli: missing files, devices, local sizes, kernels, memory") {
+  TempDir dir;
+  const auto pf = dir.write("in.params", kParams);
+  const auto of = dir.write("obs.dat", kObstacles);
+  TempDir out;
+  const std::string files = "'" + pf + "' '" + of + "' -o '" + out.path + "' ";
+
+  Result r = run_program("/nonexistent.params '" + of + "' -o '" + out.path + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: /nonexistent.params: cannot open file (No such file or directory)\n");
+  r = run_program("'" + pf + "' /nonexistent.dat -o '" + out.path + "'");
+  CHECK(r.err == "error: /nonexistent.dat: cannot open file (No such file or directory)\n");
+  r = run_program("'" + pf + "' '" + of + "' -o /nonexistent-dir");
+  CHECK(r.err == "error: /nonexistent-dir: output directory does not exist\n");
+
+  r = run_program(files + "--device 99");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("error: --device 99 does not exist") == 0);
+  CHECK(count_lines(r.err) == 1);
+
+  r = run_program(files + "--local-size 100000x1");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("error: local size 100000x1 is not valid on ") == 0);
+  CHECK(count_lines(r.err) == 1);
+
+  TempDir broken;
+  broken.write("d2q9_bgk.cl", "__kernel void accelerate_flow(__global float* c) { this is not C; }\n");
+  r = run_program(files + "--kernels-dir '" + broken.path + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("error: " + broken.path + "/d2q9_bgk.cl: kernel build failed on ") == 0);
+  const auto log_at = r.err.find("build log:\n");
+  REQUIRE(log_at != std::string::npos);
+  CHECK(r.err.size() > log_at + 20);  // the compiler's diagnostics follow
+
+  r = run_program(files + "--kernels-dir /nonexistent-kernels");
+  CHECK(r.err == "error: /nonexistent-kernels: no d2q9_bgk.cl in the kernels directory given by --kernels-dir\n");
+
+  // 15000^2 cells need about 16 GiB of lattice: far beyond the CPU device's reported memory.
+  const auto huge = dir.write("huge.params", "15000\n15000\n10\n10\n0.1\n0.005\n1.85\n");
+  r = run_program("'" + huge + "' '" + of + "' -o '" + out.path + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("error: grid 15000x15000 needs ") == 0);
+  CHECK(r.err.find("out of memory") != std::string::npos);
+  CHECK(count_lines(r.err) == 1);
+
+  const auto too_many = dir.write("idx.params", "50000\n50000\n10\n10\n0.1\n0.005\n1.85\n");
+  r = run_program("'" + too_many + "' '" + of + "' -o '" + out.path + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("more than the kernels' 32-bit indexing allows") != std::string::npos);
+
+  CHECK(out.listing() == "");
+}
