@@ -7,7 +7,7 @@ mkdir -p "$dir"
 
 # params NX NY ITERS ACCEL: reynolds_dim 10, density 0.1, omega 1.85 throughout.
 params() {
-  printf '%s\n' "$1" "$2" "$3" 10 0.1 "$4" 1.85 >"$dir/input_$1x$2.params"
+  echo "$1 $2 $3 10 0.1 $4 1.85" >"$dir/input_$1x$2.params"
 }
 
 # Blocked cells as 'x y 1', row by row from y = 0.
