@@ -47,6 +47,8 @@ class Solver {
   virtual void run(int steps, std::vector<double>& av_vels) = 0;
   // Current distributions, structure of arrays: speed k of cell i at [k*cells + i].
   virtual std::vector<double> distributions() = 0;
+  // Replaces the current distributions (same layout), e.g. to resume a run.
+  virtual void load_distributions(const std::vector<double>& f) = 0;
 };
 
 // Every cell starts at rest with the given density, obstacles included.

@@ -120,3 +120,23 @@ TEST_CASE("kernel defines carry exact constants") {
   CHECK(d[7] == "REDUCE_POW2=8");
   CHECK(d.back() == "REAL_IS_DOUBLE=1");
 }
+
+TEST_CASE("OpenCL: a run resumed from its distributions in a new solver continues identically") {
+  const Params p = d2q9::test::make_params(20, 12, 60, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(to_string(precision));
+    auto whole = make_opencl_solver(p, m, options(precision, LocalSize{8, 2}));
+    const RunOutput a = run(*whole, 60);
+
+    auto first = make_opencl_solver(p, m, options(precision, LocalSize{8, 2}));
+    RunOutput b;
+    first->run(25, b.av_vels);
+    auto second = make_opencl_solver(p, m, options(precision, LocalSize{8, 2}));
+    second->load_distributions(first->distributions());
+    second->run(35, b.av_vels);
+    b.f = second->distributions();
+    CHECK(b.av_vels == a.av_vels);
+    CHECK(b.f == a.f);
+  }
+}

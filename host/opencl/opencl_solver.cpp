@@ -122,6 +122,7 @@ class OpenCLSolver final : public Solver {
   LocalSize local_size() const override { return local_; }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
+  void load_distributions(const std::vector<double>& f) override;
 
  private:
   void build(const std::string& kernels_dir);
@@ -205,18 +206,9 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
     queue_ = cl::CommandQueue(context_, device_);
     build(options.kernels_dir);
 
-    const std::vector<double> f = initial_distributions(params);
-    std::vector<unsigned char> host(lattice_bytes);
-    if (precision_ == Precision::Float) {
-      auto* p = reinterpret_cast<float*>(host.data());
-      for (std::size_t i = 0; i < f.size(); ++i) p[i] = static_cast<float>(f[i]);
-    } else {
-      std::copy(f.begin(), f.end(), reinterpret_cast<double*>(host.data()));
-    }
     for (auto& buf : cells_) buf = cl::Buffer(context_, CL_MEM_READ_WRITE, lattice_bytes);
     obstacles_ = cl::Buffer(context_, CL_MEM_READ_ONLY, cells);
     partials_ = cl::Buffer(context_, CL_MEM_READ_WRITE, partial_bytes);
-    queue_.enqueueWriteBuffer(cells_[0], CL_TRUE, 0, lattice_bytes, host.data());
     queue_.enqueueWriteBuffer(obstacles_, CL_TRUE, 0, cells, mask.blocked.data());
 
     for (int b = 0; b < 2; ++b) {
@@ -239,6 +231,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
   }
   global_ = cl::NDRange(static_cast<std::size_t>(groups_x) * local_.x, static_cast<std::size_t>(groups_y) * local_.y);
   local_range_ = cl::NDRange(local_.x, local_.y);
+  load_distributions(initial_distributions(params));
 }
 
 void OpenCLSolver::build(const std::string& kernels_dir) {
@@ -334,6 +327,21 @@ std::vector<double> OpenCLSolver::distributions() {
     rethrow_cl(e, "reading results from " + device_name_);
   }
   return f;
+}
+
+void OpenCLSolver::load_distributions(const std::vector<double>& f) {
+  const std::size_t count = kSpeeds * params_.cells();
+  if (f.size() != count) throw std::invalid_argument("load_distributions: wrong number of values");
+  try {
+    if (precision_ == Precision::Float) {
+      const std::vector<float> tmp(f.begin(), f.end());
+      queue_.enqueueWriteBuffer(cells_[current_], CL_TRUE, 0, count * sizeof(float), tmp.data());
+    } else {
+      queue_.enqueueWriteBuffer(cells_[current_], CL_TRUE, 0, count * sizeof(double), f.data());
+    }
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "uploading distributions to " + device_name_);
+  }
 }
 
 }  // namespace

@@ -7,8 +7,12 @@ namespace d2q9 {
 template <typename Real>
 ReferenceSolver<Real>::ReferenceSolver(const Params& params, const ObstacleMask& mask)
     : params_(params), mask_(mask), cells_(params.cells()), tmp_cells_(params.cells()) {
-  const std::vector<double> f = initial_distributions(params);
-  const std::size_t n = params.cells();
+  load_distributions(initial_distributions(params));
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::load_distributions(const std::vector<double>& f) {
+  const std::size_t n = cells_.size();
   for (std::size_t i = 0; i < n; ++i)
     for (int k = 0; k < kSpeeds; ++k) cells_[i][k] = static_cast<Real>(f[k * n + i]);
 }

@@ -20,6 +20,7 @@ class ReferenceSolver final : public Solver {
   LocalSize local_size() const override { return {1, 1}; }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
+  void load_distributions(const std::vector<double>& f) override;
 
   // The steps of one timestep, in the order the model applies them.
   void accelerate_flow();
