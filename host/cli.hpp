@@ -26,6 +26,7 @@ struct Options {
   std::string output_dir = ".";
   std::string kernels_dir;
   Precision precision = Precision::Float;
+  bool fuse_accelerate = true;  // --kernel-variant fused (default) or split
 };
 
 // Throws UsageError with a one-line message for anything malformed.

@@ -37,6 +37,7 @@ std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, cons
   cl.device_index = o.device;
   cl.local_size = o.local_size;
   cl.precision = o.precision;
+  cl.fuse_accelerate = o.fuse_accelerate;
   cl.kernels_dir = find_kernels_dir(o.kernels_dir);
   return make_opencl_solver(params, mask, cl);
 }

@@ -134,6 +134,7 @@ class OpenCLSolver final : public Solver {
   LocalSize local_;
   std::string device_name_;
   std::size_t fluid_cells_;
+  bool fuse_accelerate_;
 
   cl::Device device_;
   cl::Context context_;
@@ -155,7 +156,8 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
     : params_(params),
       precision_(options.precision),
       real_size_(options.precision == Precision::Float ? sizeof(float) : sizeof(double)),
-      fluid_cells_(mask.fluid_cells()) {
+      fluid_cells_(mask.fluid_cells()),
+      fuse_accelerate_(options.fuse_accelerate) {
   check_index_range(params);
   const auto devices = all_devices();
   if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
@@ -221,6 +223,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
       collide_[b].setArg(2, obstacles_);
       collide_[b].setArg(3, partials_);
       collide_[b].setArg(4, 0);
+      collide_[b].setArg(5, 0);
     }
     const auto kernel_max = collide_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
     if (static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > kernel_max)
@@ -266,12 +269,18 @@ void OpenCLSolver::run(int steps, std::vector<double>& av_vels) {
     const cl::NDRange row(static_cast<std::size_t>(params_.nx));
     std::deque<PendingRead> pending;
     int half = 0;
+    // Fused: the first step's acceleration runs alone, each later one inside the
+    // step before it; the last step of the call leaves the state unaccelerated,
+    // so distributions() between calls sees the model's state.
+    if (fuse_accelerate_ && steps > 0)
+      queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
     for (int done = 0; done < steps;) {
       const int n = std::min(chunk_steps_, steps - done);
       const int base = half * chunk_steps_ * num_groups_;
       for (int t = 0; t < n; ++t) {
-        queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
+        if (!fuse_accelerate_) queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
         collide_[current_].setArg(4, base + t * num_groups_);
+        collide_[current_].setArg(5, fuse_accelerate_ && done + t + 1 < steps ? 1 : 0);
         queue_.enqueueNDRangeKernel(collide_[current_], cl::NullRange, global_, local_range_);
         current_ = 1 - current_;
       }
