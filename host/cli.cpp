@@ -17,7 +17,10 @@ po::options_description visible_options() {
     ("list-devices", "list every device with its index for --device, and exit")
     ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | reference (serial CPU oracle)")
     ("device,d", po::value<std::string>(), "device index from --list-devices (default: first GPU, else first device)")
-    ("local-size,l", po::value<std::string>()->default_value("auto"), "work-group shape WxH, e.g. 128x1, or auto")
+    ("local-size,l", po::value<std::string>()->default_value("auto"),
+     "work-group shape WxH, e.g. 128x1, or auto: the cached fastest shape for this device, problem size and "
+     "variant, found by a short search on the first large run")
+    ("tune", "search the work-group shapes afresh, print their timings and cache the fastest")
     ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
@@ -75,6 +78,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.help = vm.count("help") > 0;
   o.list_devices = vm.count("list-devices") > 0;
   o.quiet = vm.count("quiet") > 0;
+  o.tune = vm.count("tune") > 0;
   if (o.help || o.list_devices) return o;
 
   if (!vm.count("paramfile") || !vm.count("obstaclefile"))

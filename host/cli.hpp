@@ -27,6 +27,7 @@ struct Options {
   std::string kernels_dir;
   Precision precision = Precision::Float;
   bool fuse_accelerate = true;  // --kernel-variant fused (default) or split
+  bool tune = false;            // --tune: search work-group sizes afresh
 };
 
 // Throws UsageError with a one-line message for anything malformed.

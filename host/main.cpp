@@ -14,6 +14,7 @@
 #include "output.hpp"
 #include "problem.hpp"
 #include "reference/reference_solver.hpp"
+#include "tuning.hpp"
 
 using namespace d2q9;
 
@@ -28,6 +29,21 @@ void print_devices() {
                 d.platform.c_str(), d.compute_units, d.global_mem_bytes / 1073741824.0, d.has_fp64 ? ", fp64" : "");
 }
 
+void print_tuning_table(const LocalSizeChoice& choice) {
+  std::printf("Work-group size search on %s (%s, %s):\n", choice.solver->device_name().c_str(),
+              choice.solver->backend().c_str(), to_string(choice.solver->precision()));
+  std::printf("  %-10s %12s\n", "local size", "us per step");
+  for (const auto& r : choice.table) {
+    const std::string shape = std::to_string(r.local.x) + "x" + std::to_string(r.local.y);
+    if (r.seconds_per_step > 0)
+      std::printf("  %-10s %12.2f\n", shape.c_str(), r.seconds_per_step * 1e6);
+    else
+      std::printf("  %-10s %12s  (%s)\n", shape.c_str(), "-", r.note.c_str());
+  }
+  const LocalSize l = choice.solver->local_size();
+  std::printf("Chosen: %dx%d, cached in %s\n", l.x, l.y, tuning_cache_path().c_str());
+}
+
 std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, const ObstacleMask& mask) {
   if (o.backend == "reference") {
     if (o.precision == Precision::Float) return std::make_unique<ReferenceSolver<float>>(params, mask);
@@ -35,11 +51,18 @@ std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, cons
   }
   OpenCLOptions cl;
   cl.device_index = o.device;
-  cl.local_size = o.local_size;
   cl.precision = o.precision;
   cl.fuse_accelerate = o.fuse_accelerate;
   cl.kernels_dir = find_kernels_dir(o.kernels_dir);
-  return make_opencl_solver(params, mask, cl);
+  const SolverFactory factory = [&](LocalSize local) {
+    OpenCLOptions with_local = cl;
+    with_local.local_size = local;
+    return make_opencl_solver(params, mask, with_local);
+  };
+  LocalSizeChoice choice =
+      choose_local_size(factory, params, o.local_size, o.tune, o.fuse_accelerate ? "fused" : "split");
+  if (o.tune && !o.quiet) print_tuning_table(choice);
+  return std::move(choice.solver);
 }
 
 double seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; }

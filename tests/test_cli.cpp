@@ -188,3 +188,16 @@ TEST_CASE("cli: missing files, devices, local sizes, kernels, memory") {
 
   CHECK(out.listing() == "");
 }
+
+TEST_CASE("cli: --tune prints the searched shapes and the choice") {
+  TempDir dir;
+  const auto pf = dir.write("in.params", kParams);
+  const auto of = dir.write("obs.dat", kObstacles);
+  TempDir out;
+  const Result r = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' --tune");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("Work-group size search on ") == 0);
+  CHECK(r.out.find("  32x1 ") != std::string::npos);
+  CHECK(r.out.find("Chosen: ") != std::string::npos);
+  CHECK(r.out.find("==done==") != std::string::npos);
+}
