@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <sstream>
 
@@ -372,6 +373,10 @@ std::vector<OpenCLDeviceInfo> list_opencl_devices() {
       info.compute_units = fd.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
       info.global_mem_bytes = fd.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
       info.has_fp64 = fd.device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+      info.driver_version = fd.device.getInfo<CL_DRIVER_VERSION>();
+      info.opencl_version = fd.device.getInfo<CL_DEVICE_VERSION>();
+      for (auto* s : {&info.driver_version, &info.opencl_version})
+        while (!s->empty() && (s->back() == '\0' || s->back() == ' ')) s->pop_back();
       out.push_back(info);
     }
   } catch (const cl::Error& e) {
@@ -384,6 +389,42 @@ int default_opencl_device(const std::vector<OpenCLDeviceInfo>& devices) {
   for (const auto& d : devices)
     if (d.is_gpu) return d.index;
   return 0;
+}
+
+double measure_opencl_copy_bandwidth(const OpenCLOptions& options, std::size_t bytes) {
+  const auto devices = all_devices();
+  const int index = options.device_index < 0 ? default_opencl_device(list_opencl_devices()) : options.device_index;
+  if (devices.empty() || index >= static_cast<int>(devices.size()))
+    throw DeviceError("--device " + std::to_string(index) + " does not exist, see --list-devices");
+  const cl::Device device = devices[index].device;
+  bytes -= bytes % 16;
+  try {
+    cl::Context context(device);
+    cl::CommandQueue queue(context, device);
+    cl::Program program(context, read_kernel_source(options.kernels_dir, "bandwidth.cl"));
+    program.build({device}, "-cl-std=CL1.2");
+    cl::Kernel copy(program, "copy_float4");
+    cl::Buffer a(context, CL_MEM_READ_WRITE, bytes), b(context, CL_MEM_READ_WRITE, bytes);
+    queue.enqueueFillBuffer(a, 1.0f, 0, bytes);
+    copy.setArg(0, a);
+    copy.setArg(1, b);
+    const cl::NDRange global(bytes / 16);
+    for (int i = 0; i < 2; ++i) queue.enqueueNDRangeKernel(copy, cl::NullRange, global, cl::NullRange);
+    queue.finish();
+    // Best of several timed batches: the machine is shared and noisy.
+    double best = 0.0;
+    for (int batch = 0; batch < 5; ++batch) {
+      const int reps = 5;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < reps; ++i) queue.enqueueNDRangeKernel(copy, cl::NullRange, global, cl::NullRange);
+      queue.finish();
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::max(best, 2.0 * bytes * reps / t);
+    }
+    return best;
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "measuring copy bandwidth");
+  }
 }
 
 std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options) {

@@ -18,6 +18,8 @@ struct OpenCLDeviceInfo {
   unsigned long long global_mem_bytes;
   bool is_gpu;
   bool has_fp64;
+  std::string driver_version;  // CL_DRIVER_VERSION
+  std::string opencl_version;  // CL_DEVICE_VERSION
 };
 
 std::vector<OpenCLDeviceInfo> list_opencl_devices();
@@ -36,6 +38,10 @@ struct OpenCLOptions {
   // read back; 0 picks a bound of about 4M values.
   int max_chunk_steps = 0;
 };
+
+// Device-to-device copy bandwidth in bytes/s (bytes read + bytes written),
+// measured with cl/bandwidth.cl over two buffers of `bytes` each.
+double measure_opencl_copy_bandwidth(const OpenCLOptions& options, std::size_t bytes);
 
 std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options);
 
