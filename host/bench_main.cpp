@@ -35,6 +35,7 @@ struct CaseResult {
   int nx = 0, ny = 0, steps = 0;
   double seconds = 0, mlups = 0, effective_gbs = 0, percent_of_copy = 0;
   std::string local_size;
+  std::string variant;
   std::string skipped;  // why the case did not run
 };
 
@@ -80,7 +81,7 @@ int main(int argc, char* argv[]) {
     ("help,h", "show this help")
     ("device,d", po::value<int>()->default_value(-1), "OpenCL device index (default: first GPU, else first device)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
-    ("kernel-variant", po::value<std::string>()->default_value("fused"), "fused | split")
+    ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | split | fused | fused-x2")
     ("local-size,l", po::value<std::string>()->default_value("auto"), "WxH or auto (tuned per case, cached)")
     ("kernels-dir", po::value<std::string>(), "folder holding the .cl files")
     ("inputs-dir", po::value<std::string>()->default_value("inputs"), "folder with the coursework problems")
@@ -110,8 +111,11 @@ int main(int argc, char* argv[]) {
     if (precision != "float" && precision != "double") throw UsageError("--precision must be float or double");
     base.precision = precision == "float" ? Precision::Float : Precision::Double;
     const std::string variant = vm["kernel-variant"].as<std::string>();
-    if (variant != "fused" && variant != "split") throw UsageError("--kernel-variant must be fused or split");
-    base.fuse_accelerate = variant == "fused";
+    try {
+      base.variant = parse_kernel_variant(variant);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     base.kernels_dir = find_kernels_dir(vm.count("kernels-dir") ? vm["kernels-dir"].as<std::string>() : "");
     const LocalSize requested = parse_local_size(vm["local-size"].as<std::string>());
 
@@ -151,7 +155,7 @@ int main(int argc, char* argv[]) {
 
     std::vector<CaseResult> results;
     std::printf("%-22s %8s %10s %10s %12s %10s %8s %9s\n", "case", "steps", "seconds", "MLUPS", "eff. GB/s",
-                "% of copy", "local", "");
+                "% of copy", "local", "variant");
     for (BenchCase& c : cases) {
       CaseResult r;
       r.name = c.name;
@@ -175,7 +179,9 @@ int main(int argc, char* argv[]) {
           steps = static_cast<int>(std::clamp(vm["min-seconds"].as<double>() / per_step, 10.0, 1e6));
         }
         c.params.max_iters = steps;
-        LocalSizeChoice choice = choose_local_size(make, c.params, requested, false, variant);
+        const KernelVariant case_variant = resolve_kernel_variant(base.variant, c.params);
+        LocalSizeChoice choice = choose_local_size(make, c.params, requested, false, to_string(case_variant));
+        r.variant = to_string(case_variant);
         std::vector<double> av;
         av.reserve(steps);
         const double t0 = now_seconds();
@@ -187,8 +193,8 @@ int main(int argc, char* argv[]) {
         r.percent_of_copy = 100.0 * r.effective_gbs * 1e9 / copy_bw;
         const LocalSize l = choice.solver->local_size();
         r.local_size = std::to_string(l.x) + "x" + std::to_string(l.y);
-        std::printf("%-22s %8d %10.4f %10.1f %12.1f %10.1f %8s\n", r.name.c_str(), r.steps, r.seconds, r.mlups,
-                    r.effective_gbs, r.percent_of_copy, r.local_size.c_str());
+        std::printf("%-22s %8d %10.4f %10.1f %12.1f %10.1f %8s %9s\n", r.name.c_str(), r.steps, r.seconds, r.mlups,
+                    r.effective_gbs, r.percent_of_copy, r.local_size.c_str(), r.variant.c_str());
       } catch (const DeviceError& e) {
         r.skipped = e.what();
         std::printf("%-22s skipped: %s\n", r.name.c_str(), r.skipped.c_str());
@@ -243,11 +249,12 @@ int main(int argc, char* argv[]) {
       j["cases"].push_back({{"case", r.name}, {"nx", r.nx}, {"ny", r.ny}, {"steps", r.steps}, {"seconds", r.seconds},
                             {"mlups", r.mlups}, {"effective_gbs", r.effective_gbs},
                             {"percent_of_copy", r.percent_of_copy}, {"local_size", r.local_size},
+                            {"kernel_variant", r.variant},
                             {"skipped", r.skipped}});
       std::fprintf(csv.get(), "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",opencl,%s,%s,%s,%.2f,\"%s\"\n",
                    r.name.c_str(), r.nx, r.ny, r.steps, r.seconds, r.mlups, r.effective_gbs, r.percent_of_copy,
                    r.local_size.c_str(), dev.name.c_str(), dev.driver_version.c_str(), precision.c_str(),
-                   variant.c_str(), D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
+                   r.variant.c_str(), D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
     }
     AtomicFile json(stem + ".json");
     std::fputs((j.dump(2) + "\n").c_str(), json.get());

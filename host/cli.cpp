@@ -24,9 +24,10 @@ po::options_description visible_options() {
     ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
-    ("kernel-variant", po::value<std::string>()->default_value("fused"),
-     "fused: one launch per step (acceleration folded into the previous step) | split: accelerate_flow and "
-     "propagate_rebound_collide launched separately; results are identical")
+    ("kernel-variant", po::value<std::string>()->default_value("auto"),
+     "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
+     "(acceleration folded into the step before) | fused-x2: two steps per launch | auto: fused-x2 on small "
+     "grids, else fused; results are identical")
     ("quiet,q", "print only errors");
   // clang-format on
   return desc;
@@ -100,10 +101,11 @@ Options parse_command_line(int argc, const char* const argv[]) {
     o.precision = Precision::Double;
   else
     throw UsageError("--precision must be float or double, got '" + precision + "'");
-  const std::string variant = vm["kernel-variant"].as<std::string>();
-  if (variant != "fused" && variant != "split")
-    throw UsageError("--kernel-variant must be fused or split, got '" + variant + "'");
-  o.fuse_accelerate = variant == "fused";
+  try {
+    o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernel_source.hpp"
 #include "solver.hpp"
 
 namespace d2q9 {
@@ -26,7 +27,7 @@ struct Options {
   std::string output_dir = ".";
   std::string kernels_dir;
   Precision precision = Precision::Float;
-  bool fuse_accelerate = true;  // --kernel-variant fused (default) or split
+  KernelVariant variant = KernelVariant::Auto;
   bool tune = false;            // --tune: search work-group sizes afresh
 };
 

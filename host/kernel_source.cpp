@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace d2q9 {
@@ -71,6 +72,28 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
   };
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
   return defines;
+}
+
+const char* to_string(KernelVariant v) {
+  switch (v) {
+    case KernelVariant::Auto: return "auto";
+    case KernelVariant::Split: return "split";
+    case KernelVariant::Fused: return "fused";
+    case KernelVariant::FusedX2: return "fused-x2";
+  }
+  return "?";
+}
+
+KernelVariant parse_kernel_variant(const std::string& text) {
+  for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2})
+    if (text == to_string(v)) return v;
+  throw std::invalid_argument("--kernel-variant must be auto, split, fused or fused-x2, got '" + text + "'");
+}
+
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params) {
+  if (v != KernelVariant::Auto) return v;
+  // Below this size a step costs less on the device than its launch.
+  return params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
 }
 
 void check_index_range(const Params& params) {

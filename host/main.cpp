@@ -52,7 +52,7 @@ std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, cons
   OpenCLOptions cl;
   cl.device_index = o.device;
   cl.precision = o.precision;
-  cl.fuse_accelerate = o.fuse_accelerate;
+  cl.variant = resolve_kernel_variant(o.variant, params);
   cl.kernels_dir = find_kernels_dir(o.kernels_dir);
   const SolverFactory factory = [&](LocalSize local) {
     OpenCLOptions with_local = cl;
@@ -60,7 +60,7 @@ std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, cons
     return make_opencl_solver(params, mask, with_local);
   };
   LocalSizeChoice choice =
-      choose_local_size(factory, params, o.local_size, o.tune, o.fuse_accelerate ? "fused" : "split");
+      choose_local_size(factory, params, o.local_size, o.tune, to_string(cl.variant));
   if (o.tune && !o.quiet) print_tuning_table(choice);
   return std::move(choice.solver);
 }

@@ -76,7 +76,7 @@ TEST_CASE("cli: --list-devices lists the OpenCL devices with an index") {
 
 TEST_CASE("cli: usage errors are one line and exit 2") {
   for (const char* args : {"", "only-one-file", "a b --precision half", "a b --local-size 12", "a b --local-size 0x4",
-                           "a b --device -1", "a b --device x", "a b --frobnicate", "a b --kernel-variant fast", "a b --backend cuda7"}) {
+                           "a b --device -1", "a b --device x", "a b --frobnicate", "a b --kernel-variant fast", "a b --kernel-variant fused-x3", "a b --backend cuda7"}) {
     CAPTURE(args);
     const Result r = run_program(args);
     CHECK(r.status == 2);

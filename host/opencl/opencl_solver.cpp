@@ -135,7 +135,7 @@ class OpenCLSolver final : public Solver {
   LocalSize local_;
   std::string device_name_;
   std::size_t fluid_cells_;
-  bool fuse_accelerate_;
+  KernelVariant variant_;
 
   cl::Device device_;
   cl::Context context_;
@@ -146,6 +146,7 @@ class OpenCLSolver final : public Solver {
   cl::Buffer partials_;
   cl::Kernel accelerate_[2];  // acting on cells_[0] / cells_[1]
   cl::Kernel collide_[2];     // reading cells_[0] / cells_[1]
+  cl::Kernel collide_x2_[2];  // two steps, reading cells_[0] / cells_[1]
   cl::NDRange global_, local_range_;
   int current_ = 0;  // which of cells_ holds the current state
   int num_groups_ = 0;
@@ -158,7 +159,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
       precision_(options.precision),
       real_size_(options.precision == Precision::Float ? sizeof(float) : sizeof(double)),
       fluid_cells_(mask.fluid_cells()),
-      fuse_accelerate_(options.fuse_accelerate) {
+      variant_(resolve_kernel_variant(options.variant, params)) {
   check_index_range(params);
   const auto devices = all_devices();
   if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
@@ -225,8 +226,13 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
       collide_[b].setArg(3, partials_);
       collide_[b].setArg(4, 0);
       collide_[b].setArg(5, 0);
+      collide_x2_[b] = cl::Kernel(program_, "propagate_rebound_collide_x2");
+      for (cl_uint arg = 0; arg < 4; ++arg) collide_x2_[b].setArg(arg, arg == 0 ? cells_[b] : arg == 1 ? cells_[1 - b] : arg == 2 ? obstacles_ : partials_);
+      collide_x2_[b].setArg(4, 0);
+      collide_x2_[b].setArg(5, 0);
     }
-    const auto kernel_max = collide_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
+    const auto kernel_max = std::min(collide_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_),
+                                     collide_x2_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_));
     if (static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > kernel_max)
       throw DeviceError("local size " + shape + " is too large for propagate_rebound_collide on " + device_name_ +
                         " (at most " + std::to_string(kernel_max) + " work-items)");
@@ -273,17 +279,21 @@ void OpenCLSolver::run(int steps, std::vector<double>& av_vels) {
     // Fused: the first step's acceleration runs alone, each later one inside the
     // step before it; the last step of the call leaves the state unaccelerated,
     // so distributions() between calls sees the model's state.
-    if (fuse_accelerate_ && steps > 0)
-      queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
+    const bool fused = variant_ != KernelVariant::Split;
+    if (fused && steps > 0) queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
     for (int done = 0; done < steps;) {
       const int n = std::min(chunk_steps_, steps - done);
       const int base = half * chunk_steps_ * num_groups_;
-      for (int t = 0; t < n; ++t) {
-        if (!fuse_accelerate_) queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
-        collide_[current_].setArg(4, base + t * num_groups_);
-        collide_[current_].setArg(5, fuse_accelerate_ && done + t + 1 < steps ? 1 : 0);
-        queue_.enqueueNDRangeKernel(collide_[current_], cl::NullRange, global_, local_range_);
+      for (int t = 0; t < n;) {
+        const bool two = variant_ == KernelVariant::FusedX2 && t + 2 <= n;
+        const int advance = two ? 2 : 1;
+        cl::Kernel& k = two ? collide_x2_[current_] : collide_[current_];
+        if (!fused) queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
+        k.setArg(4, base + t * num_groups_);
+        k.setArg(5, fused && done + t + advance < steps ? 1 : 0);
+        queue_.enqueueNDRangeKernel(k, cl::NullRange, global_, local_range_);
         current_ = 1 - current_;
+        t += advance;
       }
       // Read this half back while the device works on the other one.
       const std::size_t bytes = static_cast<std::size_t>(n) * num_groups_ * real_size_;

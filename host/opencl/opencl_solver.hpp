@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../kernel_source.hpp"
 #include "../solver.hpp"
 
 namespace d2q9 {
@@ -31,9 +32,7 @@ struct OpenCLOptions {
   LocalSize local_size;   // auto: chosen for the device
   Precision precision = Precision::Float;
   std::string kernels_dir;
-  // Fold each step's accelerate_flow into the previous step's
-  // propagate_rebound_collide (one launch per step instead of two).
-  bool fuse_accelerate = true;
+  KernelVariant variant = KernelVariant::Auto;
   // Steps whose per-group partial sums are kept on the device before they are
   // read back; 0 picks a bound of about 4M values.
   int max_chunk_steps = 0;
