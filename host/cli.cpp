@@ -106,7 +106,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
 std::string usage_text(const std::string& program) {
   std::ostringstream out;
   out << "Usage: " << program << " [options] <paramfile> <obstaclefile>\n"
-      << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL).\n"
+      << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL; CUDA where built).\n"
       << "Writes av_vels.dat and final_state.dat into the output directory.\n\n"
       << visible_options();
   return out.str();
