@@ -15,8 +15,8 @@ po::options_description visible_options() {
   desc.add_options()
     ("help,h", "show this help and exit")
     ("list-devices", "list every device with its index for --device, and exit")
-    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | reference (serial CPU oracle)")
-    ("device,d", po::value<std::string>(), "device index from --list-devices (default: first GPU, else first device)")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda (NVIDIA GPUs, when built) | reference (serial CPU oracle)")
+    ("device,d", po::value<std::string>(), "device index from --list-devices, among the chosen backend's devices (default: first GPU, else first device)")
     ("local-size,l", po::value<std::string>()->default_value("auto"),
      "work-group shape WxH, e.g. 128x1, or auto: the cached fastest shape for this device, problem size and "
      "variant, found by a short search on the first large run")
@@ -88,8 +88,8 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.obstacle_file = vm["obstaclefile"].as<std::string>();
 
   o.backend = vm["backend"].as<std::string>();
-  if (o.backend != "opencl" && o.backend != "reference")
-    throw UsageError("--backend must be opencl or reference, got '" + o.backend + "'");
+  if (o.backend != "opencl" && o.backend != "cuda" && o.backend != "reference")
+    throw UsageError("--backend must be opencl, cuda or reference, got '" + o.backend + "'");
   if (vm.count("device")) o.device = parse_non_negative(vm["device"].as<std::string>(), "--device");
   o.local_size = parse_local_size(vm["local-size"].as<std::string>());
   o.output_dir = vm["output-dir"].as<std::string>();
@@ -112,7 +112,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
 std::string usage_text(const std::string& program) {
   std::ostringstream out;
   out << "Usage: " << program << " [options] <paramfile> <obstaclefile>\n"
-      << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL).\n"
+      << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL; CUDA where built).\n"
       << "Writes av_vels.dat and final_state.dat into the output directory.\n\n"
       << visible_options();
   return out.str();

@@ -9,6 +9,10 @@
 #include <memory>
 
 #include "cli.hpp"
+#ifdef D2Q9_HAVE_CUDA
+#include "cuda/cuda_driver.hpp"
+#include "cuda/cuda_solver.hpp"
+#endif
 #include "kernel_source.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "output.hpp"
@@ -27,6 +31,19 @@ void print_devices() {
   for (const auto& d : devices)
     std::printf("  %d: %s [%s] on %s, %u compute units, %.1f GiB%s\n", d.index, d.name.c_str(), d.type.c_str(),
                 d.platform.c_str(), d.compute_units, d.global_mem_bytes / 1073741824.0, d.has_fp64 ? ", fp64" : "");
+#ifdef D2Q9_HAVE_CUDA
+  std::printf("CUDA devices:\n");
+  const std::string no_driver = cuda_driver_unavailable_reason();
+  if (!no_driver.empty()) {
+    std::printf("  (none: %s)\n", no_driver.c_str());
+    return;
+  }
+  const auto cuda_devices = list_cuda_devices();
+  if (cuda_devices.empty()) std::printf("  (none found)\n");
+  for (const auto& d : cuda_devices)
+    std::printf("  %d: %s, compute capability %d.%d, %d multiprocessors, %.1f GiB\n", d.index, d.name.c_str(),
+                d.compute_major, d.compute_minor, d.multiprocessors, d.global_mem_bytes / 1073741824.0);
+#endif
 }
 
 void print_tuning_table(const LocalSizeChoice& choice) {
@@ -49,18 +66,35 @@ std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, cons
     if (o.precision == Precision::Float) return std::make_unique<ReferenceSolver<float>>(params, mask);
     return std::make_unique<ReferenceSolver<double>>(params, mask);
   }
-  OpenCLOptions cl;
-  cl.device_index = o.device;
-  cl.precision = o.precision;
-  cl.variant = resolve_kernel_variant(o.variant, params);
-  cl.kernels_dir = find_kernels_dir(o.kernels_dir);
-  const SolverFactory factory = [&](LocalSize local) {
-    OpenCLOptions with_local = cl;
-    with_local.local_size = local;
-    return make_opencl_solver(params, mask, with_local);
-  };
-  LocalSizeChoice choice =
-      choose_local_size(factory, params, o.local_size, o.tune, to_string(cl.variant));
+  const KernelVariant variant = resolve_kernel_variant(o.variant, params);
+  const std::string kernels_dir = find_kernels_dir(o.kernels_dir);
+  SolverFactory factory;
+  if (o.backend == "cuda") {
+#ifdef D2Q9_HAVE_CUDA
+    factory = [&](LocalSize local) {
+      CudaOptions cuda;
+      cuda.device_index = o.device;
+      cuda.local_size = local;
+      cuda.precision = o.precision;
+      cuda.variant = variant;
+      cuda.kernels_dir = kernels_dir;
+      return make_cuda_solver(params, mask, cuda);
+    };
+#else
+    throw DeviceError("this d2q9-bgk was built without the CUDA backend (configure it where the CUDA toolkit is installed)");
+#endif
+  } else {
+    factory = [&](LocalSize local) {
+      OpenCLOptions cl;
+      cl.device_index = o.device;
+      cl.local_size = local;
+      cl.precision = o.precision;
+      cl.variant = variant;
+      cl.kernels_dir = kernels_dir;
+      return make_opencl_solver(params, mask, cl);
+    };
+  }
+  LocalSizeChoice choice = choose_local_size(factory, params, o.local_size, o.tune, to_string(variant));
   if (o.tune && !o.quiet) print_tuning_table(choice);
   return std::move(choice.solver);
 }
