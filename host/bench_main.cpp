@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -13,6 +14,9 @@
 #include "d2q9_commit.hpp"
 #include "kernel_source.hpp"
 #include "opencl/opencl_solver.hpp"
+#ifdef D2Q9_HAVE_CUDA
+#include "cuda/cuda_solver.hpp"
+#endif
 #include "output.hpp"
 #include "problem.hpp"
 #include "reference/reference_solver.hpp"
@@ -79,6 +83,7 @@ int main(int argc, char* argv[]) {
   // clang-format off
   desc.add_options()
     ("help,h", "show this help")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
     ("device,d", po::value<int>()->default_value(-1), "OpenCL device index (default: first GPU, else first device)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
     ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | split | fused | fused-x2")
@@ -119,23 +124,70 @@ int main(int argc, char* argv[]) {
     base.kernels_dir = find_kernels_dir(vm.count("kernels-dir") ? vm["kernels-dir"].as<std::string>() : "");
     const LocalSize requested = parse_local_size(vm["local-size"].as<std::string>());
 
-    const auto devices = list_opencl_devices();
-    if (devices.empty()) throw DeviceError("no OpenCL device found");
-    const int index = base.device_index < 0 ? default_opencl_device(devices) : base.device_index;
-    if (index >= static_cast<int>(devices.size())) throw DeviceError("--device " + std::to_string(index) + " does not exist");
-    base.device_index = index;
-    const OpenCLDeviceInfo& dev = devices[index];
+    // What differs between backends: the device's description, the copy
+    // kernel, and how a solver is made.
+    const std::string backend = vm["backend"].as<std::string>();
+    struct {
+      std::string name, platform, driver, version;
+      unsigned long long memory = 0;
+    } dev;
+    std::function<double(std::size_t)> copy_bandwidth;
+    std::function<std::unique_ptr<Solver>(const Params&, const ObstacleMask&, LocalSize)> make_solver;
+    if (backend == "opencl") {
+      const auto devices = list_opencl_devices();
+      if (devices.empty()) throw DeviceError("no OpenCL device found");
+      const int index = base.device_index < 0 ? default_opencl_device(devices) : base.device_index;
+      if (index >= static_cast<int>(devices.size()))
+        throw DeviceError("--device " + std::to_string(index) + " does not exist");
+      base.device_index = index;
+      const OpenCLDeviceInfo& d = devices[index];
+      dev = {d.name, d.platform, d.driver_version, d.opencl_version, d.global_mem_bytes};
+      copy_bandwidth = [&](std::size_t bytes) { return measure_opencl_copy_bandwidth(base, bytes); };
+      make_solver = [&](const Params& p, const ObstacleMask& m, LocalSize local) {
+        OpenCLOptions o = base;
+        o.local_size = local;
+        return make_opencl_solver(p, m, o);
+      };
+    } else if (backend == "cuda") {
+#ifdef D2Q9_HAVE_CUDA
+      const auto devices = list_cuda_devices();
+      const int index = base.device_index < 0 ? 0 : base.device_index;
+      if (index >= static_cast<int>(devices.size()))
+        throw DeviceError("--device " + std::to_string(index) + " does not exist among the CUDA devices");
+      const CudaDeviceInfo& d = devices[index];
+      dev = {d.name, "CUDA", cuda_driver_version(),
+             "sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor), d.global_mem_bytes};
+      auto cuda_options = [&base, index](LocalSize local) {
+        CudaOptions o;
+        o.device_index = index;
+        o.local_size = local;
+        o.precision = base.precision;
+        o.variant = base.variant;
+        o.kernels_dir = base.kernels_dir;
+        return o;
+      };
+      copy_bandwidth = [=](std::size_t bytes) { return measure_cuda_copy_bandwidth(cuda_options(LocalSize{}), bytes); };
+      make_solver = [=](const Params& p, const ObstacleMask& m, LocalSize local) {
+        return make_cuda_solver(p, m, cuda_options(local));
+      };
+#else
+      throw DeviceError("this d2q9-bench was built without the CUDA backend");
+#endif
+    } else {
+      throw UsageError("--backend must be opencl or cuda, got '" + backend + "'");
+    }
     const std::size_t real_size = base.precision == Precision::Float ? 4 : 8;
     const double bytes_per_update = 2.0 * kSpeeds * real_size + 1.0;  // read + write 9 values, one mask byte
     const std::string out_dir =
         vm.count("output-dir") ? vm["output-dir"].as<std::string>() : "results/" + slug(dev.name);
     std::system(("mkdir -p '" + out_dir + "'").c_str());
 
-    std::printf("d2q9-bench on %s (%s; driver %s), opencl, %s, %s variant, commit %s\n", dev.name.c_str(),
-                dev.platform.c_str(), dev.driver_version.c_str(), precision.c_str(), variant.c_str(), D2Q9_COMMIT);
+    std::printf("d2q9-bench on %s (%s; driver %s), %s, %s, %s variant, commit %s\n", dev.name.c_str(),
+                dev.platform.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(), variant.c_str(),
+                D2Q9_COMMIT);
     std::size_t copy_bytes = static_cast<std::size_t>(vm["copy-mib"].as<int>()) << 20;
-    copy_bytes = std::min<std::size_t>(copy_bytes, dev.global_mem_bytes / 4);
-    const double copy_bw = measure_opencl_copy_bandwidth(base, copy_bytes);
+    copy_bytes = std::min<std::size_t>(copy_bytes, dev.memory / 4);
+    const double copy_bw = copy_bandwidth(copy_bytes);
     std::printf("copy bandwidth: %.1f GB/s (2 x %zu MiB buffers, read + write counted)\n", copy_bw / 1e9,
                 copy_bytes >> 20);
 
@@ -162,15 +214,11 @@ int main(int argc, char* argv[]) {
       r.nx = c.params.nx;
       r.ny = c.params.ny;
       try {
-        const SolverFactory make = [&](LocalSize local) {
-          OpenCLOptions o = base;
-          o.local_size = local;
-          return make_opencl_solver(c.params, c.mask, o);
-        };
+        const SolverFactory make = [&](LocalSize local) { return make_solver(c.params, c.mask, local); };
         int steps = c.steps;
         if (steps == 0) {
           // Size the timed run from a short one, so launch overhead and timer noise amortise.
-          auto probe = make_opencl_solver(c.params, c.mask, [&] { OpenCLOptions o = base; o.local_size = requested; return o; }());
+          auto probe = make_solver(c.params, c.mask, requested);
           std::vector<double> av;
           probe->run(2, av);
           const double t0 = now_seconds();
@@ -182,7 +230,12 @@ int main(int argc, char* argv[]) {
         const KernelVariant case_variant = resolve_kernel_variant(base.variant, c.params);
         LocalSizeChoice choice = choose_local_size(make, c.params, requested, false, to_string(case_variant));
         r.variant = to_string(case_variant);
+        // Warm up (first launches, lazy just-in-time compilation on CPU
+        // devices), then restart from the initial state for the timed run.
         std::vector<double> av;
+        choice.solver->run(2, av);
+        choice.solver->load_distributions(initial_distributions(c.params));
+        av.clear();
         av.reserve(steps);
         const double t0 = now_seconds();
         choice.solver->run(steps, av);
@@ -225,12 +278,12 @@ int main(int argc, char* argv[]) {
                    {"device_speedup", device_mlups / mlups}};
     }
 
-    const std::string stem = out_dir + "/bench_opencl_" + precision + "_" + variant;
+    const std::string stem = out_dir + "/bench_" + backend + "_" + precision + "_" + variant;
     nlohmann::json j = {{"device", dev.name},
                         {"platform", dev.platform},
-                        {"driver", dev.driver_version},
-                        {"opencl_version", dev.opencl_version},
-                        {"backend", "opencl"},
+                        {"driver", dev.driver},
+                        {"device_version", dev.version},
+                        {"backend", backend},
                         {"precision", precision},
                         {"kernel_variant", variant},
                         {"commit", D2Q9_COMMIT},
@@ -251,9 +304,9 @@ int main(int argc, char* argv[]) {
                             {"percent_of_copy", r.percent_of_copy}, {"local_size", r.local_size},
                             {"kernel_variant", r.variant},
                             {"skipped", r.skipped}});
-      std::fprintf(csv.get(), "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",opencl,%s,%s,%s,%.2f,\"%s\"\n",
+      std::fprintf(csv.get(), "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",%s,%s,%s,%s,%.2f,\"%s\"\n",
                    r.name.c_str(), r.nx, r.ny, r.steps, r.seconds, r.mlups, r.effective_gbs, r.percent_of_copy,
-                   r.local_size.c_str(), dev.name.c_str(), dev.driver_version.c_str(), precision.c_str(),
+                   r.local_size.c_str(), dev.name.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(),
                    r.variant.c_str(), D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
     }
     AtomicFile json(stem + ".json");

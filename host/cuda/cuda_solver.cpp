@@ -1,6 +1,7 @@
 #include "cuda_solver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <tuple>
@@ -461,6 +462,67 @@ std::vector<CudaDeviceInfo> list_cuda_devices() {
   std::vector<CudaDeviceInfo> out;
   for (int i = 0; i < count; ++i) out.push_back(describe(drv, i));
   return out;
+}
+
+std::string cuda_driver_version() {
+  int version = 0;
+  check_cuda(cuda_driver().cuDriverGetVersion(&version), "cuDriverGetVersion");
+  return "CUDA driver " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+double measure_cuda_copy_bandwidth(const CudaOptions& options, std::size_t bytes) {
+  const CudaDriver& drv = cuda_driver();
+  const int index = options.device_index < 0 ? 0 : options.device_index;
+  const CudaDeviceInfo info = describe(drv, index);
+  bytes -= bytes % 16;
+  CUdevice device{};
+  check_cuda(drv.cuDeviceGet(&device, index), "cuDeviceGet");
+  CUcontext context = nullptr;
+  check_cuda(drv.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+  CUmodule module = nullptr;
+  CUdeviceptr a = 0, b = 0;
+  CUstream stream = nullptr;
+  auto release = [&] {
+    if (stream) drv.cuStreamDestroy(stream);
+    if (b) drv.cuMemFree(b);
+    if (a) drv.cuMemFree(a);
+    if (module) drv.cuModuleUnload(module);
+    drv.cuDevicePrimaryCtxRelease(device);
+  };
+  try {
+    check_cuda(drv.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    const CompiledKernels compiled = compile_kernels_nvrtc(options.kernels_dir, "bandwidth.cl", {},
+                                                           pick_target(info.compute_major, info.compute_minor, info.name));
+    check_cuda(drv.cuModuleLoadData(&module, compiled.image.data()), "cuModuleLoadData");
+    CUfunction copy = nullptr;
+    check_cuda(drv.cuModuleGetFunction(&copy, module, "copy_float4"), "cuModuleGetFunction");
+    check_cuda(drv.cuMemAlloc(&a, bytes), "cuMemAlloc");
+    check_cuda(drv.cuMemAlloc(&b, bytes), "cuMemAlloc");
+    check_cuda(drv.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    void* args[] = {&a, &b};
+    const unsigned block = 256;
+    const unsigned blocks = static_cast<unsigned>(bytes / 16 / block);
+    auto launch = [&] {
+      check_cuda(drv.cuLaunchKernel(copy, blocks, 1, 1, block, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel");
+    };
+    for (int i = 0; i < 2; ++i) launch();
+    check_cuda(drv.cuStreamSynchronize(stream), "cuStreamSynchronize");
+    // Best of several timed batches: the machine is shared and noisy.
+    double best = 0.0;
+    for (int batch = 0; batch < 5; ++batch) {
+      const int reps = 5;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < reps; ++i) launch();
+      check_cuda(drv.cuStreamSynchronize(stream), "cuStreamSynchronize");
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::max(best, 2.0 * static_cast<double>(bytes / (16 * block) * 16 * block) * reps / t);
+    }
+    release();
+    return best;
+  } catch (...) {
+    release();
+    throw;
+  }
 }
 
 std::unique_ptr<Solver> make_cuda_solver(const Params& params, const ObstacleMask& mask, const CudaOptions& options) {

@@ -37,6 +37,13 @@ struct CudaOptions {
   bool use_graphs = true;
 };
 
+// Device-to-device copy bandwidth in bytes/s (bytes read + bytes written),
+// measured with cl/bandwidth.cl through NVRTC over two buffers of `bytes` each.
+double measure_cuda_copy_bandwidth(const CudaOptions& options, std::size_t bytes);
+
+// "CUDA driver 13.0" and the like.
+std::string cuda_driver_version();
+
 std::unique_ptr<Solver> make_cuda_solver(const Params& params, const ObstacleMask& mask, const CudaOptions& options);
 
 }  // namespace d2q9
