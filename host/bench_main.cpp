@@ -227,9 +227,8 @@ int main(int argc, char* argv[]) {
           steps = static_cast<int>(std::clamp(vm["min-seconds"].as<double>() / per_step, 10.0, 1e6));
         }
         c.params.max_iters = steps;
-        const KernelVariant case_variant = resolve_kernel_variant(base.variant, c.params);
-        LocalSizeChoice choice = choose_local_size(make, c.params, requested, false, to_string(case_variant));
-        r.variant = to_string(case_variant);
+        LocalSizeChoice choice = choose_local_size(make, c.params, requested, false, to_string(base.variant));
+        r.variant = choice.solver->kernel_variant();
         // Warm up (first launches, lazy just-in-time compilation on CPU
         // devices), then restart from the initial state for the timed run.
         std::vector<double> av;

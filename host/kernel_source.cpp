@@ -90,10 +90,10 @@ KernelVariant parse_kernel_variant(const std::string& text) {
   throw std::invalid_argument("--kernel-variant must be auto, split, fused or fused-x2, got '" + text + "'");
 }
 
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params) {
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu) {
   if (v != KernelVariant::Auto) return v;
-  // Below this size a step costs less on the device than its launch.
-  return params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
+  // Below this size a step costs a GPU less than its launch.
+  return gpu && params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
 }
 
 void check_index_range(const Params& params) {

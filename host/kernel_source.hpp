@@ -31,8 +31,9 @@ const char* to_string(KernelVariant v);
 // "auto", "split", "fused" or "fused-x2"; std::invalid_argument otherwise.
 KernelVariant parse_kernel_variant(const std::string& text);
 constexpr std::size_t kTwoStepMaxCells = 256 * 512;
-// Auto: two steps per launch where launches dominate (small grids), else one.
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params);
+// Auto: two steps per launch where launches dominate (small grids on GPUs),
+// else one. CPU devices always do better with one step per launch.
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu);
 
 // Kernels index with 32-bit ints: refuse grids whose arrays would overflow them.
 void check_index_range(const Params& params);

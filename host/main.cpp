@@ -66,7 +66,7 @@ std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, cons
     if (o.precision == Precision::Float) return std::make_unique<ReferenceSolver<float>>(params, mask);
     return std::make_unique<ReferenceSolver<double>>(params, mask);
   }
-  const KernelVariant variant = resolve_kernel_variant(o.variant, params);
+  const KernelVariant variant = o.variant;  // auto is resolved by the solver, which knows the device
   const std::string kernels_dir = find_kernels_dir(o.kernels_dir);
   SolverFactory factory;
   if (o.backend == "cuda") {
@@ -138,8 +138,9 @@ int run(const Options& o) {
     std::printf("Elapsed time:\t\t\t%.6lf (s)\n", elapsed);
     std::printf("Elapsed user CPU time:\t\t%.6lf (s)\n", seconds(usage.ru_utime));
     std::printf("Elapsed system CPU time:\t%.6lf (s)\n", seconds(usage.ru_stime));
-    std::printf("Device:\t\t\t\t%s (%s, %s, local size %dx%d)\n", solver->device_name().c_str(),
-                solver->backend().c_str(), to_string(solver->precision()), ls.x, ls.y);
+    const std::string variant = solver->kernel_variant().empty() ? "" : ", " + solver->kernel_variant();
+    std::printf("Device:\t\t\t\t%s (%s, %s, local size %dx%d%s)\n", solver->device_name().c_str(),
+                solver->backend().c_str(), to_string(solver->precision()), ls.x, ls.y, variant.c_str());
     std::printf("MLUPS:\t\t\t\t%.2f\n", static_cast<double>(params.cells()) * params.max_iters / elapsed / 1e6);
   }
   return 0;

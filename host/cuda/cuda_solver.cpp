@@ -68,6 +68,7 @@ class CudaSolver final : public Solver {
   std::string device_name() const override { return device_name_; }
   Precision precision() const override { return precision_; }
   LocalSize local_size() const override { return local_; }
+  std::string kernel_variant() const override { return to_string(variant_); }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
@@ -136,7 +137,7 @@ CudaSolver::CudaSolver(const Params& params, const ObstacleMask& mask, const Cud
       precision_(options.precision),
       real_size_(options.precision == Precision::Float ? sizeof(float) : sizeof(double)),
       fluid_cells_(mask.fluid_cells()),
-      variant_(resolve_kernel_variant(options.variant, params)),
+      variant_(resolve_kernel_variant(options.variant, params, true)),
       use_graphs_(options.use_graphs) {
   // A throwing constructor runs no destructor: free what was made so far.
   try {

@@ -121,6 +121,7 @@ class OpenCLSolver final : public Solver {
   std::string device_name() const override { return device_name_; }
   Precision precision() const override { return precision_; }
   LocalSize local_size() const override { return local_; }
+  std::string kernel_variant() const override { return to_string(variant_); }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
@@ -159,7 +160,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
       precision_(options.precision),
       real_size_(options.precision == Precision::Float ? sizeof(float) : sizeof(double)),
       fluid_cells_(mask.fluid_cells()),
-      variant_(resolve_kernel_variant(options.variant, params)) {
+      variant_(options.variant) {
   check_index_range(params);
   const auto devices = all_devices();
   if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
@@ -169,6 +170,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
                       std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
   device_ = devices[index].device;
   device_name_ = device_.getInfo<CL_DEVICE_NAME>();
+  variant_ = resolve_kernel_variant(variant_, params, (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0);
   while (!device_name_.empty() && (device_name_.back() == '\0' || device_name_.back() == ' ')) device_name_.pop_back();
 
   if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
