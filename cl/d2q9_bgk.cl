@@ -6,6 +6,7 @@
 //   DENSITY, ACCEL, OMEGA   problem parameters (literals)
 //   LOCAL_SIZE_X, LOCAL_SIZE_Y  work-group shape (the reduction's local array size)
 //   REDUCE_POW2         largest power of two below LOCAL_SIZE_X*LOCAL_SIZE_Y (0 when it is 1)
+//   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
 //
 // Helper functions are plain `inline` functions (NVRTC compiles them as
 // device functions with -default-device).
@@ -27,6 +28,10 @@ typedef float real;
 #ifdef __OPENCL_VERSION__
 // Keep a*b+c as two roundings, as the serial reference computes it.
 #pragma OPENCL FP_CONTRACT OFF
+#endif
+
+#ifndef ROWS_PER_ITEM
+#define ROWS_PER_ITEM 1
 #endif
 
 #define NCELLS (NX * NY)
@@ -103,9 +108,11 @@ inline real collide(const real* g, const int blocked, const int accelerate, real
   const real w2 = (real)1 / (real)36;
   const real omega = (real)OMEGA;
 
+  // One division per density: IEEE division is costly on GPUs.
   const real rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
-  const real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) / rho;
-  const real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) / rho;
+  const real inv_rho = (real)1 / rho;
+  const real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) * inv_rho;
+  const real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) * inv_rho;
   const real u_sq = ux * ux + uy * uy;
   const real a = (real)1 - u_sq / ((real)2 * c_sq);
   const real b = (real)1 / c_sq;
@@ -124,8 +131,9 @@ inline real collide(const real* g, const int blocked, const int accelerate, real
   f[8] = g[8] + omega * (w2 * rho * (a + u8 * b + u8 * u8 * c) - g[8]);
 
   const real rho_new = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7] + f[8];
-  const real vx = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) / rho_new;
-  const real vy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) / rho_new;
+  const real inv_rho_new = (real)1 / rho_new;
+  const real vx = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) * inv_rho_new;
+  const real vy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) * inv_rho_new;
   const real speed = blocked ? (real)0 : sqrt(vx * vx + vy * vy);
 
   // Rebound: each distribution goes back where it came from; f0 of an
@@ -165,9 +173,11 @@ inline real collide(const real* g, const int blocked, const int accelerate, real
     barrier(CLK_LOCAL_MEM_FENCE);                                                 \
   } while (0)
 
-// One timestep for one cell: pull the neighbours' distributions, rebound or
-// collide, write the result into `dst`, and add |u| to the work-group's
-// partial sum at partial_sums[partial_offset + group].
+// One timestep for ROWS_PER_ITEM cells: pull the neighbours' distributions,
+// rebound or collide, write the result into `dst`, and add |u| to the
+// work-group's partial sum at partial_sums[partial_offset + group]. A group
+// covers LOCAL_SIZE_X columns of LOCAL_SIZE_Y * ROWS_PER_ITEM consecutive
+// rows; several rows per item spread the reduction over more cells.
 // With accelerate_next != 0 it also applies the next step's accelerate_flow
 // to row NY-2 (after measuring |u|), saving a launch per step; results are
 // identical to launching accelerate_flow separately.
@@ -177,19 +187,22 @@ __kernel void propagate_rebound_collide(__global const real* restrict src, __glo
                                         const int accelerate_next) {
   __local real local_speed[WG_SIZE];
   const int ii = (int)get_global_id(0);
-  const int jj = (int)get_global_id(1);
+  const int row0 = (int)get_group_id(1) * LOCAL_SIZE_Y * ROWS_PER_ITEM + (int)get_local_id(1);
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   real speed = (real)0;
 
-  // The global range is padded up to whole work-groups; padding items only
-  // take part in the reduction.
-  if (ii < NX && jj < NY) {
-    real g[9], f[9];
-    pull(src, ii, jj, g);
-    const int cell = ii + jj * NX;
-    speed = collide(g, obstacles[cell], accelerate_next && jj == NY - 2, f);
-    store(dst, cell, f);
+  for (int r = 0; r < ROWS_PER_ITEM; ++r) {
+    const int jj = row0 + r * LOCAL_SIZE_Y;
+    // The global range is padded up to whole work-groups; padding items only
+    // take part in the reduction.
+    if (ii < NX && jj < NY) {
+      real g[9], f[9];
+      pull(src, ii, jj, g);
+      const int cell = ii + jj * NX;
+      speed += collide(g, obstacles[cell], accelerate_next && jj == NY - 2, f);
+      store(dst, cell, f);
+    }
   }
   REDUCE_TO_PARTIAL(local_speed, lid, speed, partial_offset + group);
 }

@@ -56,7 +56,13 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
   return ss.str();
 }
 
-std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local) {
+int rows_per_item_for(const Params& params, KernelVariant resolved) {
+  if (resolved == KernelVariant::FusedX2) return 1;  // its two-step kernel updates one row per item
+  return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
+}
+
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
+                                        int rows_per_item) {
   int reduce_pow2 = 1;
   while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
   if (local.x * local.y == 1) reduce_pow2 = 0;
@@ -69,6 +75,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "LOCAL_SIZE_X=" + std::to_string(local.x),
       "LOCAL_SIZE_Y=" + std::to_string(local.y),
       "REDUCE_POW2=" + std::to_string(reduce_pow2),
+      "ROWS_PER_ITEM=" + std::to_string(rows_per_item),
   };
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
   return defines;

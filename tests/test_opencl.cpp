@@ -72,6 +72,25 @@ TEST_CASE("OpenCL matches the reference on small grids with obstacles") {
   }
 }
 
+TEST_CASE("OpenCL: several rows per work-item match the reference") {
+  const Params p = d2q9::test::make_params(23, 17, 150, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  const RunOutput ref = reference(p, m, Precision::Double);
+  for (int rows : {2, 4, 7}) {
+    for (LocalSize local : {LocalSize{8, 1}, LocalSize{16, 2}}) {
+      CAPTURE(rows);
+      CAPTURE(local.y);
+      OpenCLOptions o = options(Precision::Double, local);
+      o.variant = KernelVariant::Fused;
+      o.rows_per_item = rows;
+      auto solver = make_opencl_solver(p, m, o);
+      const RunOutput got = run(*solver, p.max_iters);
+      CHECK(max_relative_difference(got.av_vels, ref.av_vels, 1e-6) < 1e-11);
+      CHECK(max_relative_difference(got.f, ref.f, 1e-6) < 1e-11);
+    }
+  }
+}
+
 TEST_CASE("OpenCL matches the reference on the open channel shape (no bottom wall)") {
   Params p = d2q9::test::make_params(16, 32, 200, 0.01);
   ObstacleMask m(16, 32);

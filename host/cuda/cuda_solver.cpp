@@ -125,6 +125,7 @@ class CudaSolver final : public Solver {
   std::map<ChunkKey, CUgraphExec> graphs_;
 
   unsigned groups_x_ = 0, groups_y_ = 0;
+  int rows_per_item_ = 1;
   unsigned accelerate_block_ = 0;
   int num_groups_ = 0;
   int chunk_steps_ = 0;  // steps whose partial sums fit in one half of partials_
@@ -182,7 +183,8 @@ void CudaSolver::setup(const ObstacleMask& mask, const CudaOptions& options) {
                       " work-items in all)");
 
   groups_x_ = static_cast<unsigned>((params.nx + local_.x - 1) / local_.x);
-  groups_y_ = static_cast<unsigned>((params.ny + local_.y - 1) / local_.y);
+  rows_per_item_ = rows_per_item_for(params, variant_);
+  groups_y_ = static_cast<unsigned>((params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_));
   const int max_grid_y = device_attribute(drv_, device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "cuDeviceGetAttribute");
   if (groups_y_ > static_cast<unsigned>(max_grid_y))
     throw DeviceError("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny) + " needs " +
@@ -276,7 +278,7 @@ void CudaSolver::release_graphs() {
 void CudaSolver::build(const std::string& kernels_dir, int major, int minor) {
   const NvrtcTarget target = pick_target(major, minor, device_name_);
   const CompiledKernels compiled =
-      compile_kernels_nvrtc(kernels_dir, kKernelFile, kernel_defines(params_, precision_, local_), target);
+      compile_kernels_nvrtc(kernels_dir, kKernelFile, kernel_defines(params_, precision_, local_, rows_per_item_), target);
   CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
   CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
   CU_CALL(cuModuleGetFunction, &collide_, module_, "propagate_rebound_collide");

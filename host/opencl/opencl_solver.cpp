@@ -137,6 +137,7 @@ class OpenCLSolver final : public Solver {
   std::string device_name_;
   std::size_t fluid_cells_;
   KernelVariant variant_;
+  int rows_per_item_ = 1;
 
   cl::Device device_;
   cl::Context context_;
@@ -190,7 +191,9 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
   const std::size_t cells = params.cells();
   const std::size_t lattice_bytes = kSpeeds * cells * real_size_;
   const auto groups_x = (params.nx + local_.x - 1) / local_.x;
-  const auto groups_y = (params.ny + local_.y - 1) / local_.y;
+  rows_per_item_ = options.rows_per_item > 0 && variant_ != KernelVariant::FusedX2 ? options.rows_per_item
+                                                                                   : rows_per_item_for(params, variant_);
+  const auto groups_y = (params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_);
   num_groups_ = groups_x * groups_y;
   // Bounded memory for the per-step partial sums, however long the run.
   chunk_steps_ = options.max_chunk_steps > 0 ? options.max_chunk_steps
@@ -249,7 +252,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
 void OpenCLSolver::build(const std::string& kernels_dir) {
   const std::string source = read_kernel_source(kernels_dir, kKernelFile);
   std::string flags = "-cl-std=CL1.2";
-  for (const auto& d : kernel_defines(params_, precision_, local_)) flags += " -D" + d;
+  for (const auto& d : kernel_defines(params_, precision_, local_, rows_per_item_)) flags += " -D" + d;
   program_ = cl::Program(context_, source);
   try {
     // Some drivers (PoCL) also print compiler diagnostics straight to stderr;
