@@ -56,7 +56,8 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
   return ss.str();
 }
 
-std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local) {
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
+                                        const std::optional<SlabRows>& slab) {
   int reduce_pow2 = 1;
   while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
   if (local.x * local.y == 1) reduce_pow2 = 0;
@@ -71,6 +72,11 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "REDUCE_POW2=" + std::to_string(reduce_pow2),
   };
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
+  if (slab) {
+    defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
+    defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));
+    defines.push_back("ACCEL_ROW=" + std::to_string(slab->accel_row));
+  }
   return defines;
 }
 
