@@ -26,6 +26,11 @@ constexpr std::array<int, 3> kNorthGoing = {2, 5, 6};
 constexpr std::array<int, 3> kSouthGoing = {4, 7, 8};
 constexpr int kTagNorth = 1;  // data moving to the rank above
 constexpr int kTagSouth = 2;  // data moving to the rank below
+constexpr int kTagSums = 3;   // running sums of |u|, to the rank above
+// Steps of partial sums a rank adds while its device runs one step: more
+// than one, so that a rank that started late catches up.
+constexpr int kSumStepsPerPoll = 2;
+constexpr int kMaxChunkSteps = 64;
 
 [[noreturn]] void rethrow_cl(const cl::Error& e, const std::string& context) {
   std::ostringstream msg;
@@ -107,7 +112,7 @@ class SlabSolver final : public Solver {
   void build(const std::string& kernels_dir);
   void launch(int b, const Band& band, int partial_base, bool accelerate_next);
   void exchange_halos(int step);
-  void gather_partials(int half, int steps, std::vector<double>& av_vels);
+  void continue_sums(bool drain);
 
   Params params_;
   Params local_params_;  // the slab with its two halo rows: ny = rows + 2
@@ -142,9 +147,22 @@ class SlabSolver final : public Solver {
   Band edge_bands_[2];        // the group rows touching the halo rows (one band when the slab has one group row)
   int edge_band_count_ = 0;
   Band interior_;             // the rest: needs no halo, so it runs while halos travel
-  std::vector<unsigned char> host_partials_[2];
-  std::vector<unsigned char> gathered_partials_;  // rank 0
-  std::vector<int> gather_counts_, gather_displs_;  // in values, per rank
+  // Per chunk of steps, the running sums of |u| over the grid's groups in
+  // order: in from the rank below (zeros on rank 0), continued over this
+  // slab's groups (which follow the lower slabs' in the grid's numbering),
+  // out to the rank above. The top rank ends with the single-device sums.
+  struct ChunkSums {
+    int steps = 0;
+    std::vector<unsigned char> partials;  // this slab's, steps x num_groups_
+    cl::Event read_done;
+    bool read_complete = false;
+    std::vector<double> sums;
+    MPI_Request incoming = MPI_REQUEST_NULL;
+    int continued = 0;  // steps whose sums include this slab's groups
+  };
+  std::deque<ChunkSums> chunks_;  // oldest first
+  std::deque<std::pair<MPI_Request, std::vector<double>>> outgoing_sums_;
+  std::vector<double> finished_sums_;  // top rank: this run() call's, in step order
   std::vector<unsigned char> send_up_, send_down_;  // top row's north-going, bottom row's south-going speeds
   std::vector<unsigned char> recv_below_[2], recv_above_[2];  // alternate steps: the other may still be uploading
 };
@@ -175,18 +193,15 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Sla
   group_rows_ = (slab_.rows + local_.y - 1) / local_.y;
   num_groups_ = groups_x_ * group_rows_;
   total_groups_ = groups_x_ * ((params.ny + local_.y - 1) / local_.y);
-  for (int r = 0; r < ranks_; ++r) {
-    const int rows = slabs_[r].rows;
-    gather_counts_.push_back(groups_x_ * ((rows + local_.y - 1) / local_.y));
-    gather_displs_.push_back(r == 0 ? 0 : gather_displs_[r - 1] + gather_counts_[r - 1]);
-  }
   edge_bands_[0] = {0, 1};
   edge_band_count_ = 1;
   if (group_rows_ > 1) edge_bands_[edge_band_count_++] = {group_rows_ - 1, 1};
   interior_ = {1, std::max(0, group_rows_ - 2)};
-  // Every rank must agree on the chunks: the partial sums are gathered per chunk.
-  chunk_steps_ = options.max_chunk_steps > 0 ? options.max_chunk_steps
-                                             : std::max(1, std::min(params.max_iters, (1 << 22) / total_groups_));
+  // Every rank must agree on the chunks: running sums travel per chunk.
+  // Short chunks keep the sums moving up the ranks soon after their steps.
+  chunk_steps_ = options.max_chunk_steps > 0
+                     ? options.max_chunk_steps
+                     : std::max(1, std::min({params.max_iters, kMaxChunkSteps, (1 << 22) / total_groups_}));
 
   device_ = device_at(options.device_index);
   device_name_ = device_.getInfo<CL_DEVICE_NAME>();
@@ -221,7 +236,6 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Sla
     recv_below_[i].resize(3 * row_bytes_);
     recv_above_[i].resize(3 * row_bytes_);
   }
-  if (rank_ == 0) gathered_partials_.resize(static_cast<std::size_t>(chunk_steps_) * total_groups_ * real_size_);
 
   // Obstacle flags of the slab and, periodically, of its halo rows (these are
   // only pulled from, never updated, so their flags are never read).
@@ -328,15 +342,10 @@ void SlabSolver::exchange_halos(int step) {
 }
 
 void SlabSolver::run(int steps, std::vector<double>& av_vels) {
-  struct PendingRead {
-    cl::Event done;
-    int half;
-    int steps;
-  };
   try {
     const bool owns_accel_row = slab_kernel_rows(slab_, params_.ny).accel_row >= 0;
     const int top_row = slab_.rows;
-    std::deque<PendingRead> pending;
+    finished_sums_.clear();
     int half = 0;
     // As the single-device fused variant: the first step's acceleration runs
     // alone, each later one inside the step before it.
@@ -359,65 +368,88 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
         }
         launch(current_, interior_, partial_base, accelerate_next);
         queue_.flush();
+        continue_sums(false);  // host work while the device runs the interior
         edges_read.wait();
         exchange_halos(done + t);
         for (int e = 0; e < edge_band_count_; ++e) launch(current_, edge_bands_[e], partial_base, accelerate_next);
         current_ = 1 - current_;
       }
-      const std::size_t bytes = static_cast<std::size_t>(n) * num_groups_ * real_size_;
-      host_partials_[half].resize(bytes);
-      PendingRead read{cl::Event(), half, n};
-      queue_.enqueueReadBuffer(partials_, CL_FALSE, static_cast<std::size_t>(base) * real_size_, bytes,
-                               host_partials_[half].data(), nullptr, &read.done);
-      pending.push_back(read);
-      if (pending.size() == 2) {
-        pending.front().done.wait();
-        gather_partials(pending.front().half, pending.front().steps, av_vels);
-        pending.pop_front();
-      }
+      // Read this chunk's partial sums back; the in-order queue finishes the
+      // read before a later chunk overwrites this half of partials_.
+      chunks_.emplace_back();
+      ChunkSums& c = chunks_.back();
+      c.steps = n;
+      c.partials.resize(static_cast<std::size_t>(n) * num_groups_ * real_size_);
+      queue_.enqueueReadBuffer(partials_, CL_FALSE, static_cast<std::size_t>(base) * real_size_, c.partials.size(),
+                               c.partials.data(), nullptr, &c.read_done);
+      c.sums.assign(n, 0.0);
+      if (rank_ > 0) MPI_Irecv(c.sums.data(), n, MPI_DOUBLE, rank_ - 1, kTagSums, comm_, &c.incoming);
       done += n;
       half = 1 - half;
     }
-    for (auto& p : pending) {
-      p.done.wait();
-      gather_partials(p.half, p.steps, av_vels);
-    }
+    queue_.flush();
+    continue_sums(true);
+    for (auto& out : outgoing_sums_) MPI_Wait(&out.first, MPI_STATUS_IGNORE);
+    outgoing_sums_.clear();
   } catch (const cl::Error& e) {
     rethrow_cl(e, "running on " + device_name_);
   }
+  finished_sums_.resize(steps);
+  MPI_Bcast(finished_sums_.data(), steps, MPI_DOUBLE, ranks_ - 1, comm_);
+  for (double sum : finished_sums_) av_vels.push_back(sum / static_cast<double>(fluid_cells_));
 }
 
-// Rank 0 adds every step's partial sums rank by rank, group by group: the
-// single-device order, since slab r's groups are the grid's groups
-// gather_displs_[r] onwards. Then every rank gets the averages.
-void SlabSolver::gather_partials(int half, int steps, std::vector<double>& av_vels) {
-  const int r_size = static_cast<int>(real_size_);
-  std::vector<int> counts(ranks_), displs(ranks_);
-  for (int r = 0; r < ranks_; ++r) {
-    counts[r] = steps * gather_counts_[r] * r_size;
-    displs[r] = steps * gather_displs_[r] * r_size;
+// Continues the oldest chunks' sums over this slab's groups, in group order:
+// a little at a time between steps, or everything (`drain`, at the end).
+void SlabSolver::continue_sums(bool drain) {
+  while (!outgoing_sums_.empty()) {
+    int sent = 0;
+    MPI_Test(&outgoing_sums_.front().first, &sent, MPI_STATUS_IGNORE);
+    if (!sent) break;
+    outgoing_sums_.pop_front();
   }
-  MPI_Gatherv(host_partials_[half].data(), steps * num_groups_ * r_size, MPI_BYTE, gathered_partials_.data(),
-              counts.data(), displs.data(), MPI_BYTE, 0, comm_);
-  std::vector<double> averages(steps);
-  if (rank_ == 0) {
-    const unsigned char* raw = gathered_partials_.data();
-    for (int t = 0; t < steps; ++t) {
-      double sum = 0.0;
-      for (int r = 0; r < ranks_; ++r) {
-        const std::size_t first = static_cast<std::size_t>(steps) * gather_displs_[r] +
-                                  static_cast<std::size_t>(t) * gather_counts_[r];
-        for (int g = 0; g < gather_counts_[r]; ++g) {
-          const std::size_t i = first + g;
-          sum += precision_ == Precision::Float ? reinterpret_cast<const float*>(raw)[i]
-                                                : reinterpret_cast<const double*>(raw)[i];
-        }
-      }
-      averages[t] = sum / static_cast<double>(fluid_cells_);
+  int budget = kSumStepsPerPoll;
+  while (!chunks_.empty() && (drain || budget > 0)) {
+    ChunkSums& c = chunks_.front();
+    if (!c.read_complete) {
+      if (drain)
+        c.read_done.wait();
+      else if (c.read_done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE)
+        return;
+      c.read_complete = true;
     }
+    if (c.incoming != MPI_REQUEST_NULL) {
+      if (drain) {
+        MPI_Wait(&c.incoming, MPI_STATUS_IGNORE);
+      } else {
+        int arrived = 0;
+        MPI_Test(&c.incoming, &arrived, MPI_STATUS_IGNORE);
+        if (!arrived) return;
+      }
+    }
+    for (; c.continued < c.steps && (drain || budget > 0); ++c.continued, --budget) {
+      const std::size_t first = static_cast<std::size_t>(c.continued) * num_groups_;
+      double sum = c.sums[c.continued];
+      if (precision_ == Precision::Float) {
+        const float* p = reinterpret_cast<const float*>(c.partials.data()) + first;
+        for (int g = 0; g < num_groups_; ++g) sum += p[g];
+      } else {
+        const double* p = reinterpret_cast<const double*>(c.partials.data()) + first;
+        for (int g = 0; g < num_groups_; ++g) sum += p[g];
+      }
+      c.sums[c.continued] = sum;
+    }
+    if (c.continued < c.steps) return;
+    if (rank_ + 1 < ranks_) {
+      outgoing_sums_.emplace_back(MPI_REQUEST_NULL, std::move(c.sums));
+      auto& out = outgoing_sums_.back();
+      MPI_Isend(out.second.data(), static_cast<int>(out.second.size()), MPI_DOUBLE, rank_ + 1, kTagSums, comm_,
+                &out.first);
+    } else {
+      finished_sums_.insert(finished_sums_.end(), c.sums.begin(), c.sums.end());
+    }
+    chunks_.pop_front();
   }
-  MPI_Bcast(averages.data(), steps, MPI_DOUBLE, 0, comm_);
-  av_vels.insert(av_vels.end(), averages.begin(), averages.end());
 }
 
 std::vector<double> SlabSolver::distributions() {

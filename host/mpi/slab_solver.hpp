@@ -1,7 +1,9 @@
 // One horizontal slab of the grid per MPI rank, each on its own OpenCL device.
-// Halo rows are exchanged every step and the per-group partial sums of |u| are
-// added on rank 0 in global group order, so results are byte-identical to a
-// single-device run with the fused kernel variant and the same work-group shape.
+// Halo rows are exchanged every step, while the slab's interior is updated.
+// Each step's per-group partial sums of |u| are added in the grid's group
+// order, as one device adds them: every rank continues the running sums of
+// the ranks below over its own groups and passes them up. So results are
+// byte-identical to a single-device run with the same work-group shape.
 #pragma once
 
 #include <mpi.h>
@@ -21,7 +23,8 @@ struct SlabSolverOptions {
   Precision precision = Precision::Float;
   std::string kernels_dir;
   std::vector<Slab> slabs;  // one per rank of the communicator, bottom to top
-  // Steps whose partial sums are gathered at once; 0 picks about 4M values in all.
+  // Steps whose partial sums are read back and passed on at once; 0: at most
+  // 64, and at most about 4M values over the whole grid.
   int max_chunk_steps = 0;
 };
 
