@@ -111,7 +111,7 @@ class SlabSolver final : public Solver {
   }
   void build(const std::string& kernels_dir);
   void launch(int b, const Band& band, int partial_base, bool accelerate_next);
-  void exchange_halos(int step);
+  void exchange_halos();
   void continue_sums(bool drain);
 
   Params params_;
@@ -164,7 +164,9 @@ class SlabSolver final : public Solver {
   std::deque<std::pair<MPI_Request, std::vector<double>>> outgoing_sums_;
   std::vector<double> finished_sums_;  // top rank: this run() call's, in step order
   std::vector<unsigned char> send_up_, send_down_;  // top row's north-going, bottom row's south-going speeds
-  std::vector<unsigned char> recv_below_[2], recv_above_[2];  // alternate steps: the other may still be uploading
+  // Safe to receive into each step: the Irecv follows the wait for this step's
+  // edge-row reads, which the in-order queue runs after the last step's uploads.
+  std::vector<unsigned char> recv_below_, recv_above_;
 };
 
 SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const SlabSolverOptions& options,
@@ -232,10 +234,8 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Sla
 
   send_up_.resize(3 * row_bytes_);
   send_down_.resize(3 * row_bytes_);
-  for (int i = 0; i < 2; ++i) {
-    recv_below_[i].resize(3 * row_bytes_);
-    recv_above_[i].resize(3 * row_bytes_);
-  }
+  recv_below_.resize(3 * row_bytes_);
+  recv_above_.resize(3 * row_bytes_);
 
   // Obstacle flags of the slab and, periodically, of its halo rows (these are
   // only pulled from, never updated, so their flags are never read).
@@ -270,13 +270,19 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Sla
     if (static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > kernel_max)
       throw DeviceError("local size " + shape + " is too large for propagate_rebound_collide on " + device_name_ +
                         " (at most " + std::to_string(kernel_max) + " work-items)");
-    const std::vector<double> initial = initial_distributions(local_params_);
-    if (precision_ == Precision::Float) {
-      const std::vector<float> tmp(initial.begin(), initial.end());
-      queue_.enqueueWriteBuffer(cells_[current_], CL_TRUE, 0, lattice_bytes, tmp.data());
-    } else {
-      queue_.enqueueWriteBuffer(cells_[current_], CL_TRUE, 0, lattice_bytes, initial.data());
+    // The uniform initial state, filled on the device: a slab's worth of it on
+    // the host would cost gigabytes at 8192 columns.
+    Params one_cell = params;
+    one_cell.nx = one_cell.ny = 1;
+    const std::vector<double> initial = initial_distributions(one_cell);
+    const std::size_t speed_bytes = local_cells_ * real_size_;
+    for (int k = 0; k < kSpeeds; ++k) {
+      if (precision_ == Precision::Float)
+        queue_.enqueueFillBuffer(cells_[current_], static_cast<float>(initial[k]), k * speed_bytes, speed_bytes);
+      else
+        queue_.enqueueFillBuffer(cells_[current_], initial[k], k * speed_bytes, speed_bytes);
     }
+    queue_.finish();
   } catch (const cl::Error& e) {
     rethrow_cl(e, "setting up " + device_name_);
   }
@@ -320,12 +326,12 @@ void SlabSolver::launch(int b, const Band& band, int partial_base, bool accelera
 // Fills the halo rows of cells_[current_] from the neighbours' edge rows of
 // the same state. Enqueues the uploads and returns; the interior update
 // enqueued before the wait keeps the device busy meanwhile.
-void SlabSolver::exchange_halos(int step) {
+void SlabSolver::exchange_halos() {
   const int below = (rank_ + ranks_ - 1) % ranks_;
   const int above = (rank_ + 1) % ranks_;
   const int top_row = slab_.rows;  // local numbering: rows 1..rows are the slab's own
-  std::vector<unsigned char>& from_below = recv_below_[step % 2];
-  std::vector<unsigned char>& from_above = recv_above_[step % 2];
+  std::vector<unsigned char>& from_below = recv_below_;
+  std::vector<unsigned char>& from_above = recv_above_;
   const int bytes = static_cast<int>(3 * row_bytes_);
   MPI_Request requests[4];
   MPI_Irecv(from_below.data(), bytes, MPI_BYTE, below, kTagNorth, comm_, &requests[0]);
@@ -370,7 +376,7 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
         queue_.flush();
         continue_sums(false);  // host work while the device runs the interior
         edges_read.wait();
-        exchange_halos(done + t);
+        exchange_halos();
         for (int e = 0; e < edge_band_count_; ++e) launch(current_, edge_bands_[e], partial_base, accelerate_next);
         current_ = 1 - current_;
       }
