@@ -27,9 +27,10 @@ constexpr std::array<int, 3> kSouthGoing = {4, 7, 8};
 constexpr int kTagNorth = 1;  // data moving to the rank above
 constexpr int kTagSouth = 2;  // data moving to the rank below
 constexpr int kTagSums = 3;   // running sums of |u|, to the rank above
-// Steps of partial sums a rank adds while its device runs one step: more
-// than one, so that a rank that started late catches up.
-constexpr int kSumStepsPerPoll = 2;
+// Steps of partial sums a rank adds while its device runs one step: one, to
+// keep pace, or two while older chunks wait, to catch up.
+constexpr int kSumStepsPerPoll = 1;
+constexpr int kCatchUpSumStepsPerPoll = 2;
 constexpr int kMaxChunkSteps = 64;
 
 [[noreturn]] void rethrow_cl(const cl::Error& e, const std::string& context) {
@@ -414,7 +415,7 @@ void SlabSolver::continue_sums(bool drain) {
     if (!sent) break;
     outgoing_sums_.pop_front();
   }
-  int budget = kSumStepsPerPoll;
+  int budget = chunks_.size() > 1 ? kCatchUpSumStepsPerPoll : kSumStepsPerPoll;
   while (!chunks_.empty() && (drain || budget > 0)) {
     ChunkSums& c = chunks_.front();
     if (!c.read_complete) {
