@@ -7,6 +7,13 @@
 //   LOCAL_SIZE_X, LOCAL_SIZE_Y  work-group shape (the reduction's local array size)
 //   REDUCE_POW2         largest power of two below LOCAL_SIZE_X*LOCAL_SIZE_Y (0 when it is 1)
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
+// and, only for one slab of a grid split across MPI ranks (host/mpi/), whose
+// local lattice has a halo row below (row 0) and above (row NY-1):
+//   FIRST_ROW, LAST_ROW  rows propagate_rebound_collide updates (default 0 and NY-1);
+//                        work-item row j updates row FIRST_ROW + j
+//   ACCEL_ROW            the accelerated row (default NY-2; -1: not in this slab)
+// With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
+// the whole grid and ignores FIRST_ROW/LAST_ROW.
 //
 // Helper functions are plain `inline` functions (NVRTC compiles them as
 // device functions with -default-device).
@@ -35,17 +42,27 @@ typedef float real;
 #endif
 
 #define NCELLS (NX * NY)
+#ifndef FIRST_ROW
+#define FIRST_ROW 0
+#endif
+#ifndef LAST_ROW
+#define LAST_ROW (NY - 1)
+#endif
+#ifndef ACCEL_ROW
+#define ACCEL_ROW (NY - 2)
+#endif
 #define WG_SIZE (LOCAL_SIZE_X * LOCAL_SIZE_Y)
 
-// Acceleration weights of row NY-2 (coursework: density * accel / 9 and / 36).
+// Acceleration weights of row ACCEL_ROW (coursework: density * accel / 9 and / 36).
 #define ACCEL_W1 ((real)DENSITY * (real)ACCEL / (real)9)
 #define ACCEL_W2 ((real)DENSITY * (real)ACCEL / (real)36)
 
-// Moves momentum into +x along row NY-2 where no distribution would go negative.
+// Moves momentum into +x along row ACCEL_ROW where no distribution would go negative.
 __kernel void accelerate_flow(__global real* restrict cells, __global const uchar* restrict obstacles) {
   const int ii = (int)get_global_id(0);
+  if (ACCEL_ROW < 0) return;  // the row is another slab's
   if (ii >= NX) return;
-  const int cell = ii + (NY - 2) * NX;
+  const int cell = ii + ACCEL_ROW * NX;
   if (obstacles[cell]) return;
 
   const real w1 = ACCEL_W1;
@@ -95,7 +112,7 @@ inline void store(__global real* restrict dst, const int cell, const real* f) {
 // The new state f of a cell from its incoming distributions g: rebound on
 // obstacles, BGK collision on fluid. Returns |u| of the new state (0 on
 // obstacles), as the coursework's av_velocity measures it. With `accelerate`
-// (the cell is in row NY-2 and a next step follows) it then applies that
+// (the cell is in row ACCEL_ROW and a next step follows) it then applies that
 // step's accelerate_flow, with the same arithmetic as the separate kernel.
 //
 // Every cell is collided and obstacles then keep their bounced-back values:
@@ -179,15 +196,19 @@ inline real collide(const real* g, const int blocked, const int accelerate, real
 // covers LOCAL_SIZE_X columns of LOCAL_SIZE_Y * ROWS_PER_ITEM consecutive
 // rows; several rows per item spread the reduction over more cells.
 // With accelerate_next != 0 it also applies the next step's accelerate_flow
-// to row NY-2 (after measuring |u|), saving a launch per step; results are
-// identical to launching accelerate_flow separately.
+// to row ACCEL_ROW (after measuring |u|), saving a launch per step; results are
+// identical to launching accelerate_flow separately. A launch may cover part
+// of the rows through a global work offset: groups are numbered within the
+// launch, so the host shifts partial_offset to match.
 __kernel void propagate_rebound_collide(__global const real* restrict src, __global real* restrict dst,
                                         __global const uchar* restrict obstacles,
                                         __global real* restrict partial_sums, const int partial_offset,
                                         const int accelerate_next) {
   __local real local_speed[WG_SIZE];
   const int ii = (int)get_global_id(0);
-  const int row0 = (int)get_group_id(1) * LOCAL_SIZE_Y * ROWS_PER_ITEM + (int)get_local_id(1);
+  // Groups cover LOCAL_SIZE_Y * ROWS_PER_ITEM consecutive rows; a launch may
+  // start part-way down through a global work offset (slabs, one row per item).
+  const int row0 = FIRST_ROW + ((int)get_global_id(1) - (int)get_local_id(1)) * ROWS_PER_ITEM + (int)get_local_id(1);
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   real speed = (real)0;
@@ -196,11 +217,11 @@ __kernel void propagate_rebound_collide(__global const real* restrict src, __glo
     const int jj = row0 + r * LOCAL_SIZE_Y;
     // The global range is padded up to whole work-groups; padding items only
     // take part in the reduction.
-    if (ii < NX && jj < NY) {
+    if (ii < NX && jj <= LAST_ROW) {
       real g[9], f[9];
       pull(src, ii, jj, g);
       const int cell = ii + jj * NX;
-      speed += collide(g, obstacles[cell], accelerate_next && jj == NY - 2, f);
+      speed += collide(g, obstacles[cell], accelerate_next && jj == ACCEL_ROW, f);
       store(dst, cell, f);
     }
   }
@@ -215,7 +236,7 @@ __kernel void propagate_rebound_collide(__global const real* restrict src, __glo
     const int y = (jj - (ey) + NY) % NY;                                          \
     real h[9], f1[9];                                                             \
     pull(src, x, y, h);                                                           \
-    const real s = collide(h, obstacles[x + y * NX], y == NY - 2, f1);            \
+    const real s = collide(h, obstacles[x + y * NX], y == ACCEL_ROW, f1);            \
     g[k] = f1[k];                                                                 \
     if (k == 0) speed1 = s;                                                       \
   } while (0)
@@ -251,7 +272,7 @@ __kernel void propagate_rebound_collide_x2(__global const real* restrict src, __
     PULL_STEP1(7, -1, -1);
     PULL_STEP1(8, 1, -1);
     const int cell = ii + jj * NX;
-    speed2 = collide(g, obstacles[cell], accelerate_next && jj == NY - 2, f);
+    speed2 = collide(g, obstacles[cell], accelerate_next && jj == ACCEL_ROW, f);
     store(dst, cell, f);
   }
   REDUCE_TO_PARTIAL(local_speed, lid, speed1, partial_offset + group);

@@ -28,6 +28,9 @@ po::options_description visible_options() {
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
      "(acceleration folded into the step before) | fused-x2: two steps per launch | auto: fused-x2 on small "
      "grids, else fused; results are identical")
+    ("slab-rows", po::value<std::string>(),
+     "under mpirun with several ranks: rows of each rank's slab, bottom to top, e.g. 12,17,1 (default: an even "
+     "split in whole work-group rows)")
     ("quiet,q", "print only errors");
   // clang-format on
   return desc;
@@ -105,6 +108,14 @@ Options parse_command_line(int argc, const char* const argv[]) {
     o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
+  }
+  if (vm.count("slab-rows")) {
+    std::istringstream list(vm["slab-rows"].as<std::string>());
+    for (std::string item; std::getline(list, item, ',');) {
+      o.slab_rows.push_back(parse_non_negative(item, "--slab-rows entry"));
+      if (o.slab_rows.back() < 1) throw UsageError("--slab-rows entries must be at least 1, got '0'");
+    }
+    if (o.slab_rows.empty()) throw UsageError("--slab-rows needs a comma-separated list of row counts");
   }
   return o;
 }

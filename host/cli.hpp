@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernel_source.hpp"
 #include "solver.hpp"
@@ -29,6 +30,7 @@ struct Options {
   Precision precision = Precision::Float;
   KernelVariant variant = KernelVariant::Auto;
   bool tune = false;            // --tune: search work-group sizes afresh
+  std::vector<int> slab_rows;   // --slab-rows: rows per MPI rank, bottom to top (empty: even split)
 };
 
 // Throws UsageError with a one-line message for anything malformed.

@@ -62,7 +62,7 @@ int rows_per_item_for(const Params& params, KernelVariant resolved) {
 }
 
 std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
-                                        int rows_per_item) {
+                                        int rows_per_item, const std::optional<SlabRows>& slab) {
   int reduce_pow2 = 1;
   while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
   if (local.x * local.y == 1) reduce_pow2 = 0;
@@ -78,6 +78,11 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "ROWS_PER_ITEM=" + std::to_string(rows_per_item),
   };
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
+  if (slab) {
+    defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
+    defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));
+    defines.push_back("ACCEL_ROW=" + std::to_string(slab->accel_row));
+  }
   return defines;
 }
 

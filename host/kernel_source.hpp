@@ -1,6 +1,7 @@
 // What every backend needs to compile cl/d2q9_bgk.cl: its text and the defines.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,19 @@ std::string find_kernels_dir(const std::string& requested);
 // Source text of `file` in `dir`; DeviceError naming the path if it is missing.
 std::string read_kernel_source(const std::string& dir, const std::string& file);
 
-// NAME=VALUE pairs for the problem's constants (see the header of d2q9_bgk.cl).
-std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
-                                        int rows_per_item = 1);
+// Rows of one slab's local lattice (halo rows 0 and ny-1 around the slab's
+// own rows) that propagate_rebound_collide updates, in local numbering;
+// accel_row is -1 when the accelerated row lies in another slab.
+struct SlabRows {
+  int first_row;
+  int last_row;
+  int accel_row;
+};
 
+// NAME=VALUE pairs for the problem's constants (see the header of d2q9_bgk.cl);
+// with `slab`, also FIRST_ROW, LAST_ROW and ACCEL_ROW (slabs take one row per item).
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
+                                        int rows_per_item = 1, const std::optional<SlabRows>& slab = std::nullopt);
 
 // How a step is launched (all give bit-identical results):
 //   Split:   accelerate_flow and propagate_rebound_collide, two launches per step;

@@ -19,6 +19,9 @@
 #include "problem.hpp"
 #include "reference/reference_solver.hpp"
 #include "tuning.hpp"
+#ifdef D2Q9_WITH_MPI
+#include "mpi/mpi_driver.hpp"
+#endif
 
 using namespace d2q9;
 
@@ -149,6 +152,10 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+#ifdef D2Q9_WITH_MPI
+  // Several ranks under mpirun split the grid between them; one runs as usual.
+  if (mpi_launch_size() > 1) return run_mpi(argc, argv);
+#endif
   Options options;
   try {
     options = parse_command_line(argc, argv);

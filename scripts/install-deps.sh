@@ -5,9 +5,11 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
+# Open MPI splits a grid across devices and hosts (host/mpi/; the build works without it).
 # OpenCL: ICD loader, C and C++ headers, and PoCL as a CPU device where no GPU driver is present.
 $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
-  libboost-program-options-dev doctest-dev nlohmann-json3-dev >/dev/null
+  libboost-program-options-dev doctest-dev nlohmann-json3-dev \
+  libopenmpi-dev openmpi-bin >/dev/null
 echo "install-deps: done"

@@ -1,0 +1,261 @@
+// Grids split across MPI ranks: the slab arithmetic, and d2q9-bgk under
+// mpirun (2 and 3 ranks, oversubscribed on PoCL) against one rank, byte for byte.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "helpers.hpp"
+#include "kernel_source.hpp"
+#include "mpi/slab_layout.hpp"
+
+using namespace d2q9;
+using d2q9::test::slurp;
+using d2q9::test::TempDir;
+
+TEST_CASE("mpi slabs: an even split in whole work-group rows, lower slabs taking the spare ones") {
+  auto heights = [](const std::vector<Slab>& slabs) {
+    std::vector<int> h;
+    int next = 0;
+    for (const Slab& s : slabs) {
+      CHECK(s.first_row == next);
+      next += s.rows;
+      h.push_back(s.rows);
+    }
+    return h;
+  };
+  CHECK(heights(split_rows(30, 2, 1)) == std::vector<int>{15, 15});
+  CHECK(heights(split_rows(30, 4, 1)) == std::vector<int>{8, 8, 7, 7});
+  // 30 rows in groups of 4: 8 group rows, the last one half full.
+  CHECK(heights(split_rows(30, 3, 4)) == std::vector<int>{12, 12, 6});
+  CHECK(heights(split_rows(8192, 2, 1)) == std::vector<int>{4096, 4096});
+  CHECK(heights(split_rows(5, 5, 1)) == std::vector<int>{1, 1, 1, 1, 1});
+  CHECK(heights(split_rows(7, 1, 2)) == std::vector<int>{7});
+  CHECK_THROWS_WITH_AS(split_rows(30, 3, 15), doctest::Contains("cannot split 30 rows into 3 slabs"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("mpi slabs: given heights must cover the grid in whole work-group rows") {
+  const auto slabs = slabs_from_heights({12, 17, 1}, 30, 3, 1);
+  REQUIRE(slabs.size() == 3);
+  CHECK(slabs[1].first_row == 12);
+  CHECK(slabs[2].first_row == 29);
+  CHECK(slabs_from_heights({8, 8, 6}, 22, 3, 4)[2].rows == 6);  // only the top slab may end part-way
+  CHECK_THROWS_WITH_AS(slabs_from_heights({15, 15}, 30, 3, 1), doctest::Contains("2 slab height(s) for 3"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(slabs_from_heights({10, 10}, 30, 2, 1), doctest::Contains("adds up to 20 rows"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(slabs_from_heights({6, 24}, 30, 2, 4), doctest::Contains("not a multiple of the work-group"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("mpi slabs: kernel rows in local numbering, and who owns the accelerated row") {
+  // ny = 30: row 28 is accelerated; local row = global - first_row + 1 (row 0 is the halo).
+  const SlabRows middle = slab_kernel_rows({12, 17}, 30);
+  CHECK(middle.first_row == 1);
+  CHECK(middle.last_row == 17);
+  CHECK(middle.accel_row == 28 - 12 + 1);
+  CHECK(slab_kernel_rows({29, 1}, 30).accel_row == -1);
+  CHECK(slab_kernel_rows({0, 12}, 30).accel_row == -1);
+  CHECK(slab_kernel_rows({0, 30}, 30).accel_row == 29);
+
+  const Params p = d2q9::test::make_params(24, 19, 1);
+  const auto d = kernel_defines(p, Precision::Float, LocalSize{8, 1}, 1, middle);
+  const std::vector<std::string> tail(d.end() - 3, d.end());
+  CHECK(tail == std::vector<std::string>{"FIRST_ROW=1", "LAST_ROW=17", "ACCEL_ROW=17"});
+  // Without a slab nothing changes for the single-device kernels.
+  CHECK(kernel_defines(p, Precision::Float, LocalSize{8, 1}).size() == d.size() - 3);
+}
+
+#ifndef D2Q9_MPIEXEC
+
+TEST_CASE("mpi runs: not built") {
+  MESSAGE("built without MPI (D2Q9_MPI=OFF or no MPI found): the mpirun tests do not run; install libopenmpi-dev "
+          "openmpi-bin and reconfigure");
+}
+
+#else
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+// mpirun as CI runs it: as root, more ranks than cores. The vader transport's
+// single-copy mode needs ptrace rights that containers often withhold.
+const std::string kMpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                                        "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 120 '") +
+                            D2Q9_MPIEXEC + "' --oversubscribe";
+
+Result run_shell(const std::string& command) {
+  TempDir io;
+  const std::string cmd = command + " >'" + io.file("out") + "' 2>'" + io.file("err") + "' </dev/null";
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+}
+
+Result run_ranks(int ranks, const std::string& args) {
+  return run_shell(kMpirun + " -np " + std::to_string(ranks) + " '" + D2Q9_EXE + "' " + args);
+}
+
+Result run_alone(const std::string& args) { return run_shell(std::string("'") + D2Q9_EXE + "' " + args); }
+
+std::vector<std::string> error_lines(const std::string& err) {
+  std::vector<std::string> lines;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("error:", 0) == 0) lines.push_back(line);
+  return lines;
+}
+
+// 24x30, 200 steps: walls left, right and below, a diagonal bar and small
+// blocks crossing every slab edge of the splits below, two cells in the
+// accelerated row 28, one in the top row.
+struct Problem {
+  TempDir dir;
+  std::string params, obstacles;
+  Problem() {
+    params = dir.write("in.params", "24\n30\n200\n10\n0.1\n0.02\n1.7\n");
+    std::set<std::pair<int, int>> cells;
+    for (int x = 0; x < 24; ++x) cells.insert({x, 0});
+    for (int y = 0; y < 30; ++y) cells.insert({0, y}), cells.insert({23, y});
+    for (int y = 3; y < 27; ++y) cells.insert({3 + y * 15 / 27, y});
+    for (int x = 14; x < 17; ++x)
+      for (int y : {9, 10, 11, 12, 14, 15, 19, 20, 23, 24}) cells.insert({x, y});
+    cells.insert({12, 28});
+    cells.insert({5, 28});
+    cells.insert({20, 29});
+    std::string text;
+    for (const auto& [x, y] : cells) text += std::to_string(x) + " " + std::to_string(y) + " 1\n";
+    obstacles = dir.write("obs.dat", text);
+  }
+  std::string inputs() const { return "'" + params + "' '" + obstacles + "'"; }
+};
+
+// One rank's files against `ranks` ranks' files, same shape and options.
+void check_identical(int ranks, const std::string& local, const std::string& extra) {
+  CAPTURE(ranks);
+  CAPTURE(local);
+  CAPTURE(extra);
+  const Problem problem;
+  TempDir one, many;
+  const Result single =
+      run_alone("-q -l " + local + " --kernel-variant fused -o '" + one.path + "' " + extra + " " + problem.inputs());
+  REQUIRE_MESSAGE(single.status == 0, single.err);
+  const Result split = run_ranks(ranks, "-l " + local + " -o '" + many.path + "' " + extra + " " + problem.inputs());
+  REQUIRE_MESSAGE(split.status == 0, split.err);
+  CHECK(split.out.find("MPI ranks:\t\t\t" + std::to_string(ranks)) != std::string::npos);
+  const std::string av = slurp(one.file("av_vels.dat"));
+  REQUIRE(std::count(av.begin(), av.end(), '\n') == 200);
+  CHECK(std::strtod(av.substr(av.rfind('\t', av.size() - 2)).c_str(), nullptr) > 1e-4);  // the flow moves
+  CHECK(slurp(many.file("av_vels.dat")) == av);
+  const std::string state = slurp(one.file("final_state.dat"));
+  REQUIRE(std::count(state.begin(), state.end(), '\n') == 24 * 30);
+  CHECK(slurp(many.file("final_state.dat")) == state);
+  CHECK(many.listing() == "av_vels.dat\nfinal_state.dat\n");
+}
+
+}  // namespace
+
+TEST_CASE("mpi runs: 2 ranks write the same bytes as one (rows 0-14 | 15-29)") { check_identical(2, "8x1", ""); }
+
+TEST_CASE("mpi runs: 3 ranks write the same bytes as one (rows 0-9 | 10-19 | 20-29)") {
+  check_identical(3, "8x1", "");
+}
+
+TEST_CASE("mpi runs: 3 ranks, accelerated row in the middle slab, one-row top slab (--slab-rows 12,17,1)") {
+  check_identical(3, "8x1", "--slab-rows 12,17,1");
+}
+
+TEST_CASE("mpi runs: 3 ranks with 8x4 work-groups, the top slab ending in a partial group row") {
+  check_identical(3, "8x4", "");
+}
+
+TEST_CASE("mpi runs: 2 ranks in double precision with 5x3 work-groups overhanging the grid") {
+  check_identical(2, "5x3", "-p double");
+}
+
+TEST_CASE("mpi runs: a large grid (several rows per work-item) writes the same bytes on 2 ranks as on one") {
+  // From 2^20 cells each work-item updates several rows; slabs must follow.
+  TempDir dir, one, many;
+  const std::string params = dir.write("big.params", "1024 1024 4 10 0.1 0.01 1.85\n");
+  std::string walls;
+  for (int i = 0; i < 1024; ++i) walls += "0 " + std::to_string(i) + " 1\n" + std::to_string(i) + " 0 1\n";
+  const std::string obstacles = dir.write("big.dat", walls);
+  const std::string inputs = "'" + params + "' '" + obstacles + "'";
+  const Result single = run_alone("-q -l 128x1 --kernel-variant fused -o '" + one.path + "' " + inputs);
+  REQUIRE_MESSAGE(single.status == 0, single.err);
+  const Result split = run_ranks(2, "-l 128x1 -o '" + many.path + "' " + inputs);
+  REQUIRE_MESSAGE(split.status == 0, split.err);
+  CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
+  CHECK(slurp(many.file("final_state.dat")) == slurp(one.file("final_state.dat")));
+}
+
+TEST_CASE("mpi runs: one rank under mpirun is an ordinary run") {
+  const Problem problem;
+  TempDir one, launched;
+  REQUIRE(run_alone("-q -l 8x1 -o '" + one.path + "' " + problem.inputs()).status == 0);
+  const Result r = run_ranks(1, "-l 8x1 -o '" + launched.path + "' " + problem.inputs());
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("MPI ranks") == std::string::npos);
+  CHECK(slurp(launched.file("final_state.dat")) == slurp(one.file("final_state.dat")));
+}
+
+TEST_CASE("mpi runs: a bad input file is reported once, with no output") {
+  Problem problem;
+  const std::string bad = problem.dir.write("bad.params", "24\n30\n200\n10\n0.1\n0.02\n2.5\n");
+  TempDir out;
+  const Result r = run_ranks(3, "-o '" + out.path + "' '" + bad + "' '" + problem.obstacles + "'");
+  CHECK(r.status == 1);
+  CHECK(r.out == "");
+  const auto errors = error_lines(r.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "error: " + bad + ":7: omega must lie in (0, 2), got '2.5'");
+  CHECK(r.err.rfind("error: ", 0) == 0);
+  CHECK(out.listing() == "");
+}
+
+TEST_CASE("mpi runs: options that cannot split the grid are refused on every rank") {
+  const Problem problem;
+  TempDir out;
+  struct Case {
+    std::string args, error;
+  };
+  for (const Case& c : {Case{"--slab-rows 10,10,5", "error: --slab-rows adds up to 25 rows but the grid has 30"},
+                        Case{"--slab-rows 15,15", "error: --slab-rows gives 2 slab height(s) for 3 MPI rank(s)"},
+                        Case{"-l 8x15", "error: cannot split 30 rows into 3 slabs"},
+                        Case{"--kernel-variant split", "error: --kernel-variant split is not available"},
+                        Case{"-b reference", "error: --backend reference runs on one process"}}) {
+    CAPTURE(c.args);
+    const Result r = run_ranks(3, c.args + " -o '" + out.path + "' " + problem.inputs());
+    CHECK(r.status == 1);
+    const auto errors = error_lines(r.err);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].rfind(c.error, 0) == 0);
+    CHECK(out.listing() == "");
+  }
+}
+
+TEST_CASE("mpi runs: a rank failing inside the step loop stops every rank") {
+  // The other ranks are blocked waiting for its halo rows: without MPI_Abort
+  // they would hang until `timeout` (status 124).
+  const Problem problem;
+  TempDir out;
+  const Result r = run_shell("D2Q9_MPI_FAIL_RANK=1 " + kMpirun + " -x D2Q9_MPI_FAIL_RANK -np 3 '" + D2Q9_EXE +
+                             "' -o '" + out.path + "' " + problem.inputs());
+  CHECK(r.status != 0);
+  CHECK(r.status != 124);
+  CHECK(r.out == "");
+  const auto errors = error_lines(r.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "error: rank 1: failure injected by D2Q9_MPI_FAIL_RANK");
+  CHECK(out.listing() == "");
+}
+
+#endif
