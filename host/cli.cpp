@@ -21,7 +21,12 @@ po::options_description visible_options() {
     ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
-    ("quiet,q", "print only errors");
+    ("quiet,q", "print only errors (and no progress line)")
+    ("png", po::value<std::string>(), "picture of the final speed |u| (default: final_state.png in the output directory)")
+    ("no-png", "write no picture")
+    ("snapshot-every", po::value<std::string>(), "also write a picture every N steps, snapshot_<step>.png in the output directory")
+    ("vtk", po::value<std::string>(), "final state as legacy VTK image data (FILE.vtk) for ParaView")
+    ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON");
   // clang-format on
   return desc;
 }
@@ -93,6 +98,24 @@ Options parse_command_line(int argc, const char* const argv[]) {
     o.precision = Precision::Double;
   else
     throw UsageError("--precision must be float or double, got '" + precision + "'");
+
+  for (const char* name : {"png", "vtk", "summary-json"})
+    if (vm.count(name) && vm[name].as<std::string>().empty())
+      throw UsageError(std::string("--") + name + " needs a file name");
+  o.no_png = vm.count("no-png") > 0;
+  if (vm.count("png")) o.png_file = vm["png"].as<std::string>();
+  if (o.no_png && !o.png_file.empty()) throw UsageError("--png and --no-png contradict each other");
+  if (vm.count("snapshot-every")) {
+    o.snapshot_every = parse_non_negative(vm["snapshot-every"].as<std::string>(), "--snapshot-every");
+    if (o.snapshot_every < 1) throw UsageError("--snapshot-every must be at least 1, got '0'");
+  }
+  if (vm.count("vtk")) {
+    o.vtk_file = vm["vtk"].as<std::string>();
+    // ParaView chooses its reader by extension, and this is the legacy format.
+    if (o.vtk_file.size() < 5 || o.vtk_file.compare(o.vtk_file.size() - 4, 4, ".vtk") != 0)
+      throw UsageError("--vtk writes legacy VTK: the file name must end in .vtk, got '" + o.vtk_file + "'");
+  }
+  if (vm.count("summary-json")) o.summary_json_file = vm["summary-json"].as<std::string>();
   return o;
 }
 

@@ -26,6 +26,12 @@ struct Options {
   std::string output_dir = ".";
   std::string kernels_dir;
   Precision precision = Precision::Float;
+  // Pictures and other views of the result (host/picture.*, vtk_output.*, summary.*).
+  std::string png_file;  // empty: final_state.png in output_dir, unless no_png
+  bool no_png = false;
+  int snapshot_every = 0;  // 0: no snapshots
+  std::string vtk_file;
+  std::string summary_json_file;
 };
 
 // Throws UsageError with a one-line message for anything malformed.
