@@ -37,7 +37,9 @@ ProgressLine::~ProgressLine() { finish(); }
 void ProgressLine::update(int done_steps) {
   if (!active_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (std::chrono::duration<double>(now - last_shown_).count() < interval_s_) return;
+  // The first call shows the line at once, so even short runs show it.
+  if (ever_shown_ && std::chrono::duration<double>(now - last_shown_).count() < interval_s_) return;
+  ever_shown_ = true;
   last_shown_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   // \033[K clears what a longer previous line left behind.

@@ -29,7 +29,8 @@ class ProgressLine {
   std::size_t cells_;
   double interval_s_;
   bool active_;
-  bool shown_ = false;
+  bool shown_ = false;       // on screen now
+  bool ever_shown_ = false;
   std::chrono::steady_clock::time_point start_, last_shown_;
 };
 

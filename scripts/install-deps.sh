@@ -9,5 +9,6 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
-  libboost-program-options-dev doctest-dev >/dev/null
+  libboost-program-options-dev doctest-dev \
+  libpng-dev nlohmann-json3-dev bsdutils >/dev/null
 echo "install-deps: done"
