@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace d2q9 {
@@ -17,7 +18,7 @@ void check_can_create(const std::string& path) {
     throw InputError(path + ": cannot create file (" + dir + ": " + std::strerror(errno) + ")");
 }
 
-ExtraOutputs plan_extra_outputs(const Options& o) {
+ExtraOutputs plan_extra_outputs(const Options& o, int max_iters) {
   ExtraOutputs x;
   if (!o.no_png) x.png = o.png_file.empty() ? o.output_dir + "/final_state.png" : o.png_file;
   x.vtk = o.vtk_file;
@@ -26,6 +27,8 @@ ExtraOutputs plan_extra_outputs(const Options& o) {
   x.snapshot_dir = o.output_dir;
   for (const std::string* path : {&x.png, &x.vtk, &x.summary_json})
     if (!path->empty()) check_can_create(*path);
+  if (x.snapshot_every > 0 && x.snapshot_every <= max_iters)
+    check_can_create(snapshot_path(x.snapshot_dir, x.snapshot_every, max_iters));
   return x;
 }
 

@@ -18,7 +18,7 @@ struct ExtraOutputs {
 
 // Resolves the defaults (final_state.png in the output directory) and checks,
 // before anything runs, that each file can be created: InputError naming it.
-ExtraOutputs plan_extra_outputs(const Options& options);
+ExtraOutputs plan_extra_outputs(const Options& options, int max_iters);
 
 // "<dir>/snapshot_<step>.png", the step zero-padded to the width of max_iters
 // so that the frames sort in order.

@@ -68,7 +68,7 @@ int run(const Options& o) {
   const Params params = read_params(o.param_file);
   const ObstacleMask mask = read_obstacles(o.obstacle_file, params);
   check_output_dir(o.output_dir);
-  const ExtraOutputs extra = plan_extra_outputs(o);
+  const ExtraOutputs extra = plan_extra_outputs(o, params.max_iters);
   const auto setup_tic = std::chrono::steady_clock::now();
   auto solver = make_solver(o, params, mask);
   const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_tic).count();
