@@ -80,9 +80,10 @@ int run(const Options& o) {
   hooks.progress = &progress;
   hooks.snapshot_every = extra.snapshot_every;
   hooks.snapshot = [&](int step) {
-    AtomicFile frame(snapshot_path(extra.snapshot_dir, step, params.max_iters));
+    const std::string path = snapshot_path(extra.snapshot_dir, step, params.max_iters);
+    AtomicFile frame(path);
     write_png(frame.get(), render_speed_picture(params, mask, solver->distributions(), "step " + std::to_string(step)),
-              "snapshot");
+              path);
     frame.commit();
   };
   const double elapsed = run_steps(*solver, params.max_iters, av_vels, hooks);
