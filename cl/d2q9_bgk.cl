@@ -6,6 +6,10 @@
 //   DENSITY, ACCEL, OMEGA   problem parameters (literals)
 //   LOCAL_SIZE_X, LOCAL_SIZE_Y  work-group shape (the reduction's local array size)
 //   REDUCE_POW2         largest power of two below LOCAL_SIZE_X*LOCAL_SIZE_Y (0 when it is 1)
+//   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
+//
+// Helper functions are plain `inline` functions (NVRTC compiles them as
+// device functions with -default-device).
 //
 // Distributions are structure-of-arrays: speed k of cell (ii, jj) sits at
 // k*NX*NY + ii + jj*NX. Speeds: 0 rest, 1 E, 2 N, 3 W, 4 S, 5 NE, 6 NW, 7 SW, 8 SE.
@@ -26,8 +30,16 @@ typedef float real;
 #pragma OPENCL FP_CONTRACT OFF
 #endif
 
+#ifndef ROWS_PER_ITEM
+#define ROWS_PER_ITEM 1
+#endif
+
 #define NCELLS (NX * NY)
 #define WG_SIZE (LOCAL_SIZE_X * LOCAL_SIZE_Y)
+
+// Acceleration weights of row NY-2 (coursework: density * accel / 9 and / 36).
+#define ACCEL_W1 ((real)DENSITY * (real)ACCEL / (real)9)
+#define ACCEL_W2 ((real)DENSITY * (real)ACCEL / (real)36)
 
 // Moves momentum into +x along row NY-2 where no distribution would go negative.
 __kernel void accelerate_flow(__global real* restrict cells, __global const uchar* restrict obstacles) {
@@ -36,8 +48,8 @@ __kernel void accelerate_flow(__global real* restrict cells, __global const ucha
   const int cell = ii + (NY - 2) * NX;
   if (obstacles[cell]) return;
 
-  const real w1 = (real)DENSITY * (real)ACCEL / (real)9;
-  const real w2 = (real)DENSITY * (real)ACCEL / (real)36;
+  const real w1 = ACCEL_W1;
+  const real w2 = ACCEL_W2;
   const real f3 = cells[3 * NCELLS + cell];
   const real f6 = cells[6 * NCELLS + cell];
   const real f7 = cells[7 * NCELLS + cell];
@@ -51,102 +63,197 @@ __kernel void accelerate_flow(__global real* restrict cells, __global const ucha
   }
 }
 
-// One timestep for one cell: pull the neighbours' distributions (periodic),
-// bounce them back on obstacles or relax them towards equilibrium on fluid,
-// write the result into `dst`, and add the cell's speed |u| to its
-// work-group's partial sum (partial_sums[partial_offset + group]).
+// Incoming distributions of cell (ii, jj): g_k = f_k((ii, jj) - e_k), periodic.
+inline void pull(__global const real* restrict src, const int ii, const int jj, real* g) {
+  const int x_e = (ii + 1 == NX) ? 0 : ii + 1;
+  const int x_w = (ii == 0) ? NX - 1 : ii - 1;
+  const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
+  const int y_s = (jj == 0) ? NY - 1 : jj - 1;
+  g[0] = src[0 * NCELLS + ii + jj * NX];
+  g[1] = src[1 * NCELLS + x_w + jj * NX];
+  g[2] = src[2 * NCELLS + ii + y_s * NX];
+  g[3] = src[3 * NCELLS + x_e + jj * NX];
+  g[4] = src[4 * NCELLS + ii + y_n * NX];
+  g[5] = src[5 * NCELLS + x_w + y_s * NX];
+  g[6] = src[6 * NCELLS + x_e + y_s * NX];
+  g[7] = src[7 * NCELLS + x_e + y_n * NX];
+  g[8] = src[8 * NCELLS + x_w + y_n * NX];
+}
+
+inline void store(__global real* restrict dst, const int cell, const real* f) {
+  dst[0 * NCELLS + cell] = f[0];
+  dst[1 * NCELLS + cell] = f[1];
+  dst[2 * NCELLS + cell] = f[2];
+  dst[3 * NCELLS + cell] = f[3];
+  dst[4 * NCELLS + cell] = f[4];
+  dst[5 * NCELLS + cell] = f[5];
+  dst[6 * NCELLS + cell] = f[6];
+  dst[7 * NCELLS + cell] = f[7];
+  dst[8 * NCELLS + cell] = f[8];
+}
+
+// The new state f of a cell from its incoming distributions g: rebound on
+// obstacles, BGK collision on fluid. Returns |u| of the new state (0 on
+// obstacles), as the coursework's av_velocity measures it. With `accelerate`
+// (the cell is in row NY-2 and a next step follows) it then applies that
+// step's accelerate_flow, with the same arithmetic as the separate kernel.
+//
+// Every cell is collided and obstacles then keep their bounced-back values:
+// branch-free, so CPU compilers can vectorise across work-items and GPU warps
+// do not diverge; the wasted arithmetic is free in a memory-bound kernel.
+inline real collide(const real* g, const int blocked, const int accelerate, real* f) {
+  const real c_sq = (real)1 / (real)3;
+  const real w0 = (real)4 / (real)9;
+  const real w1 = (real)1 / (real)9;
+  const real w2 = (real)1 / (real)36;
+  const real omega = (real)OMEGA;
+
+  // One division per density: IEEE division is costly on GPUs.
+  const real rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
+  const real inv_rho = (real)1 / rho;
+  const real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) * inv_rho;
+  const real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) * inv_rho;
+  const real u_sq = ux * ux + uy * uy;
+  const real a = (real)1 - u_sq / ((real)2 * c_sq);
+  const real b = (real)1 / c_sq;
+  const real c = (real)1 / ((real)2 * c_sq * c_sq);
+
+  // feq_k = w_k rho (1 + e.u/c^2 + (e.u)^2/(2c^4) - u^2/(2c^2))
+  const real u5 = ux + uy, u6 = -ux + uy, u7 = -ux - uy, u8 = ux - uy;
+  f[0] = g[0] + omega * (w0 * rho * a - g[0]);
+  f[1] = g[1] + omega * (w1 * rho * (a + ux * b + ux * ux * c) - g[1]);
+  f[2] = g[2] + omega * (w1 * rho * (a + uy * b + uy * uy * c) - g[2]);
+  f[3] = g[3] + omega * (w1 * rho * (a - ux * b + ux * ux * c) - g[3]);
+  f[4] = g[4] + omega * (w1 * rho * (a - uy * b + uy * uy * c) - g[4]);
+  f[5] = g[5] + omega * (w2 * rho * (a + u5 * b + u5 * u5 * c) - g[5]);
+  f[6] = g[6] + omega * (w2 * rho * (a + u6 * b + u6 * u6 * c) - g[6]);
+  f[7] = g[7] + omega * (w2 * rho * (a + u7 * b + u7 * u7 * c) - g[7]);
+  f[8] = g[8] + omega * (w2 * rho * (a + u8 * b + u8 * u8 * c) - g[8]);
+
+  const real rho_new = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7] + f[8];
+  const real inv_rho_new = (real)1 / rho_new;
+  const real vx = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) * inv_rho_new;
+  const real vy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) * inv_rho_new;
+  const real speed = blocked ? (real)0 : sqrt(vx * vx + vy * vy);
+
+  // Rebound: each distribution goes back where it came from; f0 of an
+  // obstacle cell never changes.
+  if (blocked) {
+    f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
+    f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
+  }
+
+  if (accelerate && !blocked) {
+    const real aw1 = ACCEL_W1;
+    const real aw2 = ACCEL_W2;
+    if (f[3] - aw1 > (real)0 && f[6] - aw2 > (real)0 && f[7] - aw2 > (real)0) {
+      f[1] += aw1;
+      f[5] += aw2;
+      f[8] += aw2;
+      f[3] -= aw1;
+      f[6] -= aw2;
+      f[7] -= aw2;
+    }
+  }
+  return speed;
+}
+
+// Sums `value` over the work-group in a fixed order (tree in local memory)
+// and writes the total to partial_sums[INDEX]. A macro, not a function:
+// CUDA cannot take a __shared__ pointer parameter.
+#define REDUCE_TO_PARTIAL(scratch, lid, value, INDEX)                             \
+  do {                                                                            \
+    scratch[lid] = (value);                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                 \
+    for (int s = REDUCE_POW2; s > 0; s >>= 1) {                                   \
+      if (lid < s && lid + s < WG_SIZE) scratch[lid] += scratch[lid + s];         \
+      barrier(CLK_LOCAL_MEM_FENCE);                                               \
+    }                                                                             \
+    if (lid == 0) partial_sums[INDEX] = scratch[0];                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                 \
+  } while (0)
+
+// One timestep for ROWS_PER_ITEM cells: pull the neighbours' distributions,
+// rebound or collide, write the result into `dst`, and add |u| to the
+// work-group's partial sum at partial_sums[partial_offset + group]. A group
+// covers LOCAL_SIZE_X columns of LOCAL_SIZE_Y * ROWS_PER_ITEM consecutive
+// rows; several rows per item spread the reduction over more cells.
+// With accelerate_next != 0 it also applies the next step's accelerate_flow
+// to row NY-2 (after measuring |u|), saving a launch per step; results are
+// identical to launching accelerate_flow separately.
 __kernel void propagate_rebound_collide(__global const real* restrict src, __global real* restrict dst,
                                         __global const uchar* restrict obstacles,
-                                        __global real* restrict partial_sums, const int partial_offset) {
+                                        __global real* restrict partial_sums, const int partial_offset,
+                                        const int accelerate_next) {
+  __local real local_speed[WG_SIZE];
+  const int ii = (int)get_global_id(0);
+  const int row0 = (int)get_group_id(1) * LOCAL_SIZE_Y * ROWS_PER_ITEM + (int)get_local_id(1);
+  const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
+  const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
+  real speed = (real)0;
+
+  for (int r = 0; r < ROWS_PER_ITEM; ++r) {
+    const int jj = row0 + r * LOCAL_SIZE_Y;
+    // The global range is padded up to whole work-groups; padding items only
+    // take part in the reduction.
+    if (ii < NX && jj < NY) {
+      real g[9], f[9];
+      pull(src, ii, jj, g);
+      const int cell = ii + jj * NX;
+      speed += collide(g, obstacles[cell], accelerate_next && jj == NY - 2, f);
+      store(dst, cell, f);
+    }
+  }
+  REDUCE_TO_PARTIAL(local_speed, lid, speed, partial_offset + group);
+}
+
+// The step-1 state of neighbour (ii, jj) - e_k, computed from `src`; its
+// component k is what cell (ii, jj) pulls in step 2.
+#define PULL_STEP1(k, ex, ey)                                                     \
+  do {                                                                            \
+    const int x = (ii - (ex) + NX) % NX;                                          \
+    const int y = (jj - (ey) + NY) % NY;                                          \
+    real h[9], f1[9];                                                             \
+    pull(src, x, y, h);                                                           \
+    const real s = collide(h, obstacles[x + y * NX], y == NY - 2, f1);            \
+    g[k] = f1[k];                                                                 \
+    if (k == 0) speed1 = s;                                                       \
+  } while (0)
+
+// Two timesteps in one launch, for small grids where launches, not memory,
+// set the pace. The intermediate state is never stored: each cell recomputes
+// the step-1 state of the nine cells it pulls from (9x the arithmetic, all
+// from cache). Step 1's acceleration always follows (step 2 is in this
+// launch); step 2's follows when accelerate_next. |u| of step 1 goes to
+// partial_sums[partial_offset + group], of step 2 one step's worth of groups
+// further on. Bit-identical to two propagate_rebound_collide launches.
+__kernel void propagate_rebound_collide_x2(__global const real* restrict src, __global real* restrict dst,
+                                           __global const uchar* restrict obstacles,
+                                           __global real* restrict partial_sums, const int partial_offset,
+                                           const int accelerate_next) {
   __local real local_speed[WG_SIZE];
   const int ii = (int)get_global_id(0);
   const int jj = (int)get_global_id(1);
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
-  real speed = (real)0;
+  const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
+  const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
+  real speed1 = (real)0, speed2 = (real)0;
 
-  // The global range is padded up to whole work-groups; padding items only
-  // take part in the reduction.
   if (ii < NX && jj < NY) {
-    const int x_e = (ii + 1 == NX) ? 0 : ii + 1;
-    const int x_w = (ii == 0) ? NX - 1 : ii - 1;
-    const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
-    const int y_s = (jj == 0) ? NY - 1 : jj - 1;
+    real g[9], f[9];
+    PULL_STEP1(0, 0, 0);
+    PULL_STEP1(1, 1, 0);
+    PULL_STEP1(2, 0, 1);
+    PULL_STEP1(3, -1, 0);
+    PULL_STEP1(4, 0, -1);
+    PULL_STEP1(5, 1, 1);
+    PULL_STEP1(6, -1, 1);
+    PULL_STEP1(7, -1, -1);
+    PULL_STEP1(8, 1, -1);
     const int cell = ii + jj * NX;
-
-    const real g0 = src[0 * NCELLS + cell];
-    const real g1 = src[1 * NCELLS + x_w + jj * NX];
-    const real g2 = src[2 * NCELLS + ii + y_s * NX];
-    const real g3 = src[3 * NCELLS + x_e + jj * NX];
-    const real g4 = src[4 * NCELLS + ii + y_n * NX];
-    const real g5 = src[5 * NCELLS + x_w + y_s * NX];
-    const real g6 = src[6 * NCELLS + x_e + y_s * NX];
-    const real g7 = src[7 * NCELLS + x_e + y_n * NX];
-    const real g8 = src[8 * NCELLS + x_w + y_n * NX];
-
-    if (obstacles[cell]) {
-      dst[0 * NCELLS + cell] = g0;
-      dst[1 * NCELLS + cell] = g3;
-      dst[2 * NCELLS + cell] = g4;
-      dst[3 * NCELLS + cell] = g1;
-      dst[4 * NCELLS + cell] = g2;
-      dst[5 * NCELLS + cell] = g7;
-      dst[6 * NCELLS + cell] = g8;
-      dst[7 * NCELLS + cell] = g5;
-      dst[8 * NCELLS + cell] = g6;
-    } else {
-      const real c_sq = (real)1 / (real)3;
-      const real w0 = (real)4 / (real)9;
-      const real w1 = (real)1 / (real)9;
-      const real w2 = (real)1 / (real)36;
-      const real omega = (real)OMEGA;
-
-      const real rho = g0 + g1 + g2 + g3 + g4 + g5 + g6 + g7 + g8;
-      const real ux = (g1 + g5 + g8 - (g3 + g6 + g7)) / rho;
-      const real uy = (g2 + g5 + g6 - (g4 + g7 + g8)) / rho;
-      const real u_sq = ux * ux + uy * uy;
-      const real a = (real)1 - u_sq / ((real)2 * c_sq);
-      const real b = (real)1 / c_sq;
-      const real c = (real)1 / ((real)2 * c_sq * c_sq);
-
-      // feq_k = w_k rho (1 + e.u/c^2 + (e.u)^2/(2c^4) - u^2/(2c^2))
-      const real u5 = ux + uy, u6 = -ux + uy, u7 = -ux - uy, u8 = ux - uy;
-      const real f0 = g0 + omega * (w0 * rho * a - g0);
-      const real f1 = g1 + omega * (w1 * rho * (a + ux * b + ux * ux * c) - g1);
-      const real f2 = g2 + omega * (w1 * rho * (a + uy * b + uy * uy * c) - g2);
-      const real f3 = g3 + omega * (w1 * rho * (a - ux * b + ux * ux * c) - g3);
-      const real f4 = g4 + omega * (w1 * rho * (a - uy * b + uy * uy * c) - g4);
-      const real f5 = g5 + omega * (w2 * rho * (a + u5 * b + u5 * u5 * c) - g5);
-      const real f6 = g6 + omega * (w2 * rho * (a + u6 * b + u6 * u6 * c) - g6);
-      const real f7 = g7 + omega * (w2 * rho * (a + u7 * b + u7 * u7 * c) - g7);
-      const real f8 = g8 + omega * (w2 * rho * (a + u8 * b + u8 * u8 * c) - g8);
-
-      dst[0 * NCELLS + cell] = f0;
-      dst[1 * NCELLS + cell] = f1;
-      dst[2 * NCELLS + cell] = f2;
-      dst[3 * NCELLS + cell] = f3;
-      dst[4 * NCELLS + cell] = f4;
-      dst[5 * NCELLS + cell] = f5;
-      dst[6 * NCELLS + cell] = f6;
-      dst[7 * NCELLS + cell] = f7;
-      dst[8 * NCELLS + cell] = f8;
-
-      // |u| of the new state, as the coursework's av_velocity computes it.
-      const real rho_new = f0 + f1 + f2 + f3 + f4 + f5 + f6 + f7 + f8;
-      const real vx = (f1 + f5 + f8 - (f3 + f6 + f7)) / rho_new;
-      const real vy = (f2 + f5 + f6 - (f4 + f7 + f8)) / rho_new;
-      speed = sqrt(vx * vx + vy * vy);
-    }
+    speed2 = collide(g, obstacles[cell], accelerate_next && jj == NY - 2, f);
+    store(dst, cell, f);
   }
-
-  // Tree reduction of the work-group's speeds in a fixed order.
-  local_speed[lid] = speed;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = REDUCE_POW2; s > 0; s >>= 1) {
-    if (lid < s && lid + s < WG_SIZE) local_speed[lid] += local_speed[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0) {
-    const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
-    partial_sums[partial_offset + group] = local_speed[0];
-  }
+  REDUCE_TO_PARTIAL(local_speed, lid, speed1, partial_offset + group);
+  REDUCE_TO_PARTIAL(local_speed, lid, speed2, partial_offset + num_groups + group);
 }

@@ -15,12 +15,19 @@ po::options_description visible_options() {
   desc.add_options()
     ("help,h", "show this help and exit")
     ("list-devices", "list every device with its index for --device, and exit")
-    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | reference (serial CPU oracle)")
-    ("device,d", po::value<std::string>(), "device index from --list-devices (default: first GPU, else first device)")
-    ("local-size,l", po::value<std::string>()->default_value("auto"), "work-group shape WxH, e.g. 128x1, or auto")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda (NVIDIA GPUs, when built) | reference (serial CPU oracle)")
+    ("device,d", po::value<std::string>(), "device index from --list-devices, among the chosen backend's devices (default: first GPU, else first device)")
+    ("local-size,l", po::value<std::string>()->default_value("auto"),
+     "work-group shape WxH, e.g. 128x1, or auto: the cached fastest shape for this device, problem size and "
+     "variant, found by a short search on the first large run")
+    ("tune", "search the work-group shapes afresh, print their timings and cache the fastest")
     ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
+    ("kernel-variant", po::value<std::string>()->default_value("auto"),
+     "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
+     "(acceleration folded into the step before) | fused-x2: two steps per launch | auto: fused-x2 on small "
+     "grids, else fused; results are identical")
     ("quiet,q", "print only errors (and no progress line)")
     ("png", po::value<std::string>(), "picture of the final speed |u| (default: final_state.png in the output directory)")
     ("no-png", "write no picture")
@@ -77,6 +84,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.help = vm.count("help") > 0;
   o.list_devices = vm.count("list-devices") > 0;
   o.quiet = vm.count("quiet") > 0;
+  o.tune = vm.count("tune") > 0;
   if (o.help || o.list_devices) return o;
 
   if (!vm.count("paramfile") || !vm.count("obstaclefile"))
@@ -85,8 +93,8 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.obstacle_file = vm["obstaclefile"].as<std::string>();
 
   o.backend = vm["backend"].as<std::string>();
-  if (o.backend != "opencl" && o.backend != "reference")
-    throw UsageError("--backend must be opencl or reference, got '" + o.backend + "'");
+  if (o.backend != "opencl" && o.backend != "cuda" && o.backend != "reference")
+    throw UsageError("--backend must be opencl, cuda or reference, got '" + o.backend + "'");
   if (vm.count("device")) o.device = parse_non_negative(vm["device"].as<std::string>(), "--device");
   o.local_size = parse_local_size(vm["local-size"].as<std::string>());
   o.output_dir = vm["output-dir"].as<std::string>();
@@ -98,6 +106,11 @@ Options parse_command_line(int argc, const char* const argv[]) {
     o.precision = Precision::Double;
   else
     throw UsageError("--precision must be float or double, got '" + precision + "'");
+  try {
+    o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 
   for (const char* name : {"png", "vtk", "summary-json"})
     if (vm.count(name) && vm[name].as<std::string>().empty())
@@ -122,7 +135,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
 std::string usage_text(const std::string& program) {
   std::ostringstream out;
   out << "Usage: " << program << " [options] <paramfile> <obstaclefile>\n"
-      << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL).\n"
+      << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL; CUDA where built).\n"
       << "Writes av_vels.dat and final_state.dat into the output directory.\n\n"
       << visible_options();
   return out.str();

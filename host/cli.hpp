@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernel_source.hpp"
 #include "solver.hpp"
 
 namespace d2q9 {
@@ -26,6 +27,8 @@ struct Options {
   std::string output_dir = ".";
   std::string kernels_dir;
   Precision precision = Precision::Float;
+  KernelVariant variant = KernelVariant::Auto;
+  bool tune = false;            // --tune: search work-group sizes afresh
   // Pictures and other views of the result (host/picture.*, vtk_output.*, summary.*).
   std::string png_file;  // empty: final_state.png in output_dir, unless no_png
   bool no_png = false;

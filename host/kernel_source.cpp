@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace d2q9 {
@@ -55,7 +56,13 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
   return ss.str();
 }
 
-std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local) {
+int rows_per_item_for(const Params& params, KernelVariant resolved) {
+  if (resolved == KernelVariant::FusedX2) return 1;  // its two-step kernel updates one row per item
+  return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
+}
+
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
+                                        int rows_per_item) {
   int reduce_pow2 = 1;
   while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
   if (local.x * local.y == 1) reduce_pow2 = 0;
@@ -68,9 +75,32 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "LOCAL_SIZE_X=" + std::to_string(local.x),
       "LOCAL_SIZE_Y=" + std::to_string(local.y),
       "REDUCE_POW2=" + std::to_string(reduce_pow2),
+      "ROWS_PER_ITEM=" + std::to_string(rows_per_item),
   };
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
   return defines;
+}
+
+const char* to_string(KernelVariant v) {
+  switch (v) {
+    case KernelVariant::Auto: return "auto";
+    case KernelVariant::Split: return "split";
+    case KernelVariant::Fused: return "fused";
+    case KernelVariant::FusedX2: return "fused-x2";
+  }
+  return "?";
+}
+
+KernelVariant parse_kernel_variant(const std::string& text) {
+  for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2})
+    if (text == to_string(v)) return v;
+  throw std::invalid_argument("--kernel-variant must be auto, split, fused or fused-x2, got '" + text + "'");
+}
+
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu) {
+  if (v != KernelVariant::Auto) return v;
+  // Below this size a step costs a GPU less than its launch.
+  return gpu && params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
 }
 
 void check_index_range(const Params& params) {

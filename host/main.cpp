@@ -12,6 +12,10 @@
 #include "cli.hpp"
 #include "driver_check.hpp"
 #include "extra_outputs.hpp"
+#ifdef D2Q9_HAVE_CUDA
+#include "cuda/cuda_driver.hpp"
+#include "cuda/cuda_solver.hpp"
+#endif
 #include "kernel_source.hpp"
 #include "opencl/device_table.hpp"
 #include "opencl/opencl_solver.hpp"
@@ -22,6 +26,7 @@
 #include "step_loop.hpp"
 #include "summary.hpp"
 #include "vtk_output.hpp"
+#include "tuning.hpp"
 
 using namespace d2q9;
 
@@ -33,14 +38,42 @@ void print_devices() {
   if (devices.empty()) std::printf("  (none found: install an OpenCL driver, e.g. pocl-opencl-icd)\n");
   else print_device_table(stdout, devices, default_opencl_device(devices));
   const bool any_gpu = std::any_of(devices.begin(), devices.end(), [](const auto& d) { return d.is_gpu; });
-  if (any_gpu) return;
   const std::string vendors = default_vendors_dir();
-  for (const auto& u : find_unregistered_drivers(default_driver_dirs(), vendors))
-    std::printf("\nNo GPU found, but the %s OpenCL driver %s is installed without an ICD registration\n"
-                "(no file in %s names it). Register it, as root, with:\n"
-                "  mkdir -p %s && echo %s > %s/%s\n",
-                u.vendor.c_str(), u.library.c_str(), vendors.c_str(), vendors.c_str(), u.library.c_str(),
-                vendors.c_str(), u.icd_name.c_str());
+  if (!any_gpu)
+    for (const auto& u : find_unregistered_drivers(default_driver_dirs(), vendors))
+      std::printf("\nNo GPU found, but the %s OpenCL driver %s is installed without an ICD registration\n"
+                  "(no file in %s names it). Register it, as root, with:\n"
+                  "  mkdir -p %s && echo %s > %s/%s\n",
+                  u.vendor.c_str(), u.library.c_str(), vendors.c_str(), vendors.c_str(), u.library.c_str(),
+                  vendors.c_str(), u.icd_name.c_str());
+#ifdef D2Q9_HAVE_CUDA
+  std::printf("CUDA devices:\n");
+  const std::string no_driver = cuda_driver_unavailable_reason();
+  if (!no_driver.empty()) {
+    std::printf("  (none: %s)\n", no_driver.c_str());
+    return;
+  }
+  const auto cuda_devices = list_cuda_devices();
+  if (cuda_devices.empty()) std::printf("  (none found)\n");
+  for (const auto& d : cuda_devices)
+    std::printf("  %d: %s, compute capability %d.%d, %d multiprocessors, %.1f GiB\n", d.index, d.name.c_str(),
+                d.compute_major, d.compute_minor, d.multiprocessors, d.global_mem_bytes / 1073741824.0);
+#endif
+}
+
+void print_tuning_table(const LocalSizeChoice& choice) {
+  std::printf("Work-group size search on %s (%s, %s):\n", choice.solver->device_name().c_str(),
+              choice.solver->backend().c_str(), to_string(choice.solver->precision()));
+  std::printf("  %-10s %12s\n", "local size", "us per step");
+  for (const auto& r : choice.table) {
+    const std::string shape = std::to_string(r.local.x) + "x" + std::to_string(r.local.y);
+    if (r.seconds_per_step > 0)
+      std::printf("  %-10s %12.2f\n", shape.c_str(), r.seconds_per_step * 1e6);
+    else
+      std::printf("  %-10s %12s  (%s)\n", shape.c_str(), "-", r.note.c_str());
+  }
+  const LocalSize l = choice.solver->local_size();
+  std::printf("Chosen: %dx%d, cached in %s\n", l.x, l.y, tuning_cache_path().c_str());
 }
 
 std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, const ObstacleMask& mask) {
@@ -48,12 +81,37 @@ std::unique_ptr<Solver> make_solver(const Options& o, const Params& params, cons
     if (o.precision == Precision::Float) return std::make_unique<ReferenceSolver<float>>(params, mask);
     return std::make_unique<ReferenceSolver<double>>(params, mask);
   }
-  OpenCLOptions cl;
-  cl.device_index = o.device;
-  cl.local_size = o.local_size;
-  cl.precision = o.precision;
-  cl.kernels_dir = find_kernels_dir(o.kernels_dir);
-  return make_opencl_solver(params, mask, cl);
+  const KernelVariant variant = o.variant;  // auto is resolved by the solver, which knows the device
+  const std::string kernels_dir = find_kernels_dir(o.kernels_dir);
+  SolverFactory factory;
+  if (o.backend == "cuda") {
+#ifdef D2Q9_HAVE_CUDA
+    factory = [&](LocalSize local) {
+      CudaOptions cuda;
+      cuda.device_index = o.device;
+      cuda.local_size = local;
+      cuda.precision = o.precision;
+      cuda.variant = variant;
+      cuda.kernels_dir = kernels_dir;
+      return make_cuda_solver(params, mask, cuda);
+    };
+#else
+    throw DeviceError("this d2q9-bgk was built without the CUDA backend (configure it where the CUDA toolkit is installed)");
+#endif
+  } else {
+    factory = [&](LocalSize local) {
+      OpenCLOptions cl;
+      cl.device_index = o.device;
+      cl.local_size = local;
+      cl.precision = o.precision;
+      cl.variant = variant;
+      cl.kernels_dir = kernels_dir;
+      return make_opencl_solver(params, mask, cl);
+    };
+  }
+  LocalSizeChoice choice = choose_local_size(factory, params, o.local_size, o.tune, to_string(variant));
+  if (o.tune && !o.quiet) print_tuning_table(choice);
+  return std::move(choice.solver);
 }
 
 double seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; }
@@ -115,6 +173,7 @@ int run(const Options& o) {
   summary.backend = solver->backend();
   summary.precision = solver->precision();
   summary.local_size = solver->local_size();
+  summary.kernel_variant = solver->kernel_variant();
   summary.setup_s = setup_s;
   summary.elapsed_s = elapsed;
   summary.user_cpu_s = seconds(usage.ru_utime);

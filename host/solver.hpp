@@ -43,6 +43,8 @@ class Solver {
   virtual Precision precision() const = 0;
   // The work-group shape in use (reference: 1x1).
   virtual LocalSize local_size() const = 0;
+  // How steps are launched ("fused", ...; empty where that means nothing).
+  virtual std::string kernel_variant() const { return ""; }
   // Advances `steps` timesteps and appends one average velocity per step.
   virtual void run(int steps, std::vector<double>& av_vels) = 0;
   // Current distributions, structure of arrays: speed k of cell i at [k*cells + i].

@@ -16,8 +16,9 @@ void print_summary(std::FILE* out, const RunSummary& s) {
   std::fprintf(out, "Elapsed time:\t\t\t%.6lf (s)\n", s.elapsed_s);
   std::fprintf(out, "Elapsed user CPU time:\t\t%.6lf (s)\n", s.user_cpu_s);
   std::fprintf(out, "Elapsed system CPU time:\t%.6lf (s)\n", s.system_cpu_s);
-  std::fprintf(out, "Device:\t\t\t\t%s (%s, %s, local size %dx%d)\n", s.device.c_str(), s.backend.c_str(),
-               to_string(s.precision), s.local_size.x, s.local_size.y);
+  const std::string variant = s.kernel_variant.empty() ? "" : ", " + s.kernel_variant;
+  std::fprintf(out, "Device:\t\t\t\t%s (%s, %s, local size %dx%d%s)\n", s.device.c_str(), s.backend.c_str(),
+               to_string(s.precision), s.local_size.x, s.local_size.y, variant.c_str());
   std::fprintf(out, "MLUPS:\t\t\t\t%.2f\n", s.mlups());
 }
 
@@ -34,6 +35,7 @@ std::string summary_json(const RunSummary& s) {
   j["backend"] = s.backend;
   j["precision"] = to_string(s.precision);
   j["local_size"] = {s.local_size.x, s.local_size.y};
+  j["kernel_variant"] = s.kernel_variant;
   j["setup_s"] = s.setup_s;
   j["elapsed_s"] = s.elapsed_s;
   j["user_cpu_s"] = s.user_cpu_s;

@@ -16,6 +16,7 @@ struct RunSummary {
   std::string device, backend;
   Precision precision = Precision::Float;
   LocalSize local_size;
+  std::string kernel_variant;  // empty where the backend has none (reference)
   double setup_s = 0.0;    // solver construction: device, kernel build, upload
   double elapsed_s = 0.0;  // the time-step loop only, as stdout's "Elapsed time"
   double user_cpu_s = 0.0, system_cpu_s = 0.0;

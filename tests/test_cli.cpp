@@ -76,7 +76,7 @@ TEST_CASE("cli: --list-devices lists the OpenCL devices with an index") {
 
 TEST_CASE("cli: usage errors are one line and exit 2") {
   for (const char* args : {"", "only-one-file", "a b --precision half", "a b --local-size 12", "a b --local-size 0x4",
-                           "a b --device -1", "a b --device x", "a b --frobnicate", "a b --backend cuda7"}) {
+                           "a b --device -1", "a b --device x", "a b --frobnicate", "a b --kernel-variant fast", "a b --kernel-variant fused-x3", "a b --backend cuda7"}) {
     CAPTURE(args);
     const Result r = run_program(args);
     CHECK(r.status == 2);
@@ -187,4 +187,17 @@ TEST_CASE("cli: missing files, devices, local sizes, kernels, memory") {
   CHECK(r.err.find("more than the kernels' 32-bit indexing allows") != std::string::npos);
 
   CHECK(out.listing() == "");
+}
+
+TEST_CASE("cli: --tune prints the searched shapes and the choice") {
+  TempDir dir;
+  const auto pf = dir.write("in.params", kParams);
+  const auto of = dir.write("obs.dat", kObstacles);
+  TempDir out;
+  const Result r = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' --tune");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("Work-group size search on ") == 0);
+  CHECK(r.out.find("  32x1 ") != std::string::npos);
+  CHECK(r.out.find("Chosen: ") != std::string::npos);
+  CHECK(r.out.find("==done==") != std::string::npos);
 }

@@ -143,7 +143,8 @@ TEST_CASE("cli views: PNG, VTK and JSON of one run agree with final_state.dat an
     const auto ls = j["local_size"];
     const std::string device = j["device"].get<std::string>() + " (" + j["backend"].get<std::string>() + ", " +
                                j["precision"].get<std::string>() + ", local size " + std::to_string(ls[0].get<int>()) +
-                               "x" + std::to_string(ls[1].get<int>()) + ")";
+                               "x" + std::to_string(ls[1].get<int>()) + ", " +
+                               j["kernel_variant"].get<std::string>() + ")";
     CHECK(device == stdout_line(r.out, "Device:"));
     // The last line of av_vels.dat is the final average velocity.
     const std::string av = slurp(out.file("av_vels.dat"));

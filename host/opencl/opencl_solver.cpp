@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <sstream>
 
@@ -120,6 +121,7 @@ class OpenCLSolver final : public Solver {
   std::string device_name() const override { return device_name_; }
   Precision precision() const override { return precision_; }
   LocalSize local_size() const override { return local_; }
+  std::string kernel_variant() const override { return to_string(variant_); }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
@@ -134,6 +136,8 @@ class OpenCLSolver final : public Solver {
   LocalSize local_;
   std::string device_name_;
   std::size_t fluid_cells_;
+  KernelVariant variant_;
+  int rows_per_item_ = 1;
 
   cl::Device device_;
   cl::Context context_;
@@ -144,6 +148,7 @@ class OpenCLSolver final : public Solver {
   cl::Buffer partials_;
   cl::Kernel accelerate_[2];  // acting on cells_[0] / cells_[1]
   cl::Kernel collide_[2];     // reading cells_[0] / cells_[1]
+  cl::Kernel collide_x2_[2];  // two steps, reading cells_[0] / cells_[1]
   cl::NDRange global_, local_range_;
   int current_ = 0;  // which of cells_ holds the current state
   int num_groups_ = 0;
@@ -155,7 +160,8 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
     : params_(params),
       precision_(options.precision),
       real_size_(options.precision == Precision::Float ? sizeof(float) : sizeof(double)),
-      fluid_cells_(mask.fluid_cells()) {
+      fluid_cells_(mask.fluid_cells()),
+      variant_(options.variant) {
   check_index_range(params);
   const auto devices = all_devices();
   if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
@@ -165,6 +171,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
                       std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
   device_ = devices[index].device;
   device_name_ = device_.getInfo<CL_DEVICE_NAME>();
+  variant_ = resolve_kernel_variant(variant_, params, (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0);
   while (!device_name_.empty() && (device_name_.back() == '\0' || device_name_.back() == ' ')) device_name_.pop_back();
 
   if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
@@ -184,7 +191,9 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
   const std::size_t cells = params.cells();
   const std::size_t lattice_bytes = kSpeeds * cells * real_size_;
   const auto groups_x = (params.nx + local_.x - 1) / local_.x;
-  const auto groups_y = (params.ny + local_.y - 1) / local_.y;
+  rows_per_item_ = options.rows_per_item > 0 && variant_ != KernelVariant::FusedX2 ? options.rows_per_item
+                                                                                   : rows_per_item_for(params, variant_);
+  const auto groups_y = (params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_);
   num_groups_ = groups_x * groups_y;
   // Bounded memory for the per-step partial sums, however long the run.
   chunk_steps_ = options.max_chunk_steps > 0 ? options.max_chunk_steps
@@ -221,8 +230,14 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
       collide_[b].setArg(2, obstacles_);
       collide_[b].setArg(3, partials_);
       collide_[b].setArg(4, 0);
+      collide_[b].setArg(5, 0);
+      collide_x2_[b] = cl::Kernel(program_, "propagate_rebound_collide_x2");
+      for (cl_uint arg = 0; arg < 4; ++arg) collide_x2_[b].setArg(arg, arg == 0 ? cells_[b] : arg == 1 ? cells_[1 - b] : arg == 2 ? obstacles_ : partials_);
+      collide_x2_[b].setArg(4, 0);
+      collide_x2_[b].setArg(5, 0);
     }
-    const auto kernel_max = collide_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
+    const auto kernel_max = std::min(collide_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_),
+                                     collide_x2_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_));
     if (static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > kernel_max)
       throw DeviceError("local size " + shape + " is too large for propagate_rebound_collide on " + device_name_ +
                         " (at most " + std::to_string(kernel_max) + " work-items)");
@@ -237,7 +252,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
 void OpenCLSolver::build(const std::string& kernels_dir) {
   const std::string source = read_kernel_source(kernels_dir, kKernelFile);
   std::string flags = "-cl-std=CL1.2";
-  for (const auto& d : kernel_defines(params_, precision_, local_)) flags += " -D" + d;
+  for (const auto& d : kernel_defines(params_, precision_, local_, rows_per_item_)) flags += " -D" + d;
   program_ = cl::Program(context_, source);
   try {
     // Some drivers (PoCL) also print compiler diagnostics straight to stderr;
@@ -266,14 +281,24 @@ void OpenCLSolver::run(int steps, std::vector<double>& av_vels) {
     const cl::NDRange row(static_cast<std::size_t>(params_.nx));
     std::deque<PendingRead> pending;
     int half = 0;
+    // Fused: the first step's acceleration runs alone, each later one inside the
+    // step before it; the last step of the call leaves the state unaccelerated,
+    // so distributions() between calls sees the model's state.
+    const bool fused = variant_ != KernelVariant::Split;
+    if (fused && steps > 0) queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
     for (int done = 0; done < steps;) {
       const int n = std::min(chunk_steps_, steps - done);
       const int base = half * chunk_steps_ * num_groups_;
-      for (int t = 0; t < n; ++t) {
-        queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
-        collide_[current_].setArg(4, base + t * num_groups_);
-        queue_.enqueueNDRangeKernel(collide_[current_], cl::NullRange, global_, local_range_);
+      for (int t = 0; t < n;) {
+        const bool two = variant_ == KernelVariant::FusedX2 && t + 2 <= n;
+        const int advance = two ? 2 : 1;
+        cl::Kernel& k = two ? collide_x2_[current_] : collide_[current_];
+        if (!fused) queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, row, cl::NullRange);
+        k.setArg(4, base + t * num_groups_);
+        k.setArg(5, fused && done + t + advance < steps ? 1 : 0);
+        queue_.enqueueNDRangeKernel(k, cl::NullRange, global_, local_range_);
         current_ = 1 - current_;
+        t += advance;
       }
       // Read this half back while the device works on the other one.
       const std::size_t bytes = static_cast<std::size_t>(n) * num_groups_ * real_size_;
@@ -363,6 +388,10 @@ std::vector<OpenCLDeviceInfo> list_opencl_devices() {
       info.compute_units = fd.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
       info.global_mem_bytes = fd.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
       info.has_fp64 = fd.device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+      info.driver_version = fd.device.getInfo<CL_DRIVER_VERSION>();
+      info.opencl_version = fd.device.getInfo<CL_DEVICE_VERSION>();
+      for (auto* s : {&info.driver_version, &info.opencl_version})
+        while (!s->empty() && (s->back() == '\0' || s->back() == ' ')) s->pop_back();
       out.push_back(info);
     }
   } catch (const cl::Error& e) {
@@ -375,6 +404,42 @@ int default_opencl_device(const std::vector<OpenCLDeviceInfo>& devices) {
   for (const auto& d : devices)
     if (d.is_gpu) return d.index;
   return 0;
+}
+
+double measure_opencl_copy_bandwidth(const OpenCLOptions& options, std::size_t bytes) {
+  const auto devices = all_devices();
+  const int index = options.device_index < 0 ? default_opencl_device(list_opencl_devices()) : options.device_index;
+  if (devices.empty() || index >= static_cast<int>(devices.size()))
+    throw DeviceError("--device " + std::to_string(index) + " does not exist, see --list-devices");
+  const cl::Device device = devices[index].device;
+  bytes -= bytes % 16;
+  try {
+    cl::Context context(device);
+    cl::CommandQueue queue(context, device);
+    cl::Program program(context, read_kernel_source(options.kernels_dir, "bandwidth.cl"));
+    program.build({device}, "-cl-std=CL1.2");
+    cl::Kernel copy(program, "copy_float4");
+    cl::Buffer a(context, CL_MEM_READ_WRITE, bytes), b(context, CL_MEM_READ_WRITE, bytes);
+    queue.enqueueFillBuffer(a, 1.0f, 0, bytes);
+    copy.setArg(0, a);
+    copy.setArg(1, b);
+    const cl::NDRange global(bytes / 16);
+    for (int i = 0; i < 2; ++i) queue.enqueueNDRangeKernel(copy, cl::NullRange, global, cl::NullRange);
+    queue.finish();
+    // Best of several timed batches: the machine is shared and noisy.
+    double best = 0.0;
+    for (int batch = 0; batch < 5; ++batch) {
+      const int reps = 5;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < reps; ++i) queue.enqueueNDRangeKernel(copy, cl::NullRange, global, cl::NullRange);
+      queue.finish();
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::max(best, 2.0 * bytes * reps / t);
+    }
+    return best;
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "measuring copy bandwidth");
+  }
 }
 
 std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options) {

@@ -1,0 +1,51 @@
+// Maps the OpenCL C built-ins and qualifiers used by the kernels in cl/ onto
+// CUDA, so that NVRTC compiles the very same kernel files (the CUDA backend
+// prepends this header to each of them). Generic by design: it maps the
+// language, never particular kernels. A construct that cannot be shared gets
+// its difference here, not in a copy of a kernel.
+//
+// Rounding: the OpenCL build turns FP contraction off; the CUDA backend passes
+// NVRTC --fmad=false (and keeps IEEE division and square root) to match.
+#ifndef D2Q9_CUDA_PRELUDE_H
+#define D2Q9_CUDA_PRELUDE_H
+
+// Address-space and kernel qualifiers. CUDA's own keyword is __global__, so
+// OpenCL's __global (global memory) can simply vanish.
+#define __kernel extern "C" __global__
+#define __global
+#define __local __shared__
+#define __private
+#define restrict __restrict__
+
+// OpenCL C scalar type names (size_t is built into both).
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+
+// Work-item functions: OpenCL's NDRange maps onto CUDA's grid of blocks, with
+// a work-group being a thread block.
+__device__ __forceinline__ size_t cl_dim3_component(const uint3 v, const unsigned dim) {
+  return dim == 0 ? v.x : dim == 1 ? v.y : dim == 2 ? v.z : 0;
+}
+__device__ __forceinline__ size_t cl_dim3_component(const dim3 v, const unsigned dim) {
+  return dim == 0 ? v.x : dim == 1 ? v.y : dim == 2 ? v.z : 1;
+}
+__device__ __forceinline__ size_t get_local_id(const unsigned dim) { return cl_dim3_component(threadIdx, dim); }
+__device__ __forceinline__ size_t get_group_id(const unsigned dim) { return cl_dim3_component(blockIdx, dim); }
+__device__ __forceinline__ size_t get_local_size(const unsigned dim) { return cl_dim3_component(blockDim, dim); }
+__device__ __forceinline__ size_t get_num_groups(const unsigned dim) { return cl_dim3_component(gridDim, dim); }
+__device__ __forceinline__ size_t get_global_id(const unsigned dim) {
+  return get_group_id(dim) * get_local_size(dim) + get_local_id(dim);
+}
+__device__ __forceinline__ size_t get_global_size(const unsigned dim) {
+  return get_num_groups(dim) * get_local_size(dim);
+}
+
+// Synchronisation: a work-group barrier is a block barrier, which also orders
+// the block's global and shared memory accesses.
+#define CLK_LOCAL_MEM_FENCE 1
+#define CLK_GLOBAL_MEM_FENCE 2
+#define barrier(flags) __syncthreads()
+
+#endif  // D2Q9_CUDA_PRELUDE_H

@@ -1,0 +1,434 @@
+// The CUDA backend: the shared kernels through NVRTC (runs in CI, which has
+// the toolkit but no GPU), and the backend against the serial reference and
+// the OpenCL backend (needs an NVIDIA GPU; skipped with a message without one).
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+
+#include "compare.hpp"
+#include "cuda/cuda_driver.hpp"
+#include "cuda/cuda_solver.hpp"
+#include "cuda/nvrtc_compile.hpp"
+#include "helpers.hpp"
+#include "kernel_source.hpp"
+#include "opencl/opencl_solver.hpp"
+#include "reference/reference_solver.hpp"
+
+using namespace d2q9;
+using d2q9::test::max_relative_difference;
+using d2q9::test::slurp;
+using d2q9::test::TempDir;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Why the tests that run kernels cannot run here; empty when a device exists.
+std::string no_cuda_device_reason() {
+  const std::string why = cuda_driver_unavailable_reason();
+  if (!why.empty()) return why;
+  if (list_cuda_devices().empty()) return "the CUDA driver reports no device";
+  return {};
+}
+
+// doctest has no run-time skip: say so loudly and leave the test case.
+#define SKIP_WITHOUT_CUDA_DEVICE()                                                     \
+  if (const std::string why_skipped = no_cuda_device_reason(); !why_skipped.empty()) { \
+    MESSAGE("SKIPPED (needs an NVIDIA GPU): " << why_skipped);                         \
+    return;                                                                            \
+  }
+
+struct RunOutput {
+  std::vector<double> av_vels;
+  std::vector<double> f;
+};
+
+RunOutput run(Solver& s, int steps) {
+  RunOutput out;
+  s.run(steps, out.av_vels);
+  out.f = s.distributions();
+  return out;
+}
+
+RunOutput reference(const Params& p, const ObstacleMask& m, Precision precision) {
+  if (precision == Precision::Float) {
+    ReferenceSolver<float> s(p, m);
+    return run(s, p.max_iters);
+  }
+  ReferenceSolver<double> s(p, m);
+  return run(s, p.max_iters);
+}
+
+CudaOptions options(Precision precision, LocalSize local) {
+  CudaOptions o;
+  o.precision = precision;
+  o.local_size = local;
+  o.kernels_dir = D2Q9_KERNELS_DIR;
+  return o;
+}
+
+struct Result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+Result run_program(const std::string& args) {
+  TempDir io;
+  const std::string cmd = std::string("'") + D2Q9_EXE + "' " + args + " >'" + io.file("out") + "' 2>'" +
+                          io.file("err") + "' </dev/null";
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// A kernels directory holding the real prelude and the given kernel file.
+void write_kernels_dir(const TempDir& dir, const std::string& kernel_source) {
+  dir.write(kCudaPreludeFile, slurp(std::string(D2Q9_KERNELS_DIR "/") + kCudaPreludeFile));
+  dir.write(kKernelFile, kernel_source);
+}
+
+}  // namespace
+
+TEST_CASE("CUDA: NVRTC compiles the shared kernels to PTX for sm_90, with every entry point") {
+  MESSAGE("compiling with " << nvrtc_version());
+  const Params p = d2q9::test::make_params(128, 64, 10);
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    for (LocalSize local : {LocalSize{128, 1}, LocalSize{16, 4}, LocalSize{5, 3}, LocalSize{1, 1}}) {
+      CAPTURE(to_string(precision));
+      CAPTURE(local.x);
+      CAPTURE(local.y);
+      const CompiledKernels k =
+          compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(p, precision, local), NvrtcTarget{9, 0, false});
+      const std::string& ptx = k.image;
+      CHECK(contains(ptx, ".target sm_90"));
+      CHECK(count_of(ptx, ".entry accelerate_flow(") == 1);
+      CHECK(count_of(ptx, ".entry propagate_rebound_collide(") == 1);
+      CHECK(count_of(ptx, ".entry propagate_rebound_collide_x2(") == 1);
+      CHECK(count_of(ptx, ".entry ") == 3);
+      // The defines reached the compiler: the reduction's shared array has one value per work-item.
+      const std::size_t real_size = precision == Precision::Float ? 4 : 8;
+      CHECK(contains(ptx, "local_speed[" + std::to_string(local.x * local.y * real_size) + "]"));
+      // Rounding as in OpenCL with FP_CONTRACT OFF and the reference: no fused
+      // multiply-adds, IEEE-rounded division and square root.
+      const std::string type = precision == Precision::Float ? "f32" : "f64";
+      CHECK(!contains(ptx, "fma."));
+      CHECK(!contains(ptx, ".approx"));
+      CHECK(contains(ptx, "div.rn." + type));
+      CHECK(contains(ptx, "sqrt.rn." + type));
+      CHECK(contains(k.options, "--fmad=false"));
+    }
+  }
+}
+
+TEST_CASE("CUDA: NVRTC builds a CUBIN for sm_90 holding both kernels") {
+  const Params p = d2q9::test::make_params(1024, 1024, 10, 0.01);
+  const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile,
+                                                  kernel_defines(p, Precision::Float, LocalSize{128, 1}), NvrtcTarget{9, 0, true});
+  REQUIRE(k.image.size() > 4);
+  CHECK(k.image.compare(0, 4, "\x7f" "ELF") == 0);
+  CHECK(contains(k.image, "accelerate_flow"));
+  CHECK(contains(k.image, "propagate_rebound_collide"));
+  const auto archs = nvrtc_supported_architectures();
+  CHECK(std::find(archs.begin(), archs.end(), 90) != archs.end());
+}
+
+TEST_CASE("CUDA: the prelude maps OpenCL C built-ins, not particular kernels") {
+  TempDir dir;
+  write_kernels_dir(dir,
+                    "__kernel void probe(__global uint* restrict out, __global const uchar* restrict in) {\n"
+                    "  __local uint tile[64];\n"
+                    "  const size_t i = get_global_id(0) + get_global_id(1) * get_global_size(0);\n"
+                    "  tile[get_local_id(0) + get_local_id(1) * get_local_size(0)] =\n"
+                    "      in[i] + (uint)(get_group_id(0) + get_num_groups(1) + get_local_size(1));\n"
+                    "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+                    "  out[i] = tile[0] + (ushort)1 + (ulong)2;\n"
+                    "}\n");
+  const CompiledKernels k = compile_kernels_nvrtc(dir.path, kKernelFile, {}, NvrtcTarget{9, 0, false});
+  CHECK(count_of(k.image, ".entry probe(") == 1);
+  CHECK(contains(k.image, "bar.sync"));
+  CHECK(contains(k.image, "%ctaid.x"));
+  CHECK(contains(k.image, "%nctaid.y"));
+  CHECK(contains(k.image, "%ntid.x"));
+}
+
+TEST_CASE("CUDA: a kernel that does not compile is reported with NVRTC's log") {
+  const Params p = d2q9::test::make_params(16, 16, 1);
+  const auto defines = kernel_defines(p, Precision::Float, LocalSize{16, 1});
+  TempDir broken;
+  write_kernels_dir(broken, "__kernel void accelerate_flow(__global float* c) {\n  this is not C;\n}\n");
+  std::string message;
+  try {
+    compile_kernels_nvrtc(broken.path, kKernelFile, defines, NvrtcTarget{9, 0, false});
+  } catch (const DeviceError& e) {
+    message = e.what();
+  }
+  CHECK(message.rfind(broken.path + "/d2q9_bgk.cl: kernel build failed for CUDA compute_90", 0) == 0);
+  const auto log_at = message.find("build log:\n");
+  REQUIRE(log_at != std::string::npos);
+  // The log names the kernel file and its own line (the prelude is not counted).
+  CHECK(contains(message.substr(log_at), broken.path + "/d2q9_bgk.cl(2)"));
+  CHECK(contains(message.substr(log_at), "error"));
+
+  TempDir no_prelude;
+  no_prelude.write(kKernelFile, slurp(std::string(D2Q9_KERNELS_DIR "/") + kKernelFile));
+  CHECK_THROWS_WITH_AS(compile_kernels_nvrtc(no_prelude.path, kKernelFile, defines, NvrtcTarget{9, 0, false}),
+                       (no_prelude.path + "/cuda_prelude.h: cannot open kernel source").c_str(), DeviceError);
+}
+
+TEST_CASE("CUDA: the command line lists CUDA devices and runs --backend cuda, or says why it cannot") {
+  const Result list = run_program("--list-devices");
+  CHECK(list.status == 0);
+  const auto opencl_at = list.out.find("OpenCL devices:\n");
+  const auto cuda_at = list.out.find("CUDA devices:\n");
+  REQUIRE(cuda_at != std::string::npos);
+  CHECK(opencl_at < cuda_at);
+
+  TempDir dir;
+  const auto pf = dir.write("in.params", "12\n10\n40\n10\n0.1\n0.02\n1.7\n");
+  const auto of = dir.write("obs.dat", "0 0 1\n5 5 1\n11 9 1\n");
+  TempDir out;
+  const std::string files = "'" + pf + "' '" + of + "' -o '" + out.path + "' --backend cuda ";
+  TempDir broken;
+  write_kernels_dir(broken, "__kernel void accelerate_flow(__global float* c) { this is not C; }\n");
+
+  const std::string why = no_cuda_device_reason();
+  if (!why.empty()) {
+    MESSAGE("no CUDA device (" << why << "): checking the clean refusal instead of a run");
+    CHECK(contains(list.out.substr(cuda_at), "  (none: "));
+    const Result r = run_program(files);
+    CHECK(r.status == 1);
+    CHECK(r.out == "");
+    CHECK(r.err == "error: " + why + "\n");
+    CHECK(out.listing() == "");
+    return;
+  }
+  CHECK(contains(list.out.substr(cuda_at), "  0: "));
+  CHECK(contains(list.out.substr(cuda_at), "compute capability"));
+
+  const Result r = run_program(files + "--precision double");
+  REQUIRE(r.status == 0);
+  CHECK(r.err == "");
+  CHECK(contains(r.out, "==done==\n"));
+  CHECK(contains(r.out, " (cuda, double, local size 16x1, fused-x2)\n"));
+  CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\n");
+  CHECK(count_lines(slurp(out.file("av_vels.dat"))) == 40);
+  CHECK(count_lines(slurp(out.file("final_state.dat"))) == 120);
+
+  TempDir out2;
+  const std::string files2 = "'" + pf + "' '" + of + "' -o '" + out2.path + "' --backend cuda ";
+  Result bad = run_program(files2 + "--kernels-dir '" + broken.path + "'");
+  CHECK(bad.status == 1);
+  CHECK(bad.err.rfind("error: " + broken.path + "/d2q9_bgk.cl: kernel build failed for CUDA ", 0) == 0);
+  CHECK(contains(bad.err, "build log:\n"));
+  bad = run_program(files2 + "--device 99");
+  CHECK(bad.status == 1);
+  CHECK(bad.err.rfind("error: --device 99 does not exist: there are ", 0) == 0);
+  CHECK(count_lines(bad.err) == 1);
+  bad = run_program(files2 + "--local-size 100000x1");
+  CHECK(bad.err.rfind("error: local size 100000x1 is not valid on ", 0) == 0);
+  CHECK(count_lines(bad.err) == 1);
+  CHECK(out2.listing() == "");
+}
+
+TEST_CASE("CUDA matches the reference on small grids with obstacles") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Params p = d2q9::test::make_params(23, 17, 300, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    const RunOutput ref = reference(p, m, precision);
+    REQUIRE(ref.av_vels.back() > 1e-4);
+    const double tol = precision == Precision::Float ? 2e-4 : 1e-11;
+    for (LocalSize local : {LocalSize{1, 1}, LocalSize{8, 1}, LocalSize{16, 4}, LocalSize{5, 3}, LocalSize{32, 2},
+                            LocalSize{64, 1}}) {
+      CAPTURE(to_string(precision));
+      CAPTURE(local.x);
+      CAPTURE(local.y);
+      auto solver = make_cuda_solver(p, m, options(precision, local));
+      CHECK(solver->backend() == "cuda");
+      CHECK(solver->local_size().x == local.x);
+      CHECK(solver->local_size().y == local.y);
+      const RunOutput got = run(*solver, p.max_iters);
+      CHECK(cuda_launch_mode(*solver) == "graphs");
+      REQUIRE(got.av_vels.size() == ref.av_vels.size());
+      CHECK(max_relative_difference(got.av_vels, ref.av_vels, 1e-6) < tol);
+      CHECK(max_relative_difference(got.f, ref.f, 1e-6) < tol);
+    }
+  }
+}
+
+TEST_CASE("CUDA matches the reference on the open channel shape (no bottom wall)") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  Params p = d2q9::test::make_params(16, 32, 200, 0.01);
+  ObstacleMask m(16, 32);
+  for (int y = 0; y < 32; ++y) m.blocked[y * 16] = m.blocked[15 + y * 16] = 1;
+  for (int x = 0; x < 16; ++x) m.blocked[x + 15 * 16] = 1;
+  const RunOutput ref = reference(p, m, Precision::Double);
+  auto solver = make_cuda_solver(p, m, options(Precision::Double, LocalSize{}));
+  const RunOutput got = run(*solver, p.max_iters);
+  CHECK(max_relative_difference(got.av_vels, ref.av_vels, 1e-9) < 1e-11);
+  CHECK(max_relative_difference(got.f, ref.f, 1e-9) < 1e-11);
+}
+
+TEST_CASE("CUDA: runs split into pieces and small partial-sum chunks give the same answer") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Params p = d2q9::test::make_params(20, 12, 50, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(to_string(precision));
+    auto whole = make_cuda_solver(p, m, options(precision, LocalSize{4, 4}));
+    const RunOutput a = run(*whole, 50);
+
+    CudaOptions o = options(precision, LocalSize{4, 4});
+    o.max_chunk_steps = 3;  // forces many read-backs and both buffer parities at chunk starts
+    auto pieces = make_cuda_solver(p, m, o);
+    RunOutput b;
+    for (int steps : {7, 1, 13, 6, 23}) pieces->run(steps, b.av_vels);
+    b.f = pieces->distributions();
+    CHECK(cuda_launch_mode(*pieces) == "graphs");
+    CHECK(b.av_vels == a.av_vels);
+    CHECK(b.f == a.f);
+  }
+}
+
+TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kernels, give bit-identical results") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(to_string(precision));
+    CudaOptions plain_split = options(precision, LocalSize{8, 2});
+    plain_split.variant = KernelVariant::Split;
+    plain_split.use_graphs = false;
+    auto a = make_cuda_solver(p, m, plain_split);
+    const RunOutput ra = run(*a, 120);
+    CHECK(cuda_launch_mode(*a) == "plain launches (graphs turned off)");
+
+    for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2}) {
+      for (bool graphs : {true, false}) {
+        CAPTURE(to_string(variant));
+        CAPTURE(graphs);
+        CudaOptions o = options(precision, LocalSize{8, 2});
+        o.variant = variant;
+        o.use_graphs = graphs;
+        o.max_chunk_steps = 15;  // odd: two-step launches meet single-step remainders
+        auto b = make_cuda_solver(p, m, o);
+        RunOutput rb;
+        b->run(51, rb.av_vels);  // in pieces, so the unaccelerated hand-over between calls is covered
+        b->run(69, rb.av_vels);
+        rb.f = b->distributions();
+        CHECK(cuda_launch_mode(*b) == (graphs ? "graphs" : "plain launches (graphs turned off)"));
+        CHECK(ra.av_vels == rb.av_vels);
+        CHECK(ra.f == rb.f);
+      }
+    }
+  }
+}
+
+TEST_CASE("CUDA: a run resumed from its distributions in a new solver continues identically") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Params p = d2q9::test::make_params(20, 12, 60, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(to_string(precision));
+    auto whole = make_cuda_solver(p, m, options(precision, LocalSize{8, 2}));
+    const RunOutput a = run(*whole, 60);
+
+    auto first = make_cuda_solver(p, m, options(precision, LocalSize{8, 2}));
+    RunOutput b;
+    first->run(25, b.av_vels);
+    auto second = make_cuda_solver(p, m, options(precision, LocalSize{8, 2}));
+    second->load_distributions(first->distributions());
+    second->run(35, b.av_vels);
+    b.f = second->distributions();
+    CHECK(b.av_vels == a.av_vels);
+    CHECK(b.f == a.f);
+  }
+}
+
+TEST_CASE("CUDA and OpenCL give the same flow on the same device's problem") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  // Double precision on a small grid: both backends run the same kernel text
+  // with the same rounding, so they agree with each other as with the reference.
+  const Params p = d2q9::test::make_params(33, 21, 200, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  if (list_opencl_devices().empty()) {
+    MESSAGE("SKIPPED: no OpenCL device to compare with");
+    return;
+  }
+  auto cuda = make_cuda_solver(p, m, options(Precision::Double, LocalSize{16, 2}));
+  OpenCLOptions cl;
+  cl.precision = Precision::Double;
+  cl.local_size = LocalSize{16, 2};
+  cl.kernels_dir = D2Q9_KERNELS_DIR;
+  auto opencl = make_opencl_solver(p, m, cl);
+  const RunOutput a = run(*cuda, p.max_iters), b = run(*opencl, p.max_iters);
+  CHECK(max_relative_difference(a.av_vels, b.av_vels, 1e-9) < 1e-12);
+  CHECK(max_relative_difference(a.f, b.f, 1e-9) < 1e-12);
+}
+
+TEST_CASE("CUDA rejects local sizes and devices it cannot use") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Params p = d2q9::test::make_params(16, 16, 1);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  CHECK_THROWS_AS(make_cuda_solver(p, m, options(Precision::Float, LocalSize{1 << 20, 1})), DeviceError);
+  CHECK_THROWS_AS(make_cuda_solver(p, m, options(Precision::Float, LocalSize{4096, 4096})), DeviceError);
+  CudaOptions o = options(Precision::Float, LocalSize{});
+  o.device_index = 99;
+  CHECK_THROWS_WITH_AS(make_cuda_solver(p, m, o),
+                       doctest::Contains("--device 99 does not exist: there are "), DeviceError);
+  // After the refusals, the device still works.
+  auto ok = make_cuda_solver(p, m, options(Precision::Float, LocalSize{}));
+  CHECK(ok->local_size().x == 16);
+  std::vector<double> av;
+  ok->run(3, av);
+  CHECK(av.size() == 3);
+}
+
+TEST_CASE("CUDA: the four coursework problems agree with the OpenCL backend within the coursework tolerance") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  // The GPU is looked up by the program itself, not in this process: on some
+  // machines a process that has opened NVIDIA's OpenCL hides it from its children.
+  const Result list = run_program("--list-devices");
+  REQUIRE(list.status == 0);
+  std::istringstream lines(list.out.substr(0, list.out.find("CUDA devices:")));
+  std::string opencl_gpu;
+  for (std::string line; std::getline(lines, line) && opencl_gpu.empty();)
+    if (contains(line, " [GPU] ")) opencl_gpu = line.substr(line.find_first_not_of(' '), line.find(':') - 2);
+  if (opencl_gpu.empty()) {
+    MESSAGE("SKIPPED: OpenCL has no GPU here, and the full problems would take many minutes on a CPU:\n" << list.out);
+    return;
+  }
+  const std::string opencl_device = "--device " + opencl_gpu + " ";
+  for (const std::string size : {"128x128", "128x256", "256x256", "1024x1024"}) {
+    CAPTURE(size);
+    const std::string inputs = "'" D2Q9_SOURCE_DIR "/inputs/input_" + size + ".params' '" D2Q9_SOURCE_DIR
+                               "/inputs/obstacles_" + size + ".dat' ";
+    TempDir cuda_out, opencl_out;
+    const Result c = run_program(inputs + "--backend cuda -o '" + cuda_out.path + "'");
+    const Result o = run_program(inputs + "--backend opencl " + opencl_device + "-o '" + opencl_out.path + "'");
+    REQUIRE_MESSAGE(c.status == 0, c.err);
+    REQUIRE_MESSAGE(o.status == 0, o.err);
+    MESSAGE(size << " cuda:   " << c.out.substr(c.out.find("Elapsed time")));
+    MESSAGE(size << " opencl: " << o.out.substr(o.out.find("Elapsed time")));
+    std::string differences;
+    for (const auto& d : compare_outputs(opencl_out.path, cuda_out.path, 0.01)) {
+      CAPTURE(d.name);
+      CAPTURE(d.value);
+      CHECK(d.passed);
+      char value[32];
+      std::snprintf(value, sizeof value, "%.3e", d.value);
+      differences += "\n  " + d.name + ": " + value;
+    }
+    MESSAGE(size << " cuda vs opencl, measure against tolerance 0.01:" << differences);
+  }
+}
