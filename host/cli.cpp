@@ -31,7 +31,12 @@ po::options_description visible_options() {
     ("slab-rows", po::value<std::string>(),
      "under mpirun with several ranks: rows of each rank's slab, bottom to top, e.g. 12,17,1 (default: an even "
      "split in whole work-group rows)")
-    ("quiet,q", "print only errors");
+    ("quiet,q", "print only errors (and no progress line)")
+    ("png", po::value<std::string>(), "picture of the final speed |u| (default: final_state.png in the output directory)")
+    ("no-png", "write no picture")
+    ("snapshot-every", po::value<std::string>(), "also write a picture every N steps, snapshot_<step>.png in the output directory")
+    ("vtk", po::value<std::string>(), "final state as legacy VTK image data (FILE.vtk) for ParaView")
+    ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON");
   // clang-format on
   return desc;
 }
@@ -117,6 +122,24 @@ Options parse_command_line(int argc, const char* const argv[]) {
     }
     if (o.slab_rows.empty()) throw UsageError("--slab-rows needs a comma-separated list of row counts");
   }
+
+  for (const char* name : {"png", "vtk", "summary-json"})
+    if (vm.count(name) && vm[name].as<std::string>().empty())
+      throw UsageError(std::string("--") + name + " needs a file name");
+  o.no_png = vm.count("no-png") > 0;
+  if (vm.count("png")) o.png_file = vm["png"].as<std::string>();
+  if (o.no_png && !o.png_file.empty()) throw UsageError("--png and --no-png contradict each other");
+  if (vm.count("snapshot-every")) {
+    o.snapshot_every = parse_non_negative(vm["snapshot-every"].as<std::string>(), "--snapshot-every");
+    if (o.snapshot_every < 1) throw UsageError("--snapshot-every must be at least 1, got '0'");
+  }
+  if (vm.count("vtk")) {
+    o.vtk_file = vm["vtk"].as<std::string>();
+    // ParaView chooses its reader by extension, and this is the legacy format.
+    if (o.vtk_file.size() < 5 || o.vtk_file.compare(o.vtk_file.size() - 4, 4, ".vtk") != 0)
+      throw UsageError("--vtk writes legacy VTK: the file name must end in .vtk, got '" + o.vtk_file + "'");
+  }
+  if (vm.count("summary-json")) o.summary_json_file = vm["summary-json"].as<std::string>();
   return o;
 }
 

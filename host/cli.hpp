@@ -31,6 +31,12 @@ struct Options {
   KernelVariant variant = KernelVariant::Auto;
   bool tune = false;            // --tune: search work-group sizes afresh
   std::vector<int> slab_rows;   // --slab-rows: rows per MPI rank, bottom to top (empty: even split)
+  // Pictures and other views of the result (host/picture.*, vtk_output.*, summary.*).
+  std::string png_file;  // empty: final_state.png in output_dir, unless no_png
+  bool no_png = false;
+  int snapshot_every = 0;  // 0: no snapshots
+  std::string vtk_file;
+  std::string summary_json_file;
 };
 
 // Throws UsageError with a one-line message for anything malformed.

@@ -3,21 +3,29 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
+#include "driver_check.hpp"
+#include "extra_outputs.hpp"
 #ifdef D2Q9_HAVE_CUDA
 #include "cuda/cuda_driver.hpp"
 #include "cuda/cuda_solver.hpp"
 #endif
 #include "kernel_source.hpp"
+#include "opencl/device_table.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "output.hpp"
+#include "picture.hpp"
 #include "problem.hpp"
 #include "reference/reference_solver.hpp"
+#include "step_loop.hpp"
+#include "summary.hpp"
+#include "vtk_output.hpp"
 #include "tuning.hpp"
 #ifdef D2Q9_WITH_MPI
 #include "mpi/mpi_driver.hpp"
@@ -31,9 +39,16 @@ void print_devices() {
   const auto devices = list_opencl_devices();
   std::printf("OpenCL devices:\n");
   if (devices.empty()) std::printf("  (none found: install an OpenCL driver, e.g. pocl-opencl-icd)\n");
-  for (const auto& d : devices)
-    std::printf("  %d: %s [%s] on %s, %u compute units, %.1f GiB%s\n", d.index, d.name.c_str(), d.type.c_str(),
-                d.platform.c_str(), d.compute_units, d.global_mem_bytes / 1073741824.0, d.has_fp64 ? ", fp64" : "");
+  else print_device_table(stdout, devices, default_opencl_device(devices));
+  const bool any_gpu = std::any_of(devices.begin(), devices.end(), [](const auto& d) { return d.is_gpu; });
+  const std::string vendors = default_vendors_dir();
+  if (!any_gpu)
+    for (const auto& u : find_unregistered_drivers(default_driver_dirs(), vendors))
+      std::printf("\nNo GPU found, but the %s OpenCL driver %s is installed without an ICD registration\n"
+                  "(no file in %s names it). Register it, as root, with:\n"
+                  "  mkdir -p %s && echo %s > %s/%s\n",
+                  u.vendor.c_str(), u.library.c_str(), vendors.c_str(), vendors.c_str(), u.library.c_str(),
+                  vendors.c_str(), u.icd_name.c_str());
 #ifdef D2Q9_HAVE_CUDA
   std::printf("CUDA devices:\n");
   const std::string no_driver = cuda_driver_unavailable_reason();
@@ -114,38 +129,68 @@ int run(const Options& o) {
   const Params params = read_params(o.param_file);
   const ObstacleMask mask = read_obstacles(o.obstacle_file, params);
   check_output_dir(o.output_dir);
+  const ExtraOutputs extra = plan_extra_outputs(o, params.max_iters);
+  const auto setup_tic = std::chrono::steady_clock::now();
   auto solver = make_solver(o, params, mask);
+  const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_tic).count();
 
   std::vector<double> av_vels;
   av_vels.reserve(params.max_iters);
-  const auto tic = std::chrono::steady_clock::now();
-  solver->run(params.max_iters, av_vels);
-  const auto toc = std::chrono::steady_clock::now();
-  const double elapsed = std::chrono::duration<double>(toc - tic).count();
+  ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet);
+  StepLoopHooks hooks;
+  hooks.progress = &progress;
+  hooks.snapshot_every = extra.snapshot_every;
+  hooks.snapshot = [&](int step) {
+    const std::string path = snapshot_path(extra.snapshot_dir, step, params.max_iters);
+    AtomicFile frame(path);
+    write_png(frame.get(), render_speed_picture(params, mask, solver->distributions(), "step " + std::to_string(step)),
+              path);
+    frame.commit();
+  };
+  const double elapsed = run_steps(*solver, params.max_iters, av_vels, hooks);
   const std::vector<double> f = solver->distributions();
 
-  // Both files are complete before either replaces an older one.
+  // Every file is complete before any replaces an older one.
   AtomicFile av_file(o.output_dir + "/av_vels.dat");
   AtomicFile state_file(o.output_dir + "/final_state.dat");
   write_av_vels(av_file.get(), av_vels);
   write_final_state(state_file.get(), params, mask, f);
+  std::vector<std::unique_ptr<AtomicFile>> views;
+  if (!extra.png.empty()) {
+    views.push_back(std::make_unique<AtomicFile>(extra.png));
+    write_png(views.back()->get(), render_speed_picture(params, mask, f), extra.png);
+  }
+  if (!extra.vtk.empty()) {
+    views.push_back(std::make_unique<AtomicFile>(extra.vtk));
+    write_vtk(views.back()->get(), params, mask, f);
+  }
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  RunSummary summary;
+  summary.param_file = o.param_file;
+  summary.obstacle_file = o.obstacle_file;
+  summary.params = params;
+  summary.fluid_cells = mask.fluid_cells();
+  summary.device = solver->device_name();
+  summary.backend = solver->backend();
+  summary.precision = solver->precision();
+  summary.local_size = solver->local_size();
+  summary.kernel_variant = solver->kernel_variant();
+  summary.setup_s = setup_s;
+  summary.elapsed_s = elapsed;
+  summary.user_cpu_s = seconds(usage.ru_utime);
+  summary.system_cpu_s = seconds(usage.ru_stime);
+  summary.final_average_velocity = av_vels.back();
+  if (!extra.summary_json.empty()) {
+    views.push_back(std::make_unique<AtomicFile>(extra.summary_json));
+    std::fputs(summary_json(summary).c_str(), views.back()->get());
+  }
+
   av_file.commit();
   state_file.commit();
-
-  if (!o.quiet) {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    const LocalSize ls = solver->local_size();
-    std::printf("==done==\n");
-    std::printf("Reynolds number:\t\t%.12E\n", reynolds_number(params, av_vels.back()));
-    std::printf("Elapsed time:\t\t\t%.6lf (s)\n", elapsed);
-    std::printf("Elapsed user CPU time:\t\t%.6lf (s)\n", seconds(usage.ru_utime));
-    std::printf("Elapsed system CPU time:\t%.6lf (s)\n", seconds(usage.ru_stime));
-    const std::string variant = solver->kernel_variant().empty() ? "" : ", " + solver->kernel_variant();
-    std::printf("Device:\t\t\t\t%s (%s, %s, local size %dx%d%s)\n", solver->device_name().c_str(),
-                solver->backend().c_str(), to_string(solver->precision()), ls.x, ls.y, variant.c_str());
-    std::printf("MLUPS:\t\t\t\t%.2f\n", static_cast<double>(params.cells()) * params.max_iters / elapsed / 1e6);
-  }
+  for (auto& view : views) view->commit();
+  if (!o.quiet) print_summary(stdout, summary);
   return 0;
 }
 

@@ -11,5 +11,5 @@ $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev \
-  libopenmpi-dev openmpi-bin >/dev/null
+  libpng-dev bsdutils libopenmpi-dev openmpi-bin >/dev/null
 echo "install-deps: done"
