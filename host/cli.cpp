@@ -21,6 +21,8 @@ po::options_description visible_options() {
     ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
+    ("checkpoint-every", po::value<std::string>(), "write the run's state to checkpoint.d2q9 in the output directory every N steps")
+    ("restart", po::value<std::string>(), "continue the run saved in this checkpoint file")
     ("quiet,q", "print only errors");
   // clang-format on
   return desc;
@@ -93,6 +95,11 @@ Options parse_command_line(int argc, const char* const argv[]) {
     o.precision = Precision::Double;
   else
     throw UsageError("--precision must be float or double, got '" + precision + "'");
+  if (vm.count("checkpoint-every")) {
+    o.checkpoint_every = parse_non_negative(vm["checkpoint-every"].as<std::string>(), "--checkpoint-every");
+    if (o.checkpoint_every == 0) throw UsageError("--checkpoint-every must be at least 1");
+  }
+  if (vm.count("restart")) o.restart_file = vm["restart"].as<std::string>();
   return o;
 }
 

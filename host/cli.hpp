@@ -26,6 +26,8 @@ struct Options {
   std::string output_dir = ".";
   std::string kernels_dir;
   Precision precision = Precision::Float;
+  int checkpoint_every = 0;  // 0: no checkpoints
+  std::string restart_file;  // empty: start from rest
 };
 
 // Throws UsageError with a one-line message for anything malformed.

@@ -10,10 +10,13 @@
 
 #include "cli.hpp"
 #include "kernel_source.hpp"
+#include "limits.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "output.hpp"
 #include "problem.hpp"
 #include "reference/reference_solver.hpp"
+#include "run_loop.hpp"
+#include "stability.hpp"
 
 using namespace d2q9;
 
@@ -53,15 +56,25 @@ int run(const Options& o) {
   const Params params = read_params(o.param_file);
   const ObstacleMask mask = read_obstacles(o.obstacle_file, params);
   check_output_dir(o.output_dir);
+  check_host_memory(params, o.backend == "reference", o.precision, o.checkpoint_every > 0);
+  Checkpoint restart;
+  if (!o.restart_file.empty())
+    restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
   auto solver = make_solver(o, params, mask);
+  if (!o.restart_file.empty()) solver->load_distributions(restart.f);
 
-  std::vector<double> av_vels;
+  std::vector<double> av_vels = std::move(restart.av_vels);
+  const int first_step = static_cast<int>(av_vels.size());
   av_vels.reserve(params.max_iters);
+  RunLoopOptions loop;
+  loop.checkpoint_every = o.checkpoint_every;
+  loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
   const auto tic = std::chrono::steady_clock::now();
-  solver->run(params.max_iters, av_vels);
+  const bool wrote_checkpoint = run_steps(*solver, params, mask, av_vels, loop);
   const auto toc = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(toc - tic).count();
   const std::vector<double> f = solver->distributions();
+  check_distributions(params, mask, f, av_vels.size() - 1);
 
   // Both files are complete before either replaces an older one.
   AtomicFile av_file(o.output_dir + "/av_vels.dat");
@@ -70,6 +83,8 @@ int run(const Options& o) {
   write_final_state(state_file.get(), params, mask, f);
   av_file.commit();
   state_file.commit();
+  // The outputs now hold the finished run; its checkpoint has no further use.
+  if (wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
 
   if (!o.quiet) {
     rusage usage{};
@@ -82,7 +97,7 @@ int run(const Options& o) {
     std::printf("Elapsed system CPU time:\t%.6lf (s)\n", seconds(usage.ru_stime));
     std::printf("Device:\t\t\t\t%s (%s, %s, local size %dx%d)\n", solver->device_name().c_str(),
                 solver->backend().c_str(), to_string(solver->precision()), ls.x, ls.y);
-    std::printf("MLUPS:\t\t\t\t%.2f\n", static_cast<double>(params.cells()) * params.max_iters / elapsed / 1e6);
+    std::printf("MLUPS:\t\t\t\t%.2f\n", (elapsed > 0 ? static_cast<double>(params.cells()) * (params.max_iters - first_step) / elapsed / 1e6 : 0.0));
   }
   return 0;
 }
@@ -107,6 +122,9 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     return run(options);
+  } catch (const InterruptedError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return e.exit_status();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -9,5 +9,5 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
-  libboost-program-options-dev doctest-dev >/dev/null
+  libboost-program-options-dev doctest-dev libxxhash-dev >/dev/null
 echo "install-deps: done"
