@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "kernel_source.hpp"
+
 namespace d2q9 {
 
 std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
@@ -30,6 +32,11 @@ void check_host_memory(const Params& params, bool reference_backend, Precision p
                     std::to_string(needed >> 20) + " MiB of host memory (with " + std::to_string(params.max_iters) +
                     " steps) but this machine has " + std::to_string(available >> 20) +
                     " MiB: out of memory");
+}
+
+void check_problem_fits(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
+  if (!reference_backend) check_index_range(params);
+  check_host_memory(params, reference_backend, precision, checkpointing);
 }
 
 }  // namespace d2q9

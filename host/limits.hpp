@@ -18,6 +18,10 @@ std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Pr
 // Physical memory of this machine.
 std::uint64_t host_memory_bytes();
 
+// The OpenCL kernels' 32-bit indexing (check_index_range) first, as it holds
+// on every machine, then host memory.
+void check_problem_fits(const Params& params, bool reference_backend, Precision precision, bool checkpointing);
+
 // DeviceError naming both sizes when the run cannot fit in `available` bytes.
 void check_host_memory(const Params& params, bool reference_backend, Precision precision, bool checkpointing,
                        std::uint64_t available = host_memory_bytes());

@@ -56,7 +56,7 @@ int run(const Options& o) {
   const Params params = read_params(o.param_file);
   const ObstacleMask mask = read_obstacles(o.obstacle_file, params);
   check_output_dir(o.output_dir);
-  check_host_memory(params, o.backend == "reference", o.precision, o.checkpoint_every > 0);
+  check_problem_fits(params, o.backend == "reference", o.precision, o.checkpoint_every > 0);
   Checkpoint restart;
   if (!o.restart_file.empty())
     restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
