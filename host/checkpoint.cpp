@@ -11,9 +11,10 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <sstream>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
 
-#include "output.hpp"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "checkpoints are written in the host's byte order, little-endian");
 
@@ -100,11 +101,14 @@ class Reader {
   std::size_t at_ = 0;
 };
 
+// Shortest text that reads back as exactly `v`.
 std::string number(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
+  char buf[32];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 // The same rules read_params applies: a checkpoint must describe a runnable problem.
@@ -134,6 +138,61 @@ struct Fd {
   }
 };
 
+// A file that appears at `path` complete or not at all. Where the file system
+// supports O_TMPFILE the data is written to an unnamed file that only gets a
+// name once complete and synced, so even SIGKILL mid-write leaves nothing
+// behind; elsewhere it is a named temporary file, removed unless committed.
+class DurableFile {
+ public:
+  explicit DurableFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+    const auto slash = path_.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash);
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    unnamed_ = fd >= 0;
+    if (!unnamed_) fd = ::open(tmp_.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error(path_ + ": cannot create checkpoint (" + std::strerror(errno) + ")");
+    file_ = ::fdopen(fd, "wb");
+    if (!file_) {
+      ::close(fd);
+      throw std::runtime_error(path_ + ": cannot create checkpoint (" + std::strerror(errno) + ")");
+    }
+  }
+  ~DurableFile() {
+    if (file_) std::fclose(file_);
+    if (!unnamed_ && !committed_) ::unlink(tmp_.c_str());
+  }
+  DurableFile(const DurableFile&) = delete;
+  DurableFile& operator=(const DurableFile&) = delete;
+  std::FILE* get() const { return file_; }
+
+  void commit() {
+    if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) fail("write failed");
+    if (unnamed_) {
+      // Named only now; a kill between this and the rename leaves a complete file.
+      const std::string fd_path = "/proc/self/fd/" + std::to_string(::fileno(file_));
+      ::unlink(tmp_.c_str());
+      if (::linkat(AT_FDCWD, fd_path.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+        fail("cannot name the checkpoint file");
+      unnamed_ = false;
+    }
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (closed != 0) fail("write failed");
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot rename the temporary file into place");
+    committed_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    throw std::runtime_error(path_ + ": " + what + " (" + std::strerror(errno) + ")");
+  }
+  std::string path_;
+  std::string tmp_;
+  std::FILE* file_ = nullptr;
+  bool unnamed_ = false;
+  bool committed_ = false;
+};
+
 }  // namespace
 
 std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
@@ -141,7 +200,7 @@ std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
 }
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
-  AtomicFile file(path);
+  DurableFile file(path);
   HashingWriter w(file.get(), path);
   w.write(kMagic, sizeof kMagic);
   w.put<std::uint32_t>(kVersion);
@@ -156,8 +215,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   else
     write_values<double>(w, c.f);
   const std::uint64_t checksum = w.digest();
-  if (std::fwrite(&checksum, sizeof checksum, 1, file.get()) != 1 || std::fflush(file.get()) != 0 ||
-      ::fsync(::fileno(file.get())) != 0)
+  if (std::fwrite(&checksum, sizeof checksum, 1, file.get()) != 1)
     throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
   file.commit();
 }
@@ -196,15 +254,15 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
     throw fail("corrupt checkpoint: " + std::to_string(steps) + " steps done of maxIters " +
                std::to_string(c.params.max_iters));
   const std::uint64_t cells = c.params.cells();
-  const std::uint64_t payload = r.remaining();
   const std::uint64_t per_cell = kSpeeds * real_size;
   const std::uint64_t av_bytes = steps * sizeof(double);
-  if (av_bytes > payload || cells > (payload - av_bytes) / per_cell || av_bytes + cells * per_cell != payload)
+  // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
+  const unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes + kChecksumBytes;
+  if (needed != size)
     throw fail("truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, but a " +
                std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid after " +
                std::to_string(steps) + " steps needs " +
-               (cells > payload / per_cell ? std::string("more")
-                                           : std::to_string(kHeaderBytes + av_bytes + cells * per_cell + kChecksumBytes)));
+               (needed >> 64 ? std::string("more than 2^64") : std::to_string(static_cast<std::uint64_t>(needed))));
 
   std::uint64_t stored_checksum;
   std::memcpy(&stored_checksum, bytes + size - kChecksumBytes, sizeof stored_checksum);

@@ -37,8 +37,9 @@ struct Checkpoint {
 
 std::uint64_t obstacle_mask_hash(const ObstacleMask& mask);
 
-// Writes atomically (temporary file, flush, fsync, rename): a kill at any
-// moment leaves either the old or the new checkpoint at `path`, never a mix.
+// Writes atomically (unnamed temporary file, flush, fsync, link, rename): a
+// kill at any moment leaves either the old or the new checkpoint at `path`,
+// never a mix, and no partial file beside it.
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
 // Parses checkpoint bytes; InputError naming `filename` for anything that is

@@ -5,13 +5,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "printable.hpp"
 #include "solver.hpp"
 
 namespace d2q9 {
 
+// One line, whatever the arguments held.
 class UsageError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& what) : std::runtime_error(printable(what)) {}
 };
 
 struct Options {

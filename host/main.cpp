@@ -54,9 +54,9 @@ void check_output_dir(const std::string& dir) {
 
 int run(const Options& o) {
   const Params params = read_params(o.param_file);
+  check_problem_fits(params, o.backend == "reference", o.precision, o.checkpoint_every > 0);
   const ObstacleMask mask = read_obstacles(o.obstacle_file, params);
   check_output_dir(o.output_dir);
-  check_problem_fits(params, o.backend == "reference", o.precision, o.checkpoint_every > 0);
   Checkpoint restart;
   if (!o.restart_file.empty())
     restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
