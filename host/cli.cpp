@@ -1,7 +1,9 @@
 #include "cli.hpp"
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 namespace po = boost::program_options;
 
@@ -41,6 +43,27 @@ int parse_non_negative(const std::string& text, const std::string& what) {
   return static_cast<int>(v);
 }
 
+// Boost fills its message template by replacing placeholders such as
+// %canonical_option% until none is left, so an argument that itself holds one
+// loops forever (a fuzzer finding). The message therefore comes from parsing
+// again with every '%' stood in for, which fails the same way.
+std::string boost_error_message(int argc, const char* const argv[], const po::options_description& all,
+                                const po::positional_options_description& positional) {
+  constexpr char kStandIn = '\x1a';
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (auto& a : args) std::replace(a.begin(), a.end(), '%', kStandIn);
+  std::string message = "invalid command line";
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    message = e.what();
+  }
+  std::replace(message.begin(), message.end(), kStandIn, '%');
+  return message;
+}
+
 }  // namespace
 
 LocalSize parse_local_size(const std::string& text) {
@@ -66,8 +89,8 @@ Options parse_command_line(int argc, const char* const argv[]) {
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
     po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
+  } catch (const po::error&) {
+    throw UsageError(boost_error_message(argc, argv, all, positional));
   }
 
   Options o;
