@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "kernel_source.hpp"
+#include "printable.hpp"
 #include "solver.hpp"
 
 namespace d2q9 {
 
+// One line, whatever the arguments held.
 class UsageError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& what) : std::runtime_error(printable(what)) {}
 };
 
 struct Options {
@@ -37,6 +39,8 @@ struct Options {
   int snapshot_every = 0;  // 0: no snapshots
   std::string vtk_file;
   std::string summary_json_file;
+  int checkpoint_every = 0;  // 0: no checkpoints
+  std::string restart_file;  // empty: start from rest
 };
 
 // Throws UsageError with a one-line message for anything malformed.

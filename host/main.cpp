@@ -18,18 +18,20 @@
 #endif
 #include "kernel_source.hpp"
 #include "opencl/device_table.hpp"
+#include "limits.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "output.hpp"
 #include "picture.hpp"
 #include "problem.hpp"
 #include "reference/reference_solver.hpp"
-#include "step_loop.hpp"
 #include "summary.hpp"
 #include "vtk_output.hpp"
 #include "tuning.hpp"
 #ifdef D2Q9_WITH_MPI
 #include "mpi/mpi_driver.hpp"
 #endif
+#include "run_loop.hpp"
+#include "stability.hpp"
 
 using namespace d2q9;
 
@@ -127,28 +129,41 @@ void check_output_dir(const std::string& dir) {
 
 int run(const Options& o) {
   const Params params = read_params(o.param_file);
+  check_problem_fits(params, o.backend == "reference", o.precision, o.checkpoint_every > 0);
   const ObstacleMask mask = read_obstacles(o.obstacle_file, params);
   check_output_dir(o.output_dir);
   const ExtraOutputs extra = plan_extra_outputs(o, params.max_iters);
+  Checkpoint restart;
+  if (!o.restart_file.empty())
+    restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
   const auto setup_tic = std::chrono::steady_clock::now();
   auto solver = make_solver(o, params, mask);
+  if (!o.restart_file.empty()) {
+    solver->load_distributions(restart.f);
+    restart.f = std::vector<double>();  // not held through the run
+  }
   const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_tic).count();
 
-  std::vector<double> av_vels;
+  std::vector<double> av_vels = std::move(restart.av_vels);
+  const int first_step = static_cast<int>(av_vels.size());
   av_vels.reserve(params.max_iters);
   ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet);
-  StepLoopHooks hooks;
-  hooks.progress = &progress;
-  hooks.snapshot_every = extra.snapshot_every;
-  hooks.snapshot = [&](int step) {
+  RunLoopOptions loop;
+  loop.checkpoint_every = o.checkpoint_every;
+  loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
+  loop.progress = &progress;
+  loop.snapshot_every = extra.snapshot_every;
+  loop.snapshot = [&](int step) {
     const std::string path = snapshot_path(extra.snapshot_dir, step, params.max_iters);
     AtomicFile frame(path);
     write_png(frame.get(), render_speed_picture(params, mask, solver->distributions(), "step " + std::to_string(step)),
               path);
     frame.commit();
   };
-  const double elapsed = run_steps(*solver, params.max_iters, av_vels, hooks);
+  const RunLoopResult result = run_steps(*solver, params, mask, av_vels, loop);
+  const double elapsed = result.compute_seconds;
   const std::vector<double> f = solver->distributions();
+  check_distributions(params, mask, f, av_vels.size() - 1);
 
   // Every file is complete before any replaces an older one.
   AtomicFile av_file(o.output_dir + "/av_vels.dat");
@@ -179,6 +194,7 @@ int run(const Options& o) {
   summary.kernel_variant = solver->kernel_variant();
   summary.setup_s = setup_s;
   summary.elapsed_s = elapsed;
+  summary.first_step = first_step;
   summary.user_cpu_s = seconds(usage.ru_utime);
   summary.system_cpu_s = seconds(usage.ru_stime);
   summary.final_average_velocity = av_vels.back();
@@ -190,6 +206,8 @@ int run(const Options& o) {
   av_file.commit();
   state_file.commit();
   for (auto& view : views) view->commit();
+  // The outputs now hold the finished run; its checkpoint has no further use.
+  if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
   if (!o.quiet) print_summary(stdout, summary);
   return 0;
 }
@@ -218,6 +236,9 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     return run(options);
+  } catch (const InterruptedError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return e.exit_status();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -7,12 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "printable.hpp"
+
 namespace d2q9 {
 
 // Any problem with the user's input; what() is "<file>[:<line>]: <problem>".
+// Control characters (from file names or contents) are escaped: one line.
 class InputError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit InputError(const std::string& what) : std::runtime_error(printable(what)) {}
 };
 
 struct Params {

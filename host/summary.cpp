@@ -8,7 +8,10 @@ namespace d2q9 {
 
 double RunSummary::reynolds_number() const { return d2q9::reynolds_number(params, final_average_velocity); }
 
-double RunSummary::mlups() const { return static_cast<double>(params.cells()) * params.max_iters / elapsed_s / 1e6; }
+double RunSummary::mlups() const {
+  const int steps = params.max_iters - first_step;
+  return elapsed_s > 0 ? static_cast<double>(params.cells()) * steps / elapsed_s / 1e6 : 0.0;
+}
 
 void print_summary(std::FILE* out, const RunSummary& s) {
   std::fprintf(out, "==done==\n");

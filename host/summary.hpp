@@ -23,6 +23,7 @@ struct RunSummary {
   double final_average_velocity = 0.0;
 
   double reynolds_number() const;
+  int first_step = 0;  // > 0 when resumed from a checkpoint
   double mlups() const;  // every cell of the grid per step, obstacles included
 };
 

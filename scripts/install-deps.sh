@@ -11,5 +11,10 @@ $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev \
-  libpng-dev bsdutils libopenmpi-dev openmpi-bin >/dev/null
+  libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev >/dev/null
+# clang and its libFuzzer runtime, for the "fuzz" CMake preset only (Debian 12
+# packages the runtime apart; older releases ship it inside clang).
+fuzz_pkgs="clang"
+if apt-cache show libclang-rt-14-dev >/dev/null 2>&1; then fuzz_pkgs="$fuzz_pkgs libclang-rt-14-dev"; fi
+$sudo apt-get install -y -qq --no-install-recommends $fuzz_pkgs >/dev/null
 echo "install-deps: done"

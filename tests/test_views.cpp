@@ -12,7 +12,7 @@
 #include "progress.hpp"
 #include "reference/reference_solver.hpp"
 #include "solver.hpp"
-#include "step_loop.hpp"
+#include "run_loop.hpp"
 #include "summary.hpp"
 #include "views_helpers.hpp"
 #include "vtk_output.hpp"
@@ -235,21 +235,21 @@ TEST_CASE("the step loop: one run() call without hooks, segments at snapshot ste
 
   CountingSolver whole(p, m);
   std::vector<double> av_whole;
-  run_steps(whole, 50, av_whole);
+  run_steps(whole, p, m, av_whole, RunLoopOptions{});
   CHECK(whole.calls == std::vector<int>{50});
 
   CountingSolver pieces(p, m);
   std::vector<double> av_pieces;
   std::vector<int> snapshot_steps;
   std::vector<std::vector<double>> snapshot_states;
-  StepLoopHooks hooks;
+  RunLoopOptions hooks;
   hooks.snapshot_every = 7;
   hooks.snapshot = [&](int step) {
     snapshot_steps.push_back(step);
     CHECK(av_pieces.size() == static_cast<std::size_t>(step));
     snapshot_states.push_back(pieces.distributions());
   };
-  run_steps(pieces, 50, av_pieces, hooks);
+  run_steps(pieces, p, m, av_pieces, hooks);
   CHECK(snapshot_steps == std::vector<int>{7, 14, 21, 28, 35, 42, 49});
   int total = 0;
   for (int c : pieces.calls) total += c;
@@ -258,9 +258,11 @@ TEST_CASE("the step loop: one run() call without hooks, segments at snapshot ste
   CHECK(pieces.distributions() == whole.distributions());
 
   // The state a snapshot saw is the state after that many steps.
-  CountingSolver upto(p, m);
+  Params p21 = p;
+  p21.max_iters = 21;
+  CountingSolver upto(p21, m);
   std::vector<double> av_upto;
-  run_steps(upto, 21, av_upto);
+  run_steps(upto, p21, m, av_upto, RunLoopOptions{});
   CHECK(snapshot_states[2] == upto.distributions());
 }
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "../kernel_source.hpp"
+#include "../stability.hpp"
 
 namespace d2q9 {
 
@@ -103,6 +104,9 @@ std::vector<FlatDevice> all_devices() {
   if (is_out_of_memory(e.err())) msg << ": the device is out of memory";
   throw DeviceError(msg.str());
 }
+
+// Steps per read-back of the partial sums when max_chunk_steps is not given.
+constexpr int kMaxChunkSteps = 1024;
 
 LocalSize default_local_size(const cl::Device& device, const Params& params) {
   // One row of cells per work-group: coalesced on GPUs, long vector loops on CPUs.
@@ -195,9 +199,11 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
                                                                                    : rows_per_item_for(params, variant_);
   const auto groups_y = (params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_);
   num_groups_ = groups_x * groups_y;
-  // Bounded memory for the per-step partial sums, however long the run.
-  chunk_steps_ = options.max_chunk_steps > 0 ? options.max_chunk_steps
-                                             : std::max(1, std::min(params.max_iters, (1 << 22) / num_groups_));
+  // Bounded memory for the per-step partial sums, however long the run, and
+  // a bounded delay (two chunks) before an unstable flow is noticed.
+  chunk_steps_ = options.max_chunk_steps > 0
+                     ? options.max_chunk_steps
+                     : std::max(1, std::min({params.max_iters, (1 << 22) / num_groups_, kMaxChunkSteps}));
   const std::size_t partial_bytes = 2 * static_cast<std::size_t>(chunk_steps_) * num_groups_ * real_size_;
 
   const auto global_mem = device_.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
@@ -321,6 +327,13 @@ void OpenCLSolver::run(int steps, std::vector<double>& av_vels) {
     }
   } catch (const cl::Error& e) {
     rethrow_cl(e, "running on " + device_name_);
+  } catch (const InstabilityError&) {
+    // Let the queued steps drain before the solver (and its buffers) goes away.
+    try {
+      queue_.finish();
+    } catch (const cl::Error&) {
+    }
+    throw;
   }
 }
 
@@ -334,6 +347,7 @@ void OpenCLSolver::consume_partials(int half, int steps, std::vector<double>& av
                                             : reinterpret_cast<const double*>(raw)[i];
     }
     av_vels.push_back(sum / static_cast<double>(fluid_cells_));
+    check_average_velocity(av_vels.back(), av_vels.size() - 1);
   }
 }
 

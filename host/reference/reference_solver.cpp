@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "../stability.hpp"
+
 namespace d2q9 {
 
 template <typename Real>
@@ -25,6 +27,7 @@ void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
     rebound();
     collision();
     av_vels.push_back(static_cast<double>(av_velocity()));
+    check_average_velocity(av_vels.back(), av_vels.size() - 1);
   }
 }
 

@@ -1,0 +1,319 @@
+// Checkpoint files, the segmented run loop, instability detection and the
+// host memory limit, driven through the library.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+
+#include "checkpoint.hpp"
+#include "helpers.hpp"
+#include "limits.hpp"
+#include "opencl/opencl_solver.hpp"
+#include "reference/reference_solver.hpp"
+#include "run_loop.hpp"
+#include "stability.hpp"
+
+using namespace d2q9;
+using d2q9::test::slurp;
+using d2q9::test::TempDir;
+
+namespace {
+
+Checkpoint sample_checkpoint(Precision precision) {
+  Checkpoint c;
+  c.params = d2q9::test::make_params(6, 5, 40, 0.02);
+  c.mask_hash = obstacle_mask_hash(d2q9::test::test_obstacles(c.params));
+  c.precision = precision;
+  ReferenceSolver<double> s(c.params, d2q9::test::test_obstacles(c.params));
+  s.run(9, c.av_vels);
+  c.f = s.distributions();
+  // Values a float run really holds, so the round trip can be exact.
+  if (precision == Precision::Float)
+    for (double& v : c.f) v = static_cast<float>(v);
+  return c;
+}
+
+// The message of the InputError that parsing `bytes` throws ("" if none).
+std::string parse_error(const std::string& bytes) {
+  try {
+    parse_checkpoint(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), "ck");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+OpenCLOptions opencl_options(Precision precision) {
+  OpenCLOptions o;
+  o.precision = precision;
+  o.kernels_dir = D2Q9_KERNELS_DIR;
+  return o;
+}
+
+// Omega near 2 with a strong push on a small grid: blows up within ~100 steps.
+const Params kUnstable = d2q9::test::make_params(12, 10, 1000000, 0.2, 1.99);
+
+// Sends itself `signal` during its first run() call, as if a user had.
+class SignalledSolver final : public Solver {
+ public:
+  SignalledSolver(Solver& inner, int signal) : inner_(inner), signal_(signal) {}
+  std::string backend() const override { return inner_.backend(); }
+  std::string device_name() const override { return inner_.device_name(); }
+  Precision precision() const override { return inner_.precision(); }
+  LocalSize local_size() const override { return inner_.local_size(); }
+  void run(int steps, std::vector<double>& av_vels) override {
+    inner_.run(steps, av_vels);
+    if (signal_ != 0) std::raise(signal_);
+    signal_ = 0;
+  }
+  std::vector<double> distributions() override { return inner_.distributions(); }
+  void load_distributions(const std::vector<double>& f) override { inner_.load_distributions(f); }
+
+ private:
+  Solver& inner_;
+  int signal_;
+};
+
+}  // namespace
+
+TEST_CASE("checkpoint: written and read back exactly, in both precisions") {
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(to_string(precision));
+    TempDir dir;
+    const Checkpoint c = sample_checkpoint(precision);
+    write_checkpoint(dir.file(kCheckpointFile), c);
+    CHECK(dir.listing() == std::string(kCheckpointFile) + "\n");  // no temporary file left beside it
+    const std::size_t real = precision == Precision::Float ? 4 : 8;
+    CHECK(slurp(dir.file(kCheckpointFile)).size() == 72 + 9 * 8 + 9 * 30 * real + 8);
+    const Checkpoint r = read_checkpoint(dir.file(kCheckpointFile));
+    CHECK(r.params.nx == 6);
+    CHECK(r.params.ny == 5);
+    CHECK(r.params.max_iters == 40);
+    CHECK(r.params.omega == c.params.omega);
+    CHECK(r.params.accel == c.params.accel);
+    CHECK(r.mask_hash == c.mask_hash);
+    CHECK(r.precision == precision);
+    CHECK(r.step() == 9);
+    CHECK(r.av_vels == c.av_vels);
+    CHECK(r.f == c.f);
+  }
+}
+
+TEST_CASE("checkpoint: every truncation and every damaged byte is refused") {
+  TempDir dir;
+  write_checkpoint(dir.file("ck"), sample_checkpoint(Precision::Float));
+  const std::string good = slurp(dir.file("ck"));
+  REQUIRE(parse_error(good) == "");
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    CAPTURE(n);
+    const std::string msg = parse_error(good.substr(0, n));
+    CHECK(msg.rfind("ck: ", 0) == 0);
+  }
+  CHECK(parse_error(good.substr(0, 100)).find("truncated or corrupt checkpoint: 100 bytes, but a 6x5 grid after 9 steps needs 1232") !=
+        std::string::npos);
+  CHECK(parse_error(good + "x").find("truncated or corrupt checkpoint") != std::string::npos);
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    CAPTURE(i);
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x10);
+    CHECK(parse_error(bad).rfind("ck: ", 0) == 0);
+  }
+  std::string flipped = good;
+  flipped[500] ^= 1;  // inside the distributions
+  CHECK(parse_error(flipped) ==
+        "ck: corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
+  CHECK(parse_error("12\n10\n40\n") == "ck: not a d2q9-bgk checkpoint (no D2Q9CKPT header)");
+  std::string future = good;
+  future[8] = 2;
+  CHECK(parse_error(future) == "ck: checkpoint format version 2 is not supported (this program reads 1)");
+}
+
+TEST_CASE("checkpoint: files that cannot be read") {
+  TempDir dir;
+  CHECK_THROWS_WITH_AS(read_checkpoint(dir.file("none")), (dir.file("none") + ": cannot open checkpoint (No such file or directory)").c_str(),
+                       InputError);
+  CHECK_THROWS_WITH_AS(read_checkpoint(dir.path), (dir.path + ": checkpoint is not a regular file").c_str(), InputError);
+  dir.write("empty", "");
+  CHECK_THROWS_WITH_AS(read_checkpoint(dir.file("empty")),
+                       (dir.file("empty") + ": not a d2q9-bgk checkpoint (no D2Q9CKPT header)").c_str(), InputError);
+}
+
+TEST_CASE("checkpoint: a checkpoint of another problem or precision is refused") {
+  const Checkpoint c = sample_checkpoint(Precision::Float);
+  const ObstacleMask mask = d2q9::test::test_obstacles(c.params);
+  auto error = [&](Params p, const ObstacleMask& m, Precision precision) -> std::string {
+    try {
+      check_checkpoint_matches(c, "ck", p, "in.params", m, "obs.dat", precision);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(error(c.params, mask, Precision::Float) == "");
+  Params p = c.params;
+  p.nx = 7;
+  CHECK(error(p, ObstacleMask(7, 5), Precision::Float) ==
+        "ck: checkpoint does not match the inputs: it was written for nx = 6, but in.params gives 7");
+  p = c.params;
+  p.max_iters = 41;
+  CHECK(error(p, mask, Precision::Float).find("maxIters = 40, but in.params gives 41") != std::string::npos);
+  p = c.params;
+  p.omega = std::nextafter(c.params.omega, 2.0);  // any difference changes the run
+  CHECK(error(p, mask, Precision::Float).find("omega = 1.85, but in.params gives 1.8500000000000003") !=
+        std::string::npos);
+  p = c.params;
+  p.accel = 0.03;
+  CHECK(error(p, mask, Precision::Float).find("accel = 0.02, but in.params gives 0.03") != std::string::npos);
+  ObstacleMask moved = mask;
+  moved.blocked[8] = 1 - moved.blocked[8];
+  CHECK(error(c.params, moved, Precision::Float) ==
+        "ck: checkpoint does not match the inputs: it was written for different obstacles than obs.dat");
+  CHECK(error(c.params, mask, Precision::Double) ==
+        "ck: checkpoint does not match the inputs: it holds a float run, but this run is --precision double");
+}
+
+TEST_CASE("run loop: checkpointing in segments gives the uninterrupted run, and checkpoints the right state") {
+  const Params p = d2q9::test::make_params(10, 8, 30, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  ReferenceSolver<float> whole(p, m);
+  std::vector<double> whole_av;
+  whole.run(30, whole_av);
+
+  TempDir dir;
+  RunLoopOptions loop;
+  loop.checkpoint_every = 7;
+  loop.checkpoint_path = dir.file(kCheckpointFile);
+  ReferenceSolver<float> segmented(p, m);
+  std::vector<double> av;
+  CHECK(run_steps(segmented, p, m, av, loop).wrote_checkpoint);
+  CHECK(av == whole_av);
+  CHECK(segmented.distributions() == whole.distributions());
+
+  // The last checkpoint holds step 28 (a multiple of 7 short of the end).
+  const Checkpoint c = read_checkpoint(loop.checkpoint_path);
+  REQUIRE(c.step() == 28);
+  CHECK(std::equal(c.av_vels.begin(), c.av_vels.end(), whole_av.begin()));
+  ReferenceSolver<float> at_28(p, m);
+  std::vector<double> ignored;
+  at_28.run(28, ignored);
+  CHECK(c.f == at_28.distributions());
+
+  // Resumed from it in a fresh solver: the same two last steps.
+  ReferenceSolver<float> resumed(p, m);
+  resumed.load_distributions(c.f);
+  std::vector<double> resumed_av = c.av_vels;
+  loop.checkpoint_path = dir.file("second");
+  CHECK_FALSE(run_steps(resumed, p, m, resumed_av, loop).wrote_checkpoint);  // no multiple of 7 in 29..30
+  CHECK(resumed_av == whole_av);
+  CHECK(resumed.distributions() == whole.distributions());
+}
+
+TEST_CASE("run loop: SIGINT and SIGTERM write a checkpoint and stop") {
+  const Params p = d2q9::test::make_params(10, 8, 50, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  for (int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    TempDir dir;
+    RunLoopOptions loop;
+    loop.checkpoint_every = 1000;
+    loop.checkpoint_path = dir.file(kCheckpointFile);
+    struct sigaction before {};
+    ::sigaction(sig, nullptr, &before);
+    ReferenceSolver<double> inner(p, m);
+    SignalledSolver solver(inner, sig);
+    std::vector<double> av;
+    try {
+      run_steps(solver, p, m, av, loop);
+      FAIL("run_steps finished despite the signal");
+    } catch (const InterruptedError& e) {
+      CHECK(e.signal() == sig);
+      CHECK(e.exit_status() == 128 + sig);
+      CHECK(std::string(e.what()) == std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                                         " after 1 of 50 steps; checkpoint written to " + loop.checkpoint_path +
+                                         "; continue with --restart " + loop.checkpoint_path);
+    }
+    const Checkpoint c = read_checkpoint(loop.checkpoint_path);
+    CHECK(c.step() == 1);
+    CHECK(c.av_vels == av);
+    // The handlers are gone again: the test runner's own are back.
+    struct sigaction now {};
+    ::sigaction(sig, nullptr, &now);
+    CHECK((now.sa_handler == before.sa_handler));
+  }
+}
+
+TEST_CASE("instability: the reference stops at the first non-finite average velocity") {
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(to_string(precision));
+    std::unique_ptr<Solver> s;
+    if (precision == Precision::Float)
+      s = std::make_unique<ReferenceSolver<float>>(kUnstable, d2q9::test::test_obstacles(kUnstable));
+    else
+      s = std::make_unique<ReferenceSolver<double>>(kUnstable, d2q9::test::test_obstacles(kUnstable));
+    std::vector<double> av;
+    try {
+      s->run(kUnstable.max_iters, av);
+      FAIL("no instability reported");
+    } catch (const InstabilityError& e) {
+      REQUIRE(!av.empty());
+      CHECK(e.step() == av.size() - 1);
+      CHECK(!std::isfinite(av.back()));
+      CHECK(std::all_of(av.begin(), av.end() - 1, [](double v) { return std::isfinite(v); }));
+      CHECK(av.size() < 1000);
+      CHECK(std::string(e.what()).rfind("flow became unstable at step " + std::to_string(e.step()) + " (average velocity is ", 0) == 0);
+    }
+  }
+}
+
+TEST_CASE("instability: OpenCL stops within a bounded number of steps, naming the first bad one") {
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(to_string(precision));
+    auto s = make_opencl_solver(kUnstable, d2q9::test::test_obstacles(kUnstable), opencl_options(precision));
+    std::vector<double> av;
+    // A million steps would take minutes here; a bounded stop takes well under a second.
+    const auto tic = std::chrono::steady_clock::now();
+    try {
+      s->run(kUnstable.max_iters, av);
+      FAIL("no instability reported");
+    } catch (const InstabilityError& e) {
+      CHECK(e.step() == av.size() - 1);
+      CHECK(!std::isfinite(av.back()));
+      CHECK(std::all_of(av.begin(), av.end() - 1, [](double v) { return std::isfinite(v); }));
+      CHECK(av.size() < 1000);
+    }
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count() < 30.0);
+  }
+}
+
+TEST_CASE("instability: the whole-field check finds negative density and non-finite values") {
+  const Params p = d2q9::test::make_params(6, 5, 10);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  std::vector<double> f = initial_distributions(p);
+  CHECK_NOTHROW(check_distributions(p, m, f, 3));
+  const std::size_t fluid = 1 + 1 * 6;  // cell (1, 1)
+  REQUIRE(!m.blocked[fluid]);
+  for (int k = 0; k < kSpeeds; ++k) f[k * 30 + fluid] = -0.1;
+  CHECK_THROWS_WITH_AS(check_distributions(p, m, f, 3),
+                       "flow became unstable at step 3 (density -0.9 at cell (1, 1)); lower accel, or omega further "
+                       "from 2, or refine the grid",
+                       InstabilityError);
+  f = initial_distributions(p);
+  f[5 * 30 + 0] = NAN;  // an obstacle cell
+  REQUIRE(m.blocked[0]);
+  CHECK_THROWS_AS(check_distributions(p, m, f, 3), InstabilityError);
+}
+
+TEST_CASE("limits: host memory is checked up front with both sizes") {
+  const Params p = d2q9::test::make_params(1000, 500, 100);
+  // OpenCL, float: doubles plus floats of every value, the mask, the av_vels.
+  CHECK(host_bytes_needed(p, false, Precision::Float, false) == 9ULL * 500000 * 12 + 500000 + 800);
+  CHECK(host_bytes_needed(p, true, Precision::Double, true) == 9ULL * 500000 * 16 + 500000 + 2 * 9ULL * 500000 * 8 + 1600);
+  CHECK_NOTHROW(check_host_memory(p, false, Precision::Float, false, 60ULL << 20));
+  CHECK_THROWS_WITH_AS(check_host_memory(p, false, Precision::Float, false, 40ULL << 20),
+                       "grid 1000x500 needs 51 MiB of host memory (with 100 steps) but this machine has 40 MiB: out of memory",
+                       DeviceError);
+  CHECK(host_memory_bytes() > (64ULL << 20));
+}
