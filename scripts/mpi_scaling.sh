@@ -106,7 +106,7 @@ for row in "${rows[@]}"; do
 done
 
 {
-  echo "MPI scaling on $(hostname), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "MPI scaling on $(hostname), $(date -u +%Y-%m-%dT%H:%MZ), commit ${D2Q9_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   echo "command: $0 -b $build -s $steps -l $local_size -p $precision $gpus"
   echo "mpirun: $(mpirun --version 2>&1 | head -1); args: ${mpirun_args[*]}"
   command -v nvidia-smi >/dev/null && nvidia-smi -L && nvidia-smi topo -m 2>/dev/null | head -$((gpus + 1))
