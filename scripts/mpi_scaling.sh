@@ -114,6 +114,6 @@ done
   [ $check_identity = yes ] && printf '%s\n' "${identity[@]}"
   [ $check_identity = yes ] || echo "byte-identity check of d2q9-bgk's files skipped (-k)"
   echo
-  column -s, -t <"$csv"
+  if command -v column >/dev/null; then column -s, -t <"$csv"; else cat "$csv"; fi
 } | tee "results/mpi_scaling_${slug}.txt"
 echo "wrote $csv" >&2
