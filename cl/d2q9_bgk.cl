@@ -278,3 +278,25 @@ __kernel void propagate_rebound_collide_x2(__global const real* restrict src, __
   REDUCE_TO_PARTIAL(local_speed, lid, speed1, partial_offset + group);
   REDUCE_TO_PARTIAL(local_speed, lid, speed2, partial_offset + num_groups + group);
 }
+
+// One timestep of a whole row per work-item, for CPU devices: no local
+// memory and no barriers, and the row's cells in one loop. Launched with
+// NY work-items in work-groups of one, so group = row; the row's |u| sum
+// (summed in column order) is the group's partial sum.
+__kernel void propagate_rebound_collide_rows(__global const real* restrict src, __global real* restrict dst,
+                                             __global const uchar* restrict obstacles,
+                                             __global real* restrict partial_sums, const int partial_offset,
+                                             const int accelerate_next) {
+  const int jj = FIRST_ROW + (int)get_global_id(1);
+  if (jj > LAST_ROW) return;
+  const int accelerate = accelerate_next && jj == ACCEL_ROW;
+  real speed = (real)0;
+  for (int ii = 0; ii < NX; ++ii) {
+    real g[9], f[9];
+    pull(src, ii, jj, g);
+    const int cell = ii + jj * NX;
+    speed += collide(g, obstacles[cell], accelerate, f);
+    store(dst, cell, f);
+  }
+  partial_sums[partial_offset + (int)get_group_id(1)] = speed;
+}

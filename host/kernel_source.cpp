@@ -57,7 +57,8 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
 }
 
 int rows_per_item_for(const Params& params, KernelVariant resolved) {
-  if (resolved == KernelVariant::FusedX2) return 1;  // its two-step kernel updates one row per item
+  // The two-step kernel updates one row per item; the rows kernel a whole row.
+  if (resolved == KernelVariant::FusedX2 || resolved == KernelVariant::FusedRows) return 1;
   return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
 }
 
@@ -92,20 +93,24 @@ const char* to_string(KernelVariant v) {
     case KernelVariant::Split: return "split";
     case KernelVariant::Fused: return "fused";
     case KernelVariant::FusedX2: return "fused-x2";
+    case KernelVariant::FusedRows: return "fused-rows";
   }
   return "?";
 }
 
 KernelVariant parse_kernel_variant(const std::string& text) {
-  for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2})
+  for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
+                          KernelVariant::FusedRows})
     if (text == to_string(v)) return v;
-  throw std::invalid_argument("--kernel-variant must be auto, split, fused or fused-x2, got '" + text + "'");
+  throw std::invalid_argument("--kernel-variant must be auto, split, fused, fused-x2 or fused-rows, got '" + text + "'");
 }
 
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu) {
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given) {
   if (v != KernelVariant::Auto) return v;
-  // Below this size a step costs a GPU less than its launch.
-  return gpu && params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
+  // CPU devices: a row per work-item and no barriers. GPUs: below this size a
+  // step costs less than its launch.
+  if (!gpu) return local_size_given ? KernelVariant::Fused : KernelVariant::FusedRows;
+  return params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
 }
 
 void check_index_range(const Params& params) {

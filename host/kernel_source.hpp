@@ -36,16 +36,18 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
 // How a step is launched (all give bit-identical results):
 //   Split:   accelerate_flow and propagate_rebound_collide, two launches per step;
 //   Fused:   the next step's acceleration folded into propagate_rebound_collide, one launch per step;
-//   FusedX2: propagate_rebound_collide_x2, two fused steps per launch (small grids).
-enum class KernelVariant { Auto, Split, Fused, FusedX2 };
+//   FusedX2: propagate_rebound_collide_x2, two fused steps per launch (small grids);
+//   FusedRows: propagate_rebound_collide_rows, one row per work-item, no barriers (CPU devices).
+enum class KernelVariant { Auto, Split, Fused, FusedX2, FusedRows };
 
 const char* to_string(KernelVariant v);
-// "auto", "split", "fused" or "fused-x2"; std::invalid_argument otherwise.
+// "auto", "split", "fused", "fused-x2" or "fused-rows"; std::invalid_argument otherwise.
 KernelVariant parse_kernel_variant(const std::string& text);
 constexpr std::size_t kTwoStepMaxCells = 256 * 512;
-// Auto: two steps per launch where launches dominate (small grids on GPUs),
-// else one. CPU devices always do better with one step per launch.
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu);
+// Auto: on GPUs two steps per launch where launches dominate (small grids),
+// else one; on CPU devices a row per work-item (fused-rows).
+// A work-group shape given by the user keeps CPU devices on fused.
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given = false);
 
 // Rows per work-item for the one-step kernels: several on large grids, where
 // the per-group reduction otherwise costs a noticeable share of the step.

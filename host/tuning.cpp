@@ -137,7 +137,10 @@ LocalSizeChoice choose_local_size(const SolverFactory& make, const Params& param
         // A stale entry (e.g. a changed driver limit): search again.
       }
     }
-    if (static_cast<double>(params.cells()) * params.max_iters < kTuneMinCellUpdates) {
+    // A row per work-item (CPU devices) has no shape to search; --tune times
+    // the shapes of the one-cell-per-item kernel, and its choice is used then.
+    if (fallback->kernel_variant() == "fused-rows" ||
+        static_cast<double>(params.cells()) * params.max_iters < kTuneMinCellUpdates) {
       choice.solver = std::move(fallback);
       choice.how = "default";
       return choice;

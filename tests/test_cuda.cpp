@@ -114,7 +114,8 @@ TEST_CASE("CUDA: NVRTC compiles the shared kernels to PTX for sm_90, with every 
       CHECK(count_of(ptx, ".entry accelerate_flow(") == 1);
       CHECK(count_of(ptx, ".entry propagate_rebound_collide(") == 1);
       CHECK(count_of(ptx, ".entry propagate_rebound_collide_x2(") == 1);
-      CHECK(count_of(ptx, ".entry ") == 3);
+      CHECK(count_of(ptx, ".entry propagate_rebound_collide_rows(") == 1);
+      CHECK(count_of(ptx, ".entry ") == 4);
       // The defines reached the compiler: the reduction's shared array has one value per work-item.
       const std::size_t real_size = precision == Precision::Float ? 4 : 8;
       CHECK(contains(ptx, "local_speed[" + std::to_string(local.x * local.y * real_size) + "]"));

@@ -120,7 +120,7 @@ TEST_CASE("OpenCL runs split into pieces and small partial-sum chunks give the s
   CHECK(b.f == a.f);
 }
 
-TEST_CASE("OpenCL: the split, fused and fused-x2 kernel variants give bit-identical results") {
+TEST_CASE("OpenCL: the split, fused, fused-x2 and fused-rows kernel variants give bit-identical results") {
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
@@ -142,6 +142,17 @@ TEST_CASE("OpenCL: the split, fused and fused-x2 kernel variants give bit-identi
       CHECK(ra.av_vels == rb.av_vels);
       CHECK(ra.f == rb.f);
     }
+    // A row per work-item: the same distributions; |u| summed in another order.
+    OpenCLOptions rows = options(precision, LocalSize{});
+    rows.variant = KernelVariant::FusedRows;
+    auto c = make_opencl_solver(p, m, rows);
+    CHECK(c->local_size().x == 1);
+    RunOutput rc;
+    c->run(51, rc.av_vels);
+    c->run(69, rc.av_vels);
+    rc.f = c->distributions();
+    CHECK(rc.f == ra.f);
+    CHECK(max_relative_difference(rc.av_vels, ra.av_vels, 1e-6) < (precision == Precision::Float ? 1e-5 : 1e-13));
   }
 }
 

@@ -140,6 +140,8 @@ CudaSolver::CudaSolver(const Params& params, const ObstacleMask& mask, const Cud
       fluid_cells_(mask.fluid_cells()),
       variant_(resolve_kernel_variant(options.variant, params, true)),
       use_graphs_(options.use_graphs) {
+  if (variant_ == KernelVariant::FusedRows)
+    throw DeviceError("--kernel-variant fused-rows is for CPU OpenCL devices; the CUDA backend runs split, fused or fused-x2");
   // A throwing constructor runs no destructor: free what was made so far.
   try {
     setup(mask, options);

@@ -175,13 +175,16 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
                       std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
   device_ = devices[index].device;
   device_name_ = device_.getInfo<CL_DEVICE_NAME>();
-  variant_ = resolve_kernel_variant(variant_, params, (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0);
+  variant_ = resolve_kernel_variant(variant_, params, (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0,
+                                    !options.local_size.is_auto());
   while (!device_name_.empty() && (device_name_.back() == '\0' || device_name_.back() == ' ')) device_name_.pop_back();
 
   if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name_ + " does not support double precision (cl_khr_fp64); use --precision float");
 
   local_ = options.local_size.is_auto() ? default_local_size(device_, params) : options.local_size;
+  // A row per work-item, each its own group: the shape is fixed.
+  if (variant_ == KernelVariant::FusedRows) local_ = {1, 1};
   const auto max_items = device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
   const auto max_wg = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   const std::string shape = std::to_string(local_.x) + "x" + std::to_string(local_.y);
@@ -194,7 +197,8 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
 
   const std::size_t cells = params.cells();
   const std::size_t lattice_bytes = kSpeeds * cells * real_size_;
-  const auto groups_x = (params.nx + local_.x - 1) / local_.x;
+  const bool rows_kernel = variant_ == KernelVariant::FusedRows;
+  const auto groups_x = rows_kernel ? 1 : (params.nx + local_.x - 1) / local_.x;
   rows_per_item_ = options.rows_per_item > 0 && variant_ != KernelVariant::FusedX2 ? options.rows_per_item
                                                                                    : rows_per_item_for(params, variant_);
   const auto groups_y = (params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_);
@@ -230,7 +234,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
       accelerate_[b] = cl::Kernel(program_, "accelerate_flow");
       accelerate_[b].setArg(0, cells_[b]);
       accelerate_[b].setArg(1, obstacles_);
-      collide_[b] = cl::Kernel(program_, "propagate_rebound_collide");
+      collide_[b] = cl::Kernel(program_, rows_kernel ? "propagate_rebound_collide_rows" : "propagate_rebound_collide");
       collide_[b].setArg(0, cells_[b]);
       collide_[b].setArg(1, cells_[1 - b]);
       collide_[b].setArg(2, obstacles_);
