@@ -1,19 +1,12 @@
 #include "slab_solver.hpp"
 
-#define CL_HPP_ENABLE_EXCEPTIONS
-#define CL_HPP_TARGET_OPENCL_VERSION 120
-#define CL_HPP_MINIMUM_OPENCL_VERSION 120
-#include <CL/opencl.hpp>
-
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <deque>
 #include <sstream>
 
 #include "../kernel_source.hpp"
+#include "../opencl/cl_common.hpp"
 
 namespace d2q9 {
 
@@ -32,61 +25,6 @@ constexpr int kTagSums = 3;   // running sums of |u|, to the rank above
 constexpr int kSumStepsPerPoll = 1;
 constexpr int kCatchUpSumStepsPerPoll = 2;
 constexpr int kMaxChunkSteps = 64;
-
-[[noreturn]] void rethrow_cl(const cl::Error& e, const std::string& context) {
-  std::ostringstream msg;
-  msg << context << ": " << e.what() << " failed with OpenCL error " << e.err();
-  if (e.err() == CL_MEM_OBJECT_ALLOCATION_FAILURE || e.err() == CL_OUT_OF_RESOURCES ||
-      e.err() == CL_OUT_OF_HOST_MEMORY)
-    msg << ": the device is out of memory";
-  throw DeviceError(msg.str());
-}
-
-// The device at flat index `index` over all platforms, as --list-devices numbers them.
-cl::Device device_at(int index) {
-  std::vector<cl::Platform> platforms;
-  try {
-    cl::Platform::get(&platforms);
-  } catch (const cl::Error& e) {
-    if (e.err() != CL_PLATFORM_NOT_FOUND_KHR) throw;
-  }
-  int seen = 0;
-  for (const auto& p : platforms) {
-    std::vector<cl::Device> devices;
-    try {
-      p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
-    } catch (const cl::Error& e) {
-      if (e.err() == CL_DEVICE_NOT_FOUND) continue;
-      throw;
-    }
-    for (const auto& d : devices)
-      if (seen++ == index) return d;
-  }
-  if (seen == 0) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
-  throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " + std::to_string(seen) +
-                    " OpenCL device(s), see --list-devices");
-}
-
-// Points file descriptor 2 at /dev/null for its lifetime.
-class StderrSilencer {
- public:
-  StderrSilencer() : saved_(::dup(2)) {
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    if (saved_ >= 0 && null_fd >= 0) ::dup2(null_fd, 2);
-    if (null_fd >= 0) ::close(null_fd);
-  }
-  ~StderrSilencer() {
-    if (saved_ >= 0) {
-      ::dup2(saved_, 2);
-      ::close(saved_);
-    }
-  }
-  StderrSilencer(const StderrSilencer&) = delete;
-  StderrSilencer& operator=(const StderrSilencer&) = delete;
-
- private:
-  int saved_;
-};
 
 // A range of whole work-group rows of the slab, launched with a global offset.
 struct Band {
@@ -211,7 +149,7 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Sla
                      ? options.max_chunk_steps
                      : std::max(1, std::min({params.max_iters, kMaxChunkSteps, (1 << 22) / total_groups_}));
 
-  device_ = device_at(options.device_index);
+  device_ = opencl_device_at(options.device_index);
   device_name_ = device_.getInfo<CL_DEVICE_NAME>();
   while (!device_name_.empty() && (device_name_.back() == '\0' || device_name_.back() == ' ')) device_name_.pop_back();
   if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
@@ -295,25 +233,9 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Sla
 }
 
 void SlabSolver::build(const std::string& kernels_dir) {
-  const std::string source = read_kernel_source(kernels_dir, kKernelFile);
-  std::string flags = "-cl-std=CL1.2";
-  for (const auto& d : kernel_defines(local_params_, precision_, local_, rows_per_item_, slab_kernel_rows(slab_, params_.ny)))
-    flags += " -D" + d;
-  program_ = cl::Program(context_, source);
-  try {
-    // Some drivers (PoCL) also print diagnostics straight to stderr; the
-    // build log holds them, and stderr stays for the one error line.
-    StderrSilencer quiet;
-    program_.build({device_}, flags.c_str());
-  } catch (const cl::Error& e) {
-    std::string log;
-    try {
-      log = program_.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
-    } catch (const cl::Error&) {
-    }
-    throw DeviceError(kernels_dir + "/" + kKernelFile + ": kernel build failed on " + device_name_ +
-                      " with options '" + flags + "'; build log:\n" + log);
-  }
+  program_ = build_opencl_program(
+      context_, device_, kernels_dir, kKernelFile,
+      kernel_defines(local_params_, precision_, local_, rows_per_item_, slab_kernel_rows(slab_, params_.ny)));
 }
 
 void SlabSolver::launch(int b, const Band& band, int partial_base, bool accelerate_next) {

@@ -1,13 +1,5 @@
 #include "opencl_solver.hpp"
 
-#define CL_HPP_ENABLE_EXCEPTIONS
-#define CL_HPP_TARGET_OPENCL_VERSION 120
-#define CL_HPP_MINIMUM_OPENCL_VERSION 120
-#include <CL/opencl.hpp>
-
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -15,94 +7,17 @@
 
 #include "../kernel_source.hpp"
 #include "../stability.hpp"
+#include "cl_common.hpp"
 
 namespace d2q9 {
 
 namespace {
-
-const char* cl_error_name(cl_int code) {
-  switch (code) {
-    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
-    case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
-    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
-    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
-    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
-    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
-    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
-    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
-    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
-    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
-    case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
-    case CL_PLATFORM_NOT_FOUND_KHR: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
-    default: return "OpenCL error";
-  }
-}
-
-bool is_out_of_memory(cl_int code) {
-  return code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES || code == CL_OUT_OF_HOST_MEMORY;
-}
 
 std::string device_type_name(cl_device_type type) {
   if (type & CL_DEVICE_TYPE_GPU) return "GPU";
   if (type & CL_DEVICE_TYPE_CPU) return "CPU";
   if (type & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
   return "other";
-}
-
-// Points file descriptor 2 at /dev/null for its lifetime.
-class StderrSilencer {
- public:
-  StderrSilencer() : saved_(::dup(2)) {
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    if (saved_ >= 0 && null_fd >= 0) ::dup2(null_fd, 2);
-    if (null_fd >= 0) ::close(null_fd);
-  }
-  ~StderrSilencer() {
-    if (saved_ >= 0) {
-      ::dup2(saved_, 2);
-      ::close(saved_);
-    }
-  }
-  StderrSilencer(const StderrSilencer&) = delete;
-  StderrSilencer& operator=(const StderrSilencer&) = delete;
-
- private:
-  int saved_;
-};
-
-struct FlatDevice {
-  cl::Platform platform;
-  cl::Device device;
-};
-
-std::vector<FlatDevice> all_devices() {
-  std::vector<cl::Platform> platforms;
-  try {
-    cl::Platform::get(&platforms);
-  } catch (const cl::Error& e) {
-    if (e.err() == CL_PLATFORM_NOT_FOUND_KHR) return {};
-    throw;
-  }
-  std::vector<FlatDevice> out;
-  for (const auto& p : platforms) {
-    std::vector<cl::Device> devices;
-    try {
-      p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
-    } catch (const cl::Error& e) {
-      if (e.err() == CL_DEVICE_NOT_FOUND) continue;
-      throw;
-    }
-    for (const auto& d : devices) out.push_back({p, d});
-  }
-  return out;
-}
-
-[[noreturn]] void rethrow_cl(const cl::Error& e, const std::string& context) {
-  std::ostringstream msg;
-  msg << context << ": " << e.what() << " failed with " << cl_error_name(e.err()) << " (" << e.err() << ")";
-  if (is_out_of_memory(e.err())) msg << ": the device is out of memory";
-  throw DeviceError(msg.str());
 }
 
 // Steps per read-back of the partial sums when max_chunk_steps is not given.
@@ -167,17 +82,10 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
       fluid_cells_(mask.fluid_cells()),
       variant_(options.variant) {
   check_index_range(params);
-  const auto devices = all_devices();
-  if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
-  const int index = options.device_index < 0 ? default_opencl_device(list_opencl_devices()) : options.device_index;
-  if (index >= static_cast<int>(devices.size()))
-    throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
-                      std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
-  device_ = devices[index].device;
-  device_name_ = device_.getInfo<CL_DEVICE_NAME>();
+  device_ = opencl_device_at(options.device_index);
+  device_name_ = trimmed(device_.getInfo<CL_DEVICE_NAME>());
   variant_ = resolve_kernel_variant(variant_, params, (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0,
                                     !options.local_size.is_auto());
-  while (!device_name_.empty() && (device_name_.back() == '\0' || device_name_.back() == ' ')) device_name_.pop_back();
 
   if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name_ + " does not support double precision (cl_khr_fp64); use --precision float");
@@ -260,25 +168,8 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
 }
 
 void OpenCLSolver::build(const std::string& kernels_dir) {
-  const std::string source = read_kernel_source(kernels_dir, kKernelFile);
-  std::string flags = "-cl-std=CL1.2";
-  for (const auto& d : kernel_defines(params_, precision_, local_, rows_per_item_)) flags += " -D" + d;
-  program_ = cl::Program(context_, source);
-  try {
-    // Some drivers (PoCL) also print compiler diagnostics straight to stderr;
-    // the build log below already holds them, so keep stderr to our one line.
-    StderrSilencer quiet;
-    program_.build({device_}, flags.c_str());
-  } catch (const cl::BuildError& e) {
-    std::string log;
-    for (const auto& entry : e.getBuildLog()) log += entry.second;
-    throw DeviceError(kernels_dir + "/" + kKernelFile + ": kernel build failed on " + device_name_ + " with options '" +
-                      flags + "'; build log:\n" + log);
-  } catch (const cl::Error& e) {
-    std::string log = program_.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
-    throw DeviceError(kernels_dir + "/" + kKernelFile + ": kernel build failed on " + device_name_ + " (" +
-                      cl_error_name(e.err()) + "); build log:\n" + log);
-  }
+  program_ = build_opencl_program(context_, device_, kernels_dir, kKernelFile,
+                                  kernel_defines(params_, precision_, local_, rows_per_item_));
 }
 
 void OpenCLSolver::run(int steps, std::vector<double>& av_vels) {
@@ -393,13 +284,13 @@ std::vector<OpenCLDeviceInfo> list_opencl_devices() {
   std::vector<OpenCLDeviceInfo> out;
   try {
     int index = 0;
-    for (const auto& fd : all_devices()) {
+    for (const auto& fd : all_opencl_devices()) {
       OpenCLDeviceInfo info;
       info.index = index++;
       info.platform = fd.platform.getInfo<CL_PLATFORM_NAME>();
       info.name = fd.device.getInfo<CL_DEVICE_NAME>();
-      for (auto* s : {&info.platform, &info.name})
-        while (!s->empty() && (s->back() == '\0' || s->back() == ' ')) s->pop_back();
+      info.platform = trimmed(info.platform);
+      info.name = trimmed(info.name);
       const auto type = fd.device.getInfo<CL_DEVICE_TYPE>();
       info.type = device_type_name(type);
       info.is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
@@ -408,8 +299,8 @@ std::vector<OpenCLDeviceInfo> list_opencl_devices() {
       info.has_fp64 = fd.device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
       info.driver_version = fd.device.getInfo<CL_DRIVER_VERSION>();
       info.opencl_version = fd.device.getInfo<CL_DEVICE_VERSION>();
-      for (auto* s : {&info.driver_version, &info.opencl_version})
-        while (!s->empty() && (s->back() == '\0' || s->back() == ' ')) s->pop_back();
+      info.driver_version = trimmed(info.driver_version);
+      info.opencl_version = trimmed(info.opencl_version);
       out.push_back(info);
     }
   } catch (const cl::Error& e) {
@@ -425,17 +316,12 @@ int default_opencl_device(const std::vector<OpenCLDeviceInfo>& devices) {
 }
 
 double measure_opencl_copy_bandwidth(const OpenCLOptions& options, std::size_t bytes) {
-  const auto devices = all_devices();
-  const int index = options.device_index < 0 ? default_opencl_device(list_opencl_devices()) : options.device_index;
-  if (devices.empty() || index >= static_cast<int>(devices.size()))
-    throw DeviceError("--device " + std::to_string(index) + " does not exist, see --list-devices");
-  const cl::Device device = devices[index].device;
+  const cl::Device device = opencl_device_at(options.device_index);
   bytes -= bytes % 16;
   try {
     cl::Context context(device);
     cl::CommandQueue queue(context, device);
-    cl::Program program(context, read_kernel_source(options.kernels_dir, "bandwidth.cl"));
-    program.build({device}, "-cl-std=CL1.2");
+    cl::Program program = build_opencl_program(context, device, options.kernels_dir, "bandwidth.cl", {});
     cl::Kernel copy(program, "copy_float4");
     cl::Buffer a(context, CL_MEM_READ_WRITE, bytes), b(context, CL_MEM_READ_WRITE, bytes);
     queue.enqueueFillBuffer(a, 1.0f, 0, bytes);

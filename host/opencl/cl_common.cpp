@@ -1,0 +1,134 @@
+#include "cl_common.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "../kernel_source.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+// Points file descriptor 2 at /dev/null for its lifetime.
+class StderrSilencer {
+ public:
+  StderrSilencer() : saved_(::dup(2)) {
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    if (saved_ >= 0 && null_fd >= 0) ::dup2(null_fd, 2);
+    if (null_fd >= 0) ::close(null_fd);
+  }
+  ~StderrSilencer() {
+    if (saved_ >= 0) {
+      ::dup2(saved_, 2);
+      ::close(saved_);
+    }
+  }
+  StderrSilencer(const StderrSilencer&) = delete;
+  StderrSilencer& operator=(const StderrSilencer&) = delete;
+
+ private:
+  int saved_;
+};
+
+bool is_out_of_memory(cl_int code) {
+  return code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES || code == CL_OUT_OF_HOST_MEMORY;
+}
+
+}  // namespace
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+const char* cl_error_name(cl_int code) {
+  switch (code) {
+    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+    case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
+    case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case CL_PLATFORM_NOT_FOUND_KHR: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform is installed)";
+    default: return "OpenCL error";
+  }
+}
+
+[[noreturn]] void rethrow_cl(const cl::Error& e, const std::string& context) {
+  std::ostringstream msg;
+  msg << context << ": " << e.what() << " failed with " << cl_error_name(e.err()) << " (" << e.err() << ")";
+  if (is_out_of_memory(e.err())) msg << ": the device is out of memory";
+  throw DeviceError(msg.str());
+}
+
+std::vector<FlatDevice> all_opencl_devices() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error& e) {
+    if (e.err() == CL_PLATFORM_NOT_FOUND_KHR) return {};
+    throw;
+  }
+  std::vector<FlatDevice> out;
+  for (const auto& p : platforms) {
+    std::vector<cl::Device> devices;
+    try {
+      p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error& e) {
+      if (e.err() == CL_DEVICE_NOT_FOUND) continue;
+      throw;
+    }
+    for (const auto& d : devices) out.push_back({p, d});
+  }
+  return out;
+}
+
+cl::Device opencl_device_at(int index) {
+  const auto devices = all_opencl_devices();
+  if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
+  if (index < 0) {
+    for (const auto& d : devices)
+      if (d.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return d.device;
+    return devices.front().device;
+  }
+  if (index >= static_cast<int>(devices.size()))
+    throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
+                      std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
+  return devices[index].device;
+}
+
+cl::Program build_opencl_program(const cl::Context& context, const cl::Device& device, const std::string& kernels_dir,
+                                 const std::string& file, const std::vector<std::string>& defines) {
+  std::string flags = "-cl-std=CL1.2";
+  for (const auto& d : defines) flags += " -D" + d;
+  cl::Program program(context, read_kernel_source(kernels_dir, file));
+  const std::string where = kernels_dir + "/" + file + ": kernel build failed on " + trimmed(device.getInfo<CL_DEVICE_NAME>());
+  try {
+    // Some drivers (PoCL) also print compiler diagnostics straight to stderr;
+    // the build log below already holds them, so keep stderr to our one line.
+    StderrSilencer quiet;
+    program.build({device}, flags.c_str());
+  } catch (const cl::BuildError& e) {
+    std::string log;
+    for (const auto& entry : e.getBuildLog()) log += entry.second;
+    throw DeviceError(where + " with options '" + flags + "'; build log:\n" + log);
+  } catch (const cl::Error& e) {
+    std::string log;
+    try {
+      log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+    } catch (const cl::Error&) {
+    }
+    throw DeviceError(where + " (" + cl_error_name(e.err()) + ") with options '" + flags + "'; build log:\n" + log);
+  }
+  return program;
+}
+
+}  // namespace d2q9
