@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sys/wait.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,6 +44,24 @@ inline std::string slurp(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+// How a program run ended, with what it printed.
+struct Result {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+// Runs a shell command with no input, capturing stdout and stderr.
+inline Result run_shell(const std::string& command) {
+  TempDir io;
+  const std::string cmd = command + " >'" + io.file("out") + "' 2>'" + io.file("err") + "' </dev/null";
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+}
+
+// Runs d2q9-bgk with shell-quoted arguments.
+inline Result run_program(const std::string& args) { return run_shell(std::string("'") + D2Q9_EXE + "' " + args); }
 
 inline Params make_params(int nx, int ny, int iters, double accel = 0.005, double omega = 1.85) {
   Params p;

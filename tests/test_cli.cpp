@@ -9,23 +9,11 @@
 #include "opencl/opencl_solver.hpp"
 
 using d2q9::test::slurp;
+using d2q9::test::Result;
+using d2q9::test::run_program;
 using d2q9::test::TempDir;
 
 namespace {
-
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Result run_program(const std::string& args) {
-  TempDir io;
-  const std::string cmd = std::string("'") + D2Q9_EXE + "' " + args + " >'" + io.file("out") + "' 2>'" +
-                          io.file("err") + "' </dev/null";
-  const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(io.file("out")), slurp(io.file("err"))};
-}
 
 // Every number in a text file, in order ("12:" counts as 12).
 std::vector<double> numbers(const std::string& text) {

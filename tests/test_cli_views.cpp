@@ -9,23 +9,10 @@
 #include "views_helpers.hpp"
 
 using d2q9::test::slurp;
+using d2q9::test::Result;
 using d2q9::test::TempDir;
 
 namespace {
-
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Result run_d2q9(const std::string& args) {
-  TempDir io;
-  const std::string cmd = std::string("'") + D2Q9_EXE + "' " + args + " >'" + io.file("out") + "' 2>'" +
-                          io.file("err") + "' </dev/null";
-  const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(io.file("out")), slurp(io.file("err"))};
-}
 
 // Under a pseudo-terminal (script(1)), stdout and stderr both go to it.
 Result run_d2q9_on_terminal(const std::string& args) {
@@ -82,7 +69,7 @@ struct Inputs {
 TEST_CASE("cli views: PNG, VTK and JSON of one run agree with final_state.dat and stdout") {
   Inputs in;
   TempDir out;
-  const Result r = run_d2q9(in.files + "-o '" + out.path + "' --png '" + out.file("speed.png") + "' --vtk '" +
+  const Result r = d2q9::test::run_program(in.files + "-o '" + out.path + "' --png '" + out.file("speed.png") + "' --vtk '" +
                             out.file("state.vtk") + "' --summary-json '" + out.file("summary.json") + "'");
   REQUIRE(r.status == 0);
   CHECK(r.err == "");
@@ -156,17 +143,17 @@ TEST_CASE("cli views: PNG, VTK and JSON of one run agree with final_state.dat an
 TEST_CASE("cli views: final_state.png by default, none with --no-png") {
   Inputs in;
   TempDir a, b;
-  REQUIRE(run_d2q9(in.files + "-q -o '" + a.path + "'").status == 0);
+  REQUIRE(d2q9::test::run_program(in.files + "-q -o '" + a.path + "'").status == 0);
   CHECK(a.listing() == "av_vels.dat\nfinal_state.dat\nfinal_state.png\n");
   CHECK(d2q9::test::read_png(a.file("final_state.png")).width == d2q9::picture_layout(12, 10).width);
-  REQUIRE(run_d2q9(in.files + "-q --no-png -o '" + b.path + "'").status == 0);
+  REQUIRE(d2q9::test::run_program(in.files + "-q --no-png -o '" + b.path + "'").status == 0);
   CHECK(b.listing() == "av_vels.dat\nfinal_state.dat\n");
 }
 
 TEST_CASE("cli views: --snapshot-every writes numbered frames during the run") {
   Inputs in;
   TempDir out;
-  const Result r = run_d2q9(in.files + "-q --no-png --snapshot-every 15 -o '" + out.path + "'");
+  const Result r = d2q9::test::run_program(in.files + "-q --no-png --snapshot-every 15 -o '" + out.path + "'");
   REQUIRE(r.status == 0);
   CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\nsnapshot_15.png\nsnapshot_30.png\n");
   const auto frame = d2q9::test::read_png(out.file("snapshot_30.png"));
@@ -195,7 +182,7 @@ TEST_CASE("cli views: bad options are one error line before the run, leaving no 
            {"--png '" + out.path + "'", 1, "error: " + out.path + ": is a directory, not a file"},
        }) {
     CAPTURE(c.args);
-    const Result r = run_d2q9(files + c.args);
+    const Result r = d2q9::test::run_program(files + c.args);
     CHECK(r.status == c.status);
     CHECK(r.out == "");
     CHECK(r.err.rfind(c.error, 0) == 0);
@@ -208,7 +195,7 @@ TEST_CASE("cli views: a progress line on a terminal, none when stderr is a file 
   // 400 steps: the line appears after the first short segment in any case.
   Inputs in("12\n10\n400\n10\n0.1\n0.02\n1.7\n");
   TempDir out;
-  const Result to_file = run_d2q9(in.files + "-o '" + out.path + "'");
+  const Result to_file = d2q9::test::run_program(in.files + "-o '" + out.path + "'");
   REQUIRE(to_file.status == 0);
   CHECK(to_file.err == "");
   CHECK(to_file.out.find("steps/s") == std::string::npos);

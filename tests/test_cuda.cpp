@@ -19,6 +19,8 @@
 using namespace d2q9;
 using d2q9::test::max_relative_difference;
 using d2q9::test::slurp;
+using d2q9::test::Result;
+using d2q9::test::run_program;
 using d2q9::test::TempDir;
 
 namespace {
@@ -73,20 +75,6 @@ CudaOptions options(Precision precision, LocalSize local) {
   o.local_size = local;
   o.kernels_dir = D2Q9_KERNELS_DIR;
   return o;
-}
-
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Result run_program(const std::string& args) {
-  TempDir io;
-  const std::string cmd = std::string("'") + D2Q9_EXE + "' " + args + " >'" + io.file("out") + "' 2>'" +
-                          io.file("err") + "' </dev/null";
-  const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(io.file("out")), slurp(io.file("err"))};
 }
 
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
