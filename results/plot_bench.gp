@@ -15,9 +15,11 @@ set grid
 label(f) = system(sprintf("awk -F, 'NR==2 {gsub(/\"/,\"\"); print $10\", \"$12\", \"$13}' %s", f))
 box(x) = strcol(1)[1:4] eq "box_" ? x : NaN
 set multiplot layout 1,2
-set ylabel "MLUPS"
+set ylabel "MLUPS (log scale)"
+set logscale y
 set title "Throughput"
 plot for [f in files] f using (box($2 * $3)):(box($6)) every ::1 with linespoints title label(f)
+unset logscale y
 set ylabel "% of measured copy bandwidth"
 set title "Effective bandwidth (2 x 9 values + 1 mask byte per cell update)"
 set yrange [0:100]
