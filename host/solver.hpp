@@ -53,6 +53,13 @@ class Solver {
   virtual void load_distributions(const std::vector<double>& f) = 0;
 };
 
+// Turns per-group partial sums of |u| read back from a device (`steps` rows
+// of `num_groups` values in the run's precision) into average velocities:
+// each step's groups summed in order, in double, over the fluid-cell count.
+// Appends them to av_vels, checking each for instability as it arrives.
+void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
+                               std::size_t fluid_cells, std::vector<double>& av_vels);
+
 // Every cell starts at rest with the given density, obstacles included.
 std::vector<double> initial_distributions(const Params& params);
 

@@ -417,15 +417,7 @@ void CudaSolver::run(int steps, std::vector<double>& av_vels) {
 }
 
 void CudaSolver::consume_partials(int half, int steps, std::vector<double>& av_vels) {
-  const void* raw = host_partials_[half];
-  for (int t = 0; t < steps; ++t) {
-    double sum = 0.0;
-    for (int g = 0; g < num_groups_; ++g) {
-      const std::size_t i = static_cast<std::size_t>(t) * num_groups_ + g;
-      sum += precision_ == Precision::Float ? static_cast<const float*>(raw)[i] : static_cast<const double*>(raw)[i];
-    }
-    av_vels.push_back(sum / static_cast<double>(fluid_cells_));
-  }
+  append_average_velocities(host_partials_[half], precision_, steps, num_groups_, fluid_cells_, av_vels);
 }
 
 std::vector<double> CudaSolver::distributions() {

@@ -150,31 +150,16 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Sla
                      : std::max(1, std::min({params.max_iters, kMaxChunkSteps, (1 << 22) / total_groups_}));
 
   device_ = opencl_device_at(options.device_index);
-  device_name_ = device_.getInfo<CL_DEVICE_NAME>();
-  while (!device_name_.empty() && (device_name_.back() == '\0' || device_name_.back() == ' ')) device_name_.pop_back();
+  device_name_ = trimmed(device_.getInfo<CL_DEVICE_NAME>());
   if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name_ + " does not support double precision (cl_khr_fp64); use --precision float");
-  const auto max_items = device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
-  const auto max_wg = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  check_opencl_local_size(device_, local_);
   const std::string shape = std::to_string(local_.x) + "x" + std::to_string(local_.y);
-  if (local_.x < 1 || local_.y < 1 || static_cast<std::size_t>(local_.x) > max_items[0] ||
-      static_cast<std::size_t>(local_.y) > max_items[1] ||
-      static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > max_wg)
-    throw DeviceError("local size " + shape + " is not valid on " + device_name_ + " (at most " +
-                      std::to_string(max_items[0]) + "x" + std::to_string(max_items[1]) + " and " +
-                      std::to_string(max_wg) + " work-items in all)");
 
   const std::size_t lattice_bytes = kSpeeds * local_cells_ * real_size_;
   const std::size_t partial_bytes = 2 * static_cast<std::size_t>(chunk_steps_) * num_groups_ * real_size_;
-  const auto global_mem = device_.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
-  const auto max_alloc = device_.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
-  const unsigned long long needed = 2ULL * lattice_bytes + local_cells_ + partial_bytes;
-  if (needed > global_mem || lattice_bytes > max_alloc)
-    throw DeviceError("slab of " + std::to_string(params.nx) + "x" + std::to_string(slab_.rows) + " needs " +
-                      std::to_string(needed >> 20) + " MiB on the device (largest buffer " +
-                      std::to_string(lattice_bytes >> 20) + " MiB) but " + device_name_ + " has " +
-                      std::to_string(global_mem >> 20) + " MiB (largest buffer " + std::to_string(max_alloc >> 20) +
-                      " MiB): out of memory; use more ranks");
+  check_opencl_memory(device_, "slab of " + std::to_string(params.nx) + "x" + std::to_string(slab_.rows),
+                      2ULL * lattice_bytes + local_cells_ + partial_bytes, lattice_bytes, "; use more ranks");
 
   send_up_.resize(3 * row_bytes_);
   send_down_.resize(3 * row_bytes_);

@@ -105,6 +105,28 @@ cl::Device opencl_device_at(int index) {
   return devices[index].device;
 }
 
+void check_opencl_local_size(const cl::Device& device, LocalSize local) {
+  const auto max_items = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
+  const auto max_wg = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  if (local.x < 1 || local.y < 1 || static_cast<std::size_t>(local.x) > max_items[0] ||
+      static_cast<std::size_t>(local.y) > max_items[1] ||
+      static_cast<std::size_t>(local.x) * static_cast<std::size_t>(local.y) > max_wg)
+    throw DeviceError("local size " + std::to_string(local.x) + "x" + std::to_string(local.y) + " is not valid on " +
+                      trimmed(device.getInfo<CL_DEVICE_NAME>()) + " (at most " + std::to_string(max_items[0]) + "x" +
+                      std::to_string(max_items[1]) + " and " + std::to_string(max_wg) + " work-items in all)");
+}
+
+void check_opencl_memory(const cl::Device& device, const std::string& what, unsigned long long needed,
+                         unsigned long long largest_buffer, const std::string& hint) {
+  const auto global_mem = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+  const auto max_alloc = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  if (needed > global_mem || largest_buffer > max_alloc)
+    throw DeviceError(what + " needs " + std::to_string(needed >> 20) + " MiB on the device (largest buffer " +
+                      std::to_string(largest_buffer >> 20) + " MiB) but " + trimmed(device.getInfo<CL_DEVICE_NAME>()) +
+                      " has " + std::to_string(global_mem >> 20) + " MiB (largest buffer " +
+                      std::to_string(max_alloc >> 20) + " MiB): out of memory" + hint);
+}
+
 cl::Program build_opencl_program(const cl::Context& context, const cl::Device& device, const std::string& kernels_dir,
                                  const std::string& file, const std::vector<std::string>& defines) {
   std::string flags = "-cl-std=CL1.2";

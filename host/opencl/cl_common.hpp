@@ -38,6 +38,14 @@ const char* cl_error_name(cl_int code);
 cl::Program build_opencl_program(const cl::Context& context, const cl::Device& device, const std::string& kernels_dir,
                                  const std::string& file, const std::vector<std::string>& defines);
 
+// DeviceError unless `device` can run work-groups of this shape.
+void check_opencl_local_size(const cl::Device& device, LocalSize local);
+
+// DeviceError ("... out of memory<hint>") unless `needed` bytes in all, with
+// `largest_buffer` in one buffer, fit the device; `what` names the lattice.
+void check_opencl_memory(const cl::Device& device, const std::string& what, unsigned long long needed,
+                         unsigned long long largest_buffer, const std::string& hint = "");
+
 // A device string without the padding some drivers leave at its end.
 std::string trimmed(std::string s);
 

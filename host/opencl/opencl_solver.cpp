@@ -93,15 +93,8 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
   local_ = options.local_size.is_auto() ? default_local_size(device_, params) : options.local_size;
   // A row per work-item, each its own group: the shape is fixed.
   if (variant_ == KernelVariant::FusedRows) local_ = {1, 1};
-  const auto max_items = device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
-  const auto max_wg = device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  check_opencl_local_size(device_, local_);
   const std::string shape = std::to_string(local_.x) + "x" + std::to_string(local_.y);
-  if (local_.x < 1 || local_.y < 1 || static_cast<std::size_t>(local_.x) > max_items[0] ||
-      static_cast<std::size_t>(local_.y) > max_items[1] ||
-      static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > max_wg)
-    throw DeviceError("local size " + shape + " is not valid on " + device_name_ + " (at most " +
-                      std::to_string(max_items[0]) + "x" + std::to_string(max_items[1]) + " and " +
-                      std::to_string(max_wg) + " work-items in all)");
 
   const std::size_t cells = params.cells();
   const std::size_t lattice_bytes = kSpeeds * cells * real_size_;
@@ -118,15 +111,8 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
                      : std::max(1, std::min({params.max_iters, (1 << 22) / num_groups_, kMaxChunkSteps}));
   const std::size_t partial_bytes = 2 * static_cast<std::size_t>(chunk_steps_) * num_groups_ * real_size_;
 
-  const auto global_mem = device_.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
-  const auto max_alloc = device_.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
-  const unsigned long long needed = 2ULL * lattice_bytes + cells + partial_bytes;
-  if (needed > global_mem || lattice_bytes > max_alloc)
-    throw DeviceError("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny) + " needs " +
-                      std::to_string(needed >> 20) + " MiB on the device (largest buffer " +
-                      std::to_string(lattice_bytes >> 20) + " MiB) but " + device_name_ + " has " +
-                      std::to_string(global_mem >> 20) + " MiB (largest buffer " + std::to_string(max_alloc >> 20) +
-                      " MiB): out of memory");
+  check_opencl_memory(device_, "grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny),
+                      2ULL * lattice_bytes + cells + partial_bytes, lattice_bytes);
 
   try {
     context_ = cl::Context(device_);
@@ -233,17 +219,7 @@ void OpenCLSolver::run(int steps, std::vector<double>& av_vels) {
 }
 
 void OpenCLSolver::consume_partials(int half, int steps, std::vector<double>& av_vels) {
-  const unsigned char* raw = host_partials_[half].data();
-  for (int t = 0; t < steps; ++t) {
-    double sum = 0.0;
-    for (int g = 0; g < num_groups_; ++g) {
-      const std::size_t i = static_cast<std::size_t>(t) * num_groups_ + g;
-      sum += precision_ == Precision::Float ? reinterpret_cast<const float*>(raw)[i]
-                                            : reinterpret_cast<const double*>(raw)[i];
-    }
-    av_vels.push_back(sum / static_cast<double>(fluid_cells_));
-    check_average_velocity(av_vels.back(), av_vels.size() - 1);
-  }
+  append_average_velocities(host_partials_[half].data(), precision_, steps, num_groups_, fluid_cells_, av_vels);
 }
 
 std::vector<double> OpenCLSolver::distributions() {
