@@ -2,35 +2,18 @@
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
+#include "solver_runs.hpp"
 #include "kernel_source.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "reference/reference_solver.hpp"
 
 using namespace d2q9;
 using d2q9::test::max_relative_difference;
+using d2q9::test::reference;
+using d2q9::test::run;
+using d2q9::test::RunOutput;
 
 namespace {
-
-struct RunOutput {
-  std::vector<double> av_vels;
-  std::vector<double> f;
-};
-
-RunOutput run(Solver& s, int steps) {
-  RunOutput out;
-  s.run(steps, out.av_vels);
-  out.f = s.distributions();
-  return out;
-}
-
-RunOutput reference(const Params& p, const ObstacleMask& m, Precision precision) {
-  if (precision == Precision::Float) {
-    ReferenceSolver<float> s(p, m);
-    return run(s, p.max_iters);
-  }
-  ReferenceSolver<double> s(p, m);
-  return run(s, p.max_iters);
-}
 
 OpenCLOptions options(Precision precision, LocalSize local) {
   OpenCLOptions o;
