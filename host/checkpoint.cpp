@@ -1,5 +1,7 @@
 #include "checkpoint.hpp"
 
+#include <dirent.h>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -194,6 +196,20 @@ class DurableFile {
 };
 
 }  // namespace
+
+void remove_stale_checkpoint_temps(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  const std::string own = prefix + std::to_string(::getpid());
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) == 0 && name != own) ::unlink((dir + "/" + name).c_str());
+  }
+  ::closedir(d);
+}
 
 std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
   return XXH3_64bits(mask.blocked.data(), mask.blocked.size());

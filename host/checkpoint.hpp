@@ -40,6 +40,10 @@ std::uint64_t obstacle_mask_hash(const ObstacleMask& mask);
 // Writes atomically (unnamed temporary file, flush, fsync, link, rename): a
 // kill at any moment leaves either the old or the new checkpoint at `path`,
 // never a mix, and no partial file beside it.
+// Removes complete temporary files "<path>.tmp.<pid>" that a run killed
+// between naming and renaming its checkpoint left behind.
+void remove_stale_checkpoint_temps(const std::string& path);
+
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 
 // Parses checkpoint bytes; InputError naming `filename` for anything that is

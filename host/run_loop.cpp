@@ -79,7 +79,10 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
     return result;
   }
   std::optional<StopSignals> signals;
-  if (checkpoints) signals.emplace();
+  if (checkpoints) {
+    signals.emplace();
+    remove_stale_checkpoint_temps(options.checkpoint_path);
+  }
   int written_step = -1;  // the step of the checkpoint this run last wrote
   int segment = 1;        // grows to about segment_seconds of steps once the speed is known
   auto next_multiple = [](int step, int every) { return (step / every + 1) * every; };

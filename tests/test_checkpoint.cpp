@@ -317,3 +317,13 @@ TEST_CASE("limits: host memory is checked up front with both sizes") {
                        DeviceError);
   CHECK(host_memory_bytes() > (64ULL << 20));
 }
+
+TEST_CASE("checkpoint: temporary files left by a killed run are removed, nothing else") {
+  d2q9::test::TempDir dir;
+  dir.write(kCheckpointFile, "good");
+  dir.write(std::string(kCheckpointFile) + ".tmp.99999", "complete but never renamed");
+  dir.write("av_vels.dat", "0:\t1\n");
+  remove_stale_checkpoint_temps(dir.file(kCheckpointFile));
+  CHECK(dir.listing() == "av_vels.dat\n" + std::string(kCheckpointFile) + "\n");
+  CHECK(d2q9::test::slurp(dir.file(kCheckpointFile)) == "good");
+}

@@ -134,8 +134,13 @@ TEST_CASE("restart: a run killed with SIGKILL and restarted gives byte-identical
     const Result r = child.wait();
     REQUIRE_MESSAGE(r.status == 128 + SIGKILL, "the run ended before it could be killed: make kLongParams longer");
   }
-  // The last good checkpoint, intact, and nothing else.
-  CHECK(killed.listing() == std::string(d2q9::kCheckpointFile) + "\n");
+  // The last good checkpoint, intact, and nothing else but, when the kill
+  // fell between naming a new checkpoint and renaming it into place, that
+  // complete temporary file (the next run removes it).
+  std::string listing = killed.listing();
+  const std::string leftover = std::string(d2q9::kCheckpointFile) + ".tmp.";
+  if (const auto at = listing.find(leftover); at != std::string::npos) listing.erase(at, listing.find('\n', at) + 1 - at);
+  CHECK(listing == std::string(d2q9::kCheckpointFile) + "\n");
   const d2q9::Checkpoint c = d2q9::read_checkpoint(checkpoint);
   CHECK(c.step() % 100 == 0);
   CHECK(c.step() > 0);
