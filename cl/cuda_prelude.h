@@ -16,6 +16,7 @@
 #define __local __shared__
 #define __private
 #define restrict __restrict__
+#define ALWAYS_INLINE __forceinline__
 
 // OpenCL C scalar type names (size_t is built into both).
 typedef unsigned char uchar;

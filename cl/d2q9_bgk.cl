@@ -15,7 +15,7 @@
 // With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
 // the whole grid and ignores FIRST_ROW/LAST_ROW.
 //
-// Helper functions are plain `inline` functions (NVRTC compiles them as
+// Helper functions are ALWAYS_INLINE functions (NVRTC compiles them as
 // device functions with -default-device).
 //
 // Distributions are structure-of-arrays: speed k of cell (ii, jj) sits at
@@ -35,6 +35,13 @@ typedef float real;
 #ifdef __OPENCL_VERSION__
 // Keep a*b+c as two roundings, as the serial reference computes it.
 #pragma OPENCL FP_CONTRACT OFF
+#endif
+
+// The cell helpers are forced inline: CPU compilers leave the big collide
+// out of line otherwise, and a call in the row loop stops vectorisation.
+// (cl/cuda_prelude.h maps this to __forceinline__.)
+#ifndef ALWAYS_INLINE
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #endif
 
 #ifndef ROWS_PER_ITEM
@@ -80,12 +87,10 @@ __kernel void accelerate_flow(__global real* restrict cells, __global const ucha
   }
 }
 
-// Incoming distributions of cell (ii, jj): g_k = f_k((ii, jj) - e_k), periodic.
-inline void pull(__global const real* restrict src, const int ii, const int jj, real* g) {
-  const int x_e = (ii + 1 == NX) ? 0 : ii + 1;
-  const int x_w = (ii == 0) ? NX - 1 : ii - 1;
-  const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
-  const int y_s = (jj == 0) ? NY - 1 : jj - 1;
+// Incoming distributions of cell (ii, jj) from the given neighbouring columns
+// and rows: g_k = f_k((ii, jj) - e_k).
+ALWAYS_INLINE void pull_from(__global const real* restrict src, const int ii, const int jj, const int x_e, const int x_w,
+                      const int y_n, const int y_s, real* g) {
   g[0] = src[0 * NCELLS + ii + jj * NX];
   g[1] = src[1 * NCELLS + x_w + jj * NX];
   g[2] = src[2 * NCELLS + ii + y_s * NX];
@@ -97,7 +102,16 @@ inline void pull(__global const real* restrict src, const int ii, const int jj, 
   g[8] = src[8 * NCELLS + x_w + y_n * NX];
 }
 
-inline void store(__global real* restrict dst, const int cell, const real* f) {
+// Incoming distributions of cell (ii, jj), periodic in both directions.
+ALWAYS_INLINE void pull(__global const real* restrict src, const int ii, const int jj, real* g) {
+  const int x_e = (ii + 1 == NX) ? 0 : ii + 1;
+  const int x_w = (ii == 0) ? NX - 1 : ii - 1;
+  const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
+  const int y_s = (jj == 0) ? NY - 1 : jj - 1;
+  pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
+}
+
+ALWAYS_INLINE void store(__global real* restrict dst, const int cell, const real* f) {
   dst[0 * NCELLS + cell] = f[0];
   dst[1 * NCELLS + cell] = f[1];
   dst[2 * NCELLS + cell] = f[2];
@@ -118,7 +132,7 @@ inline void store(__global real* restrict dst, const int cell, const real* f) {
 // Every cell is collided and obstacles then keep their bounced-back values:
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-inline real collide(const real* g, const int blocked, const int accelerate, real* f) {
+ALWAYS_INLINE real collide(const real* g, const int blocked, const int accelerate, real* f) {
   const real c_sq = (real)1 / (real)3;
   const real w0 = (real)4 / (real)9;
   const real w1 = (real)1 / (real)9;
@@ -279,10 +293,28 @@ __kernel void propagate_rebound_collide_x2(__global const real* restrict src, __
   REDUCE_TO_PARTIAL(local_speed, lid, speed2, partial_offset + num_groups + group);
 }
 
+// One cell of propagate_rebound_collide_rows, with its neighbouring columns
+// and rows given; returns its |u|.
+ALWAYS_INLINE real row_cell(__global const real* restrict src, __global real* restrict dst,
+                     __global const uchar* restrict obstacles, const int ii, const int jj, const int x_e,
+                     const int x_w, const int y_n, const int y_s, const int accelerate) {
+  real g[9], f[9];
+  pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
+  const int cell = ii + jj * NX;
+  const real speed = collide(g, obstacles[cell], accelerate, f);
+  store(dst, cell, f);
+  return speed;
+}
+
+// Columns per chunk of propagate_rebound_collide_rows' inner loop.
+#define ROW_CHUNK 64
+
 // One timestep of a whole row per work-item, for CPU devices: no local
-// memory and no barriers, and the row's cells in one loop. Launched with
-// NY work-items in work-groups of one, so group = row; the row's |u| sum
-// (summed in column order) is the group's partial sum.
+// memory and no barriers. Launched with NY work-items in work-groups of one,
+// so group = row; the row's |u| sum (in column order) is the group's partial
+// sum. The wrapping edge columns are peeled off, so the inner loop reads
+// contiguous neighbours and keeps |u| in an array rather than a running sum:
+// both let the compiler vectorise it across columns.
 __kernel void propagate_rebound_collide_rows(__global const real* restrict src, __global real* restrict dst,
                                              __global const uchar* restrict obstacles,
                                              __global real* restrict partial_sums, const int partial_offset,
@@ -290,13 +322,18 @@ __kernel void propagate_rebound_collide_rows(__global const real* restrict src, 
   const int jj = FIRST_ROW + (int)get_global_id(1);
   if (jj > LAST_ROW) return;
   const int accelerate = accelerate_next && jj == ACCEL_ROW;
-  real speed = (real)0;
-  for (int ii = 0; ii < NX; ++ii) {
-    real g[9], f[9];
-    pull(src, ii, jj, g);
-    const int cell = ii + jj * NX;
-    speed += collide(g, obstacles[cell], accelerate, f);
-    store(dst, cell, f);
+  const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
+  const int y_s = (jj == 0) ? NY - 1 : jj - 1;
+  real speed = row_cell(src, dst, obstacles, 0, jj, NX > 1 ? 1 : 0, NX - 1, y_n, y_s, accelerate);
+  for (int x0 = 1; x0 < NX - 1; x0 += ROW_CHUNK) {
+    const int n = min(ROW_CHUNK, NX - 1 - x0);
+    real cell_speed[ROW_CHUNK];
+    for (int i = 0; i < n; ++i) {
+      const int ii = x0 + i;
+      cell_speed[i] = row_cell(src, dst, obstacles, ii, jj, ii + 1, ii - 1, y_n, y_s, accelerate);
+    }
+    for (int i = 0; i < n; ++i) speed += cell_speed[i];
   }
+  if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, accelerate);
   partial_sums[partial_offset + (int)get_group_id(1)] = speed;
 }

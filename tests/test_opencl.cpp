@@ -139,6 +139,31 @@ TEST_CASE("OpenCL: the split, fused, fused-x2 and fused-rows kernel variants giv
   }
 }
 
+TEST_CASE("OpenCL: the fused-rows kernel's peeled edge columns and column chunks match the split kernel") {
+  // No side walls, so every row wraps in x; widths 1-3 have no interior
+  // columns or only one, 150 spans two full 64-column chunks and a partial one.
+  for (int nx : {1, 2, 3, 150}) {
+    CAPTURE(nx);
+    const Params p = d2q9::test::make_params(nx, 7, 40, 0.02);
+    ObstacleMask m(p.nx, p.ny);
+    for (int x = 0; x < nx; x += 3) m.blocked[x + 2 * nx] = 1;
+    m.blocked[nx - 1 + 5 * nx] = 1;  // in the accelerated row, at the wrapping edge
+    for (Precision precision : {Precision::Float, Precision::Double}) {
+      CAPTURE(to_string(precision));
+      OpenCLOptions split = options(precision, LocalSize{1, 1});
+      split.variant = KernelVariant::Split;
+      auto a = make_opencl_solver(p, m, split);
+      const RunOutput ra = run(*a, 40);
+      OpenCLOptions rows = options(precision, LocalSize{});
+      rows.variant = KernelVariant::FusedRows;
+      auto b = make_opencl_solver(p, m, rows);
+      const RunOutput rb = run(*b, 40);
+      CHECK(rb.f == ra.f);
+      CHECK(max_relative_difference(rb.av_vels, ra.av_vels, 1e-6) < (precision == Precision::Float ? 1e-5 : 1e-13));
+    }
+  }
+}
+
 TEST_CASE("OpenCL rejects local sizes the device cannot run") {
   const Params p = d2q9::test::make_params(16, 16, 1);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
