@@ -17,6 +17,9 @@
 #define __private
 #define restrict __restrict__
 #define ALWAYS_INLINE __forceinline__
+// At least `items` threads per SM for blocks of WG_SIZE threads (1 to 32 blocks).
+#define OCCUPANCY_HINT(items) \
+  __launch_bounds__(WG_SIZE, (items) / WG_SIZE < 1 ? 1 : (items) / WG_SIZE > 32 ? 32 : (items) / WG_SIZE)
 
 // OpenCL C scalar type names (size_t is built into both).
 typedef unsigned char uchar;

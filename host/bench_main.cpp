@@ -40,6 +40,7 @@ struct CaseResult {
   double seconds = 0, mlups = 0, effective_gbs = 0, percent_of_copy = 0;
   std::string local_size;
   std::string variant;
+  int rows_per_item = 1;
   std::string skipped;  // why the case did not run
 };
 
@@ -95,6 +96,7 @@ int main(int argc, char* argv[]) {
     ("coursework-steps", po::value<int>()->default_value(0), "steps for the coursework problems (0: their own)")
     ("min-seconds", po::value<double>()->default_value(1.0), "timed seconds per square box case")
     ("copy-mib", po::value<int>()->default_value(1024), "size of each copy buffer in MiB")
+    ("rows-per-item", po::value<int>()->default_value(0), "rows per work-item of one-step kernels (0: chosen per grid)")
     ("reference-at", po::value<int>()->default_value(0), "also time the serial reference on this box size");
   // clang-format on
   po::variables_map vm;
@@ -123,6 +125,8 @@ int main(int argc, char* argv[]) {
     }
     base.kernels_dir = find_kernels_dir(vm.count("kernels-dir") ? vm["kernels-dir"].as<std::string>() : "");
     const LocalSize requested = parse_local_size(vm["local-size"].as<std::string>());
+    base.rows_per_item = vm["rows-per-item"].as<int>();
+    if (base.rows_per_item < 0 || base.rows_per_item > 64) throw UsageError("--rows-per-item must be 0 to 64");
 
     // What differs between backends: the device's description, the copy
     // kernel, and how a solver is made.
@@ -164,6 +168,7 @@ int main(int argc, char* argv[]) {
         o.precision = base.precision;
         o.variant = base.variant;
         o.kernels_dir = base.kernels_dir;
+        o.rows_per_item = base.rows_per_item;
         return o;
       };
       copy_bandwidth = [=](std::size_t bytes) { return measure_cuda_copy_bandwidth(cuda_options(LocalSize{}), bytes); };
@@ -206,8 +211,8 @@ int main(int argc, char* argv[]) {
     }
 
     std::vector<CaseResult> results;
-    std::printf("%-22s %8s %10s %10s %12s %10s %8s %9s\n", "case", "steps", "seconds", "MLUPS", "eff. GB/s",
-                "% of copy", "local", "variant");
+    std::printf("%-22s %8s %10s %10s %12s %10s %8s %10s %4s\n", "case", "steps", "seconds", "MLUPS", "eff. GB/s",
+                "% of copy", "local", "variant", "rows");
     for (BenchCase& c : cases) {
       CaseResult r;
       r.name = c.name;
@@ -227,8 +232,12 @@ int main(int argc, char* argv[]) {
           steps = static_cast<int>(std::clamp(vm["min-seconds"].as<double>() / per_step, 10.0, 1e6));
         }
         c.params.max_iters = steps;
-        LocalSizeChoice choice = choose_local_size(make, c.params, requested, false, to_string(base.variant));
+        // Tuned per rows-per-item setting: the best shape depends on it.
+        const std::string tuning_key =
+            to_string(base.variant) + (base.rows_per_item > 0 ? "-r" + std::to_string(base.rows_per_item) : "");
+        LocalSizeChoice choice = choose_local_size(make, c.params, requested, false, tuning_key);
         r.variant = choice.solver->kernel_variant();
+        r.rows_per_item = choice.solver->rows_per_item();
         // Warm up (first launches, lazy just-in-time compilation on CPU
         // devices), then restart from the initial state for the timed run.
         std::vector<double> av;
@@ -245,8 +254,9 @@ int main(int argc, char* argv[]) {
         r.percent_of_copy = 100.0 * r.effective_gbs * 1e9 / copy_bw;
         const LocalSize l = choice.solver->local_size();
         r.local_size = std::to_string(l.x) + "x" + std::to_string(l.y);
-        std::printf("%-22s %8d %10.4f %10.1f %12.1f %10.1f %8s %9s\n", r.name.c_str(), r.steps, r.seconds, r.mlups,
-                    r.effective_gbs, r.percent_of_copy, r.local_size.c_str(), r.variant.c_str());
+        std::printf("%-22s %8d %10.4f %10.1f %12.1f %10.1f %8s %10s %4d\n", r.name.c_str(), r.steps, r.seconds,
+                    r.mlups, r.effective_gbs, r.percent_of_copy, r.local_size.c_str(), r.variant.c_str(),
+                    r.rows_per_item);
       } catch (const DeviceError& e) {
         r.skipped = e.what();
         std::printf("%-22s skipped: %s\n", r.name.c_str(), r.skipped.c_str());
@@ -296,17 +306,17 @@ int main(int argc, char* argv[]) {
     AtomicFile csv(stem + ".csv");
     std::fprintf(csv.get(),
                  "case,nx,ny,steps,seconds,mlups,effective_gbs,percent_of_copy,local_size,device,driver,backend,"
-                 "precision,variant,commit,copy_gbs,skipped\n");
+                 "precision,variant,rows_per_item,commit,copy_gbs,skipped\n");
     for (const auto& r : results) {
       j["cases"].push_back({{"case", r.name}, {"nx", r.nx}, {"ny", r.ny}, {"steps", r.steps}, {"seconds", r.seconds},
                             {"mlups", r.mlups}, {"effective_gbs", r.effective_gbs},
                             {"percent_of_copy", r.percent_of_copy}, {"local_size", r.local_size},
-                            {"kernel_variant", r.variant},
+                            {"kernel_variant", r.variant}, {"rows_per_item", r.rows_per_item},
                             {"skipped", r.skipped}});
-      std::fprintf(csv.get(), "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",%s,%s,%s,%s,%.2f,\"%s\"\n",
+      std::fprintf(csv.get(), "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",%s,%s,%s,%d,%s,%.2f,\"%s\"\n",
                    r.name.c_str(), r.nx, r.ny, r.steps, r.seconds, r.mlups, r.effective_gbs, r.percent_of_copy,
                    r.local_size.c_str(), dev.name.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(),
-                   r.variant.c_str(), D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
+                   r.variant.c_str(), r.rows_per_item, D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
     }
     AtomicFile json(stem + ".json");
     std::fputs((j.dump(2) + "\n").c_str(), json.get());

@@ -45,6 +45,8 @@ class Solver {
   virtual LocalSize local_size() const = 0;
   // How steps are launched ("fused", ...; empty where that means nothing).
   virtual std::string kernel_variant() const { return ""; }
+  // Rows each work-item of a one-step launch updates (1 where that means nothing).
+  virtual int rows_per_item() const { return 1; }
   // Advances `steps` timesteps and appends one average velocity per step.
   virtual void run(int steps, std::vector<double>& av_vels) = 0;
   // Current distributions, structure of arrays: speed k of cell i at [k*cells + i].

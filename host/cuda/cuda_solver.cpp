@@ -69,6 +69,7 @@ class CudaSolver final : public Solver {
   Precision precision() const override { return precision_; }
   LocalSize local_size() const override { return local_; }
   std::string kernel_variant() const override { return to_string(variant_); }
+  int rows_per_item() const override { return rows_per_item_; }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
@@ -185,7 +186,8 @@ void CudaSolver::setup(const ObstacleMask& mask, const CudaOptions& options) {
                       " work-items in all)");
 
   groups_x_ = static_cast<unsigned>((params.nx + local_.x - 1) / local_.x);
-  rows_per_item_ = rows_per_item_for(params, variant_);
+  rows_per_item_ = options.rows_per_item > 0 && (variant_ == KernelVariant::Split || variant_ == KernelVariant::Fused) ? options.rows_per_item
+                                                                                   : rows_per_item_for(params, variant_);
   groups_y_ = static_cast<unsigned>((params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_));
   const int max_grid_y = device_attribute(drv_, device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "cuDeviceGetAttribute");
   if (groups_y_ > static_cast<unsigned>(max_grid_y))

@@ -29,6 +29,8 @@ struct CudaOptions {
   Precision precision = Precision::Float;
   std::string kernels_dir;
   KernelVariant variant = KernelVariant::Auto;
+  // Rows each work-item updates in one-step launches; 0: rows_per_item_for().
+  int rows_per_item = 0;
   // Steps whose per-group partial sums are kept on the device before they are
   // read back; 0 picks at most 512 steps and about 1M values.
   int max_chunk_steps = 0;

@@ -59,7 +59,7 @@ CompiledKernels compile_kernels_nvrtc(const std::string& kernels_dir, const std:
       "--prec-sqrt=true",
       "--ftz=false",
       "--std=c++17",
-      // The kernels' helper functions are plain `inline` functions.
+      // The kernels' helper functions carry no __device__ (see ALWAYS_INLINE).
       "--device-as-default-execution-space",
   };
   for (const auto& d : defines) options.push_back("-D" + d);

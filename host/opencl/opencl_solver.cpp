@@ -41,6 +41,7 @@ class OpenCLSolver final : public Solver {
   Precision precision() const override { return precision_; }
   LocalSize local_size() const override { return local_; }
   std::string kernel_variant() const override { return to_string(variant_); }
+  int rows_per_item() const override { return rows_per_item_; }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
@@ -100,7 +101,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
   const std::size_t lattice_bytes = kSpeeds * cells * real_size_;
   const bool rows_kernel = variant_ == KernelVariant::FusedRows;
   const auto groups_x = rows_kernel ? 1 : (params.nx + local_.x - 1) / local_.x;
-  rows_per_item_ = options.rows_per_item > 0 && variant_ != KernelVariant::FusedX2 ? options.rows_per_item
+  rows_per_item_ = options.rows_per_item > 0 && (variant_ == KernelVariant::Split || variant_ == KernelVariant::Fused) ? options.rows_per_item
                                                                                    : rows_per_item_for(params, variant_);
   const auto groups_y = (params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_);
   num_groups_ = groups_x * groups_y;
