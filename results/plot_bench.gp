@@ -18,10 +18,12 @@ set multiplot layout 1,2
 set ylabel "MLUPS (log scale)"
 set logscale y
 set title "Throughput"
+set key center right
 plot for [f in files] f using (box($2 * $3)):(box($6)) every ::1 with linespoints title label(f)
 unset logscale y
 set ylabel "% of measured copy bandwidth"
 set title "Effective bandwidth (2 x 9 values + 1 mask byte per cell update)"
 set yrange [0:100]
+set key bottom right
 plot for [f in files] f using (box($2 * $3)):(box($8)) every ::1 with linespoints title label(f)
 unset multiplot
