@@ -1,6 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "helpers.hpp"
 #include "opencl/opencl_solver.hpp"
@@ -88,4 +92,61 @@ TEST_CASE("tuning: choose_local_size uses the given shape, the default, a search
   CHECK(cached.solver->local_size().x == best_shape.x);
   CHECK(cached.solver->local_size().y == best_shape.y);
   ::setenv("D2Q9_CACHE_DIR", saved.c_str(), 1);
+}
+
+// d2q9-bench is a tool, not a timed test: this checks that it runs and that
+// its records are self-consistent, never how fast anything was.
+TEST_CASE("d2q9-bench writes consistent CSV records, and refuses bad options without writing any") {
+  d2q9::test::TempDir dir;
+  const std::string bench = std::string("'") + D2Q9_BENCH_EXE + "' --kernels-dir '" + D2Q9_KERNELS_DIR +
+                            "' --inputs-dir '" + D2Q9_SOURCE_DIR + "/inputs' -o '" + dir.path + "' ";
+  const auto r = d2q9::test::run_shell("D2Q9_CACHE_DIR='" + dir.path + "' " + bench +
+                                       "--sizes 32 --coursework-steps 3 --min-seconds 0.05 --copy-mib 4 --local-size 32x1 "
+                                       "--kernel-variant fused --rows-per-item 2");
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  std::ifstream csv(dir.file("bench_opencl_float_fused.csv"));
+  REQUIRE(csv.good());
+  std::string header;
+  std::getline(csv, header);
+  CHECK(header ==
+        "case,nx,ny,steps,seconds,mlups,effective_gbs,percent_of_copy,local_size,device,driver,backend,precision,"
+        "variant,rows_per_item,commit,copy_gbs,skipped");
+  std::vector<std::string> cases;
+  for (std::string line; std::getline(csv, line);) {
+    // Split on commas outside quotes.
+    std::vector<std::string> f(1);
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) f.emplace_back();
+      else f.back() += c;
+    }
+    REQUIRE(f.size() == 18);
+    CAPTURE(line);
+    cases.push_back(f[0]);
+    const double cells = std::stod(f[1]) * std::stod(f[2]);
+    const double steps = std::stod(f[3]), seconds = std::stod(f[4]), mlups = std::stod(f[5]);
+    CHECK(seconds > 0);
+    CHECK(mlups == doctest::Approx(cells * steps / seconds / 1e6).epsilon(0.01));
+    CHECK(std::stod(f[6]) == doctest::Approx(mlups * 73 / 1000).epsilon(0.01));
+    CHECK(std::stod(f[7]) == doctest::Approx(100 * std::stod(f[6]) / std::stod(f[16])).epsilon(0.01));
+    CHECK(f[8] == "32x1");
+    CHECK(f[11] == "opencl");
+    CHECK(f[12] == "float");
+    CHECK(f[13] == "fused");
+    // 4 rows per item only where asked for on one-step kernels: 2 here.
+    CHECK(f[14] == "2");
+    if (f[0] != "box_32") CHECK(steps == 3);
+    CHECK(f[17].empty());
+  }
+  CHECK(cases == std::vector<std::string>{"box_32", "coursework_128x128", "coursework_128x256", "coursework_256x256",
+                                          "coursework_1024x1024"});
+
+  d2q9::test::TempDir empty;
+  const std::string bad = std::string("'") + D2Q9_BENCH_EXE + "' -o '" + empty.path + "' --rows-per-item -1";
+  const auto refused = d2q9::test::run_shell(bad);
+  CHECK(refused.status == 2);
+  CHECK(refused.err.rfind("error: ", 0) == 0);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  CHECK(empty.listing().empty());
 }
