@@ -47,7 +47,7 @@ TEST_CASE("tuning cache: stores, reloads, and survives damage") {
   ::setenv("D2Q9_CACHE_DIR", saved.c_str(), 1);
 }
 
-TEST_CASE("tuning: candidates fit the grid; invalid shapes are reported, not fatal") {
+TEST_CASE("tuning: candidates fit the grid, and invalid shapes are reported, not fatal") {
   const Params p = d2q9::test::make_params(40, 8, 10);
   for (const LocalSize& l : local_size_candidates(p)) {
     CHECK(l.x <= 40);
