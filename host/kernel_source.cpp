@@ -56,9 +56,10 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
   return ss.str();
 }
 
-int rows_per_item_for(const Params& params, KernelVariant resolved) {
+int rows_per_item_for(const Params& params, KernelVariant resolved, int requested) {
   // The two-step kernel updates one row per item; the rows kernel a whole row.
   if (resolved == KernelVariant::FusedX2 || resolved == KernelVariant::FusedRows) return 1;
+  if (requested > 0) return requested;
   return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
 }
 

@@ -49,9 +49,10 @@ constexpr std::size_t kTwoStepMaxCells = 256 * 512;
 // A work-group shape given by the user keeps CPU devices on fused.
 KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given = false);
 
-// Rows per work-item for the one-step kernels: several on large grids, where
-// the per-group reduction otherwise costs a noticeable share of the step.
-int rows_per_item_for(const Params& params, KernelVariant resolved);
+// Rows per work-item for the one-step kernels: `requested` where given (> 0),
+// else several on large grids, where the per-group reduction otherwise costs a
+// noticeable share of the step. The other kernels always take 1.
+int rows_per_item_for(const Params& params, KernelVariant resolved, int requested = 0);
 
 // Kernels index with 32-bit ints: refuse grids whose arrays would overflow them.
 void check_index_range(const Params& params);

@@ -186,8 +186,7 @@ void CudaSolver::setup(const ObstacleMask& mask, const CudaOptions& options) {
                       " work-items in all)");
 
   groups_x_ = static_cast<unsigned>((params.nx + local_.x - 1) / local_.x);
-  rows_per_item_ = options.rows_per_item > 0 && (variant_ == KernelVariant::Split || variant_ == KernelVariant::Fused) ? options.rows_per_item
-                                                                                   : rows_per_item_for(params, variant_);
+  rows_per_item_ = rows_per_item_for(params, variant_, options.rows_per_item);
   groups_y_ = static_cast<unsigned>((params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_));
   const int max_grid_y = device_attribute(drv_, device_, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "cuDeviceGetAttribute");
   if (groups_y_ > static_cast<unsigned>(max_grid_y))

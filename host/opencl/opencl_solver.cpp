@@ -101,8 +101,7 @@ OpenCLSolver::OpenCLSolver(const Params& params, const ObstacleMask& mask, const
   const std::size_t lattice_bytes = kSpeeds * cells * real_size_;
   const bool rows_kernel = variant_ == KernelVariant::FusedRows;
   const auto groups_x = rows_kernel ? 1 : (params.nx + local_.x - 1) / local_.x;
-  rows_per_item_ = options.rows_per_item > 0 && (variant_ == KernelVariant::Split || variant_ == KernelVariant::Fused) ? options.rows_per_item
-                                                                                   : rows_per_item_for(params, variant_);
+  rows_per_item_ = rows_per_item_for(params, variant_, options.rows_per_item);
   const auto groups_y = (params.ny + local_.y * rows_per_item_ - 1) / (local_.y * rows_per_item_);
   num_groups_ = groups_x * groups_y;
   // Bounded memory for the per-step partial sums, however long the run, and
