@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "problem.hpp"
+#include "model/problem.hpp"
 
 namespace d2q9::test {
 

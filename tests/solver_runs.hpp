@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "reference/reference_solver.hpp"
-#include "solver.hpp"
+#include "device/solver.hpp"
 
 namespace d2q9::test {
 

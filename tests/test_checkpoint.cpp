@@ -8,13 +8,14 @@
 #include <csignal>
 #include <cstring>
 
-#include "checkpoint.hpp"
+#include "model/checkpoint.hpp"
+#include "backend_config.hpp"
 #include "helpers.hpp"
-#include "limits.hpp"
+#include "model/limits.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "reference/reference_solver.hpp"
-#include "run_loop.hpp"
-#include "stability.hpp"
+#include "app/run_loop.hpp"
+#include "model/stability.hpp"
 
 using namespace d2q9;
 using d2q9::test::slurp;
@@ -46,12 +47,7 @@ std::string parse_error(const std::string& bytes) {
   return "";
 }
 
-OpenCLOptions opencl_options(Precision precision) {
-  OpenCLOptions o;
-  o.precision = precision;
-  o.kernels_dir = D2Q9_KERNELS_DIR;
-  return o;
-}
+
 
 // Omega near 2 with a strong push on a small grid: blows up within ~100 steps.
 const Params kUnstable = d2q9::test::make_params(12, 10, 1000000, 0.2, 1.99);
@@ -60,10 +56,9 @@ const Params kUnstable = d2q9::test::make_params(12, 10, 1000000, 0.2, 1.99);
 class SignalledSolver final : public Solver {
  public:
   SignalledSolver(Solver& inner, int signal) : inner_(inner), signal_(signal) {}
-  std::string backend() const override { return inner_.backend(); }
+  Backend backend() const override { return inner_.backend(); }
   std::string device_name() const override { return inner_.device_name(); }
   Precision precision() const override { return inner_.precision(); }
-  LocalSize local_size() const override { return inner_.local_size(); }
   void run(int steps, std::vector<double>& av_vels) override {
     inner_.run(steps, av_vels);
     if (signal_ != 0) std::raise(signal_);
@@ -271,7 +266,7 @@ TEST_CASE("instability: the reference stops at the first non-finite average velo
 TEST_CASE("instability: OpenCL stops within a bounded number of steps, naming the first bad one") {
   for (Precision precision : {Precision::Float, Precision::Double}) {
     CAPTURE(to_string(precision));
-    auto s = make_opencl_solver(kUnstable, d2q9::test::test_obstacles(kUnstable), opencl_options(precision));
+    auto s = make_solver(Backend::OpenCL, kUnstable, d2q9::test::test_obstacles(kUnstable), d2q9::test::config(precision));
     std::vector<double> av;
     // A million steps would take minutes here; a bounded stop takes well under a second.
     const auto tic = std::chrono::steady_clock::now();

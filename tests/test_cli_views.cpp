@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "picture.hpp"
+#include "model/picture.hpp"
 #include "views_helpers.hpp"
 
 using d2q9::test::slurp;

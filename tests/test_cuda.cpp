@@ -7,17 +7,19 @@
 
 #include <algorithm>
 
-#include "compare.hpp"
+#include "model/compare.hpp"
 #include "cuda/cuda_driver.hpp"
 #include "cuda/cuda_solver.hpp"
 #include "cuda/nvrtc_compile.hpp"
+#include "backend_config.hpp"
 #include "helpers.hpp"
 #include "solver_runs.hpp"
-#include "kernel_source.hpp"
+#include "device/kernel_source.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "reference/reference_solver.hpp"
 
 using namespace d2q9;
+using d2q9::test::config;
 using d2q9::test::max_relative_difference;
 using d2q9::test::reference;
 using d2q9::test::run;
@@ -52,12 +54,9 @@ std::string no_cuda_device_reason() {
     return;                                                                            \
   }
 
-CudaOptions options(Precision precision, LocalSize local) {
-  CudaOptions o;
-  o.precision = precision;
-  o.local_size = local;
-  o.kernels_dir = D2Q9_KERNELS_DIR;
-  return o;
+// A CUDA solver with graphs on or off (the registry always uses them).
+std::unique_ptr<Solver> cuda_solver(const Params& p, const ObstacleMask& m, const SolverConfig& c, bool graphs) {
+  return make_cuda_solver(p, m, c.device, *plan_for(Backend::Cuda, p, c), graphs);
 }
 
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
@@ -212,76 +211,13 @@ TEST_CASE("CUDA: the command line lists CUDA devices and runs --backend cuda, or
   CHECK(out2.listing() == "");
 }
 
-TEST_CASE("CUDA matches the reference on small grids with obstacles") {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  const Params p = d2q9::test::make_params(23, 17, 300, 0.02);
-  const ObstacleMask m = d2q9::test::test_obstacles(p);
-  for (Precision precision : {Precision::Float, Precision::Double}) {
-    const RunOutput ref = reference(p, m, precision);
-    REQUIRE(ref.av_vels.back() > 1e-4);
-    const double tol = precision == Precision::Float ? 2e-4 : 1e-11;
-    for (LocalSize local : {LocalSize{1, 1}, LocalSize{8, 1}, LocalSize{16, 4}, LocalSize{5, 3}, LocalSize{32, 2},
-                            LocalSize{64, 1}}) {
-      CAPTURE(to_string(precision));
-      CAPTURE(local.x);
-      CAPTURE(local.y);
-      auto solver = make_cuda_solver(p, m, options(precision, local));
-      CHECK(solver->backend() == "cuda");
-      CHECK(solver->local_size().x == local.x);
-      CHECK(solver->local_size().y == local.y);
-      const RunOutput got = run(*solver, p.max_iters);
-      CHECK(cuda_launch_mode(*solver) == "graphs");
-      REQUIRE(got.av_vels.size() == ref.av_vels.size());
-      CHECK(max_relative_difference(got.av_vels, ref.av_vels, 1e-6) < tol);
-      CHECK(max_relative_difference(got.f, ref.f, 1e-6) < tol);
-    }
-  }
-}
-
-TEST_CASE("CUDA matches the reference on the open channel shape (no bottom wall)") {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  Params p = d2q9::test::make_params(16, 32, 200, 0.01);
-  ObstacleMask m(16, 32);
-  for (int y = 0; y < 32; ++y) m.blocked[y * 16] = m.blocked[15 + y * 16] = 1;
-  for (int x = 0; x < 16; ++x) m.blocked[x + 15 * 16] = 1;
-  const RunOutput ref = reference(p, m, Precision::Double);
-  auto solver = make_cuda_solver(p, m, options(Precision::Double, LocalSize{}));
-  const RunOutput got = run(*solver, p.max_iters);
-  CHECK(max_relative_difference(got.av_vels, ref.av_vels, 1e-9) < 1e-11);
-  CHECK(max_relative_difference(got.f, ref.f, 1e-9) < 1e-11);
-}
-
-TEST_CASE("CUDA: runs split into pieces and small partial-sum chunks give the same answer") {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  const Params p = d2q9::test::make_params(20, 12, 50, 0.02);
-  const ObstacleMask m = d2q9::test::test_obstacles(p);
-  for (Precision precision : {Precision::Float, Precision::Double}) {
-    CAPTURE(to_string(precision));
-    auto whole = make_cuda_solver(p, m, options(precision, LocalSize{4, 4}));
-    const RunOutput a = run(*whole, 50);
-
-    CudaOptions o = options(precision, LocalSize{4, 4});
-    o.max_chunk_steps = 3;  // forces many read-backs and both buffer parities at chunk starts
-    auto pieces = make_cuda_solver(p, m, o);
-    RunOutput b;
-    for (int steps : {7, 1, 13, 6, 23}) pieces->run(steps, b.av_vels);
-    b.f = pieces->distributions();
-    CHECK(cuda_launch_mode(*pieces) == "graphs");
-    CHECK(b.av_vels == a.av_vels);
-    CHECK(b.f == a.f);
-  }
-}
-
 TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kernels, give bit-identical results") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
     CAPTURE(to_string(precision));
-    CudaOptions plain_split = options(precision, LocalSize{8, 2});
-    plain_split.variant = KernelVariant::Split;
-    plain_split.use_graphs = false;
-    auto a = make_cuda_solver(p, m, plain_split);
+    auto a = cuda_solver(p, m, config(precision, LocalSize{8, 2}, KernelVariant::Split), false);
     const RunOutput ra = run(*a, 120);
     CHECK(cuda_launch_mode(*a) == "plain launches (graphs turned off)");
 
@@ -289,11 +225,8 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kern
       for (bool graphs : {true, false}) {
         CAPTURE(to_string(variant));
         CAPTURE(graphs);
-        CudaOptions o = options(precision, LocalSize{8, 2});
-        o.variant = variant;
-        o.use_graphs = graphs;
-        o.max_chunk_steps = 15;  // odd: two-step launches meet single-step remainders
-        auto b = make_cuda_solver(p, m, o);
+        // Chunks of 15: two-step launches meet single-step remainders.
+        auto b = cuda_solver(p, m, config(precision, LocalSize{8, 2}, variant, 15), graphs);
         RunOutput rb;
         b->run(51, rb.av_vels);  // in pieces, so the unaccelerated hand-over between calls is covered
         b->run(69, rb.av_vels);
@@ -303,27 +236,6 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kern
         CHECK(ra.f == rb.f);
       }
     }
-  }
-}
-
-TEST_CASE("CUDA: a run resumed from its distributions in a new solver continues identically") {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  const Params p = d2q9::test::make_params(20, 12, 60, 0.02);
-  const ObstacleMask m = d2q9::test::test_obstacles(p);
-  for (Precision precision : {Precision::Float, Precision::Double}) {
-    CAPTURE(to_string(precision));
-    auto whole = make_cuda_solver(p, m, options(precision, LocalSize{8, 2}));
-    const RunOutput a = run(*whole, 60);
-
-    auto first = make_cuda_solver(p, m, options(precision, LocalSize{8, 2}));
-    RunOutput b;
-    first->run(25, b.av_vels);
-    auto second = make_cuda_solver(p, m, options(precision, LocalSize{8, 2}));
-    second->load_distributions(first->distributions());
-    second->run(35, b.av_vels);
-    b.f = second->distributions();
-    CHECK(b.av_vels == a.av_vels);
-    CHECK(b.f == a.f);
   }
 }
 
@@ -337,33 +249,11 @@ TEST_CASE("CUDA and OpenCL give the same flow on the same device's problem") {
     MESSAGE("SKIPPED: no OpenCL device to compare with");
     return;
   }
-  auto cuda = make_cuda_solver(p, m, options(Precision::Double, LocalSize{16, 2}));
-  OpenCLOptions cl;
-  cl.precision = Precision::Double;
-  cl.local_size = LocalSize{16, 2};
-  cl.kernels_dir = D2Q9_KERNELS_DIR;
-  auto opencl = make_opencl_solver(p, m, cl);
+  auto cuda = make_solver(Backend::Cuda, p, m, config(Precision::Double, LocalSize{16, 2}));
+  auto opencl = make_solver(Backend::OpenCL, p, m, config(Precision::Double, LocalSize{16, 2}));
   const RunOutput a = run(*cuda, p.max_iters), b = run(*opencl, p.max_iters);
   CHECK(max_relative_difference(a.av_vels, b.av_vels, 1e-9) < 1e-12);
   CHECK(max_relative_difference(a.f, b.f, 1e-9) < 1e-12);
-}
-
-TEST_CASE("CUDA rejects local sizes and devices it cannot use") {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  const Params p = d2q9::test::make_params(16, 16, 1);
-  const ObstacleMask m = d2q9::test::test_obstacles(p);
-  CHECK_THROWS_AS(make_cuda_solver(p, m, options(Precision::Float, LocalSize{1 << 20, 1})), DeviceError);
-  CHECK_THROWS_AS(make_cuda_solver(p, m, options(Precision::Float, LocalSize{4096, 4096})), DeviceError);
-  CudaOptions o = options(Precision::Float, LocalSize{});
-  o.device_index = 99;
-  CHECK_THROWS_WITH_AS(make_cuda_solver(p, m, o),
-                       doctest::Contains("--device 99 does not exist: there are "), DeviceError);
-  // After the refusals, the device still works.
-  auto ok = make_cuda_solver(p, m, options(Precision::Float, LocalSize{}));
-  CHECK(ok->local_size().x == 16);
-  std::vector<double> av;
-  ok->run(3, av);
-  CHECK(av.size() == 3);
 }
 
 TEST_CASE("CUDA: the four coursework problems agree with the OpenCL backend within the coursework tolerance") {

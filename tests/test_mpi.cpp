@@ -9,7 +9,8 @@
 #include <utility>
 
 #include "helpers.hpp"
-#include "kernel_source.hpp"
+#include "device/kernel_source.hpp"
+#include "model/checkpoint.hpp"
 #include "mpi/slab_layout.hpp"
 
 using namespace d2q9;
@@ -145,8 +146,10 @@ void check_identical(int ranks, const std::string& local, const std::string& ext
   CAPTURE(extra);
   const Problem problem;
   TempDir one, many;
-  const Result single =
-      run_alone("-q -l " + local + " --kernel-variant fused -o '" + one.path + "' " + extra + " " + problem.inputs());
+  // --slab-rows means nothing to one process, which refuses it.
+  const std::string single_extra = extra.find("--slab-rows") == std::string::npos ? extra : "";
+  const Result single = run_alone("-q -l " + local + " --kernel-variant fused -o '" + one.path + "' " + single_extra +
+                                  " " + problem.inputs());
   REQUIRE_MESSAGE(single.status == 0, single.err);
   const Result split = run_ranks(ranks, "-l " + local + " -o '" + many.path + "' " + extra + " " + problem.inputs());
   REQUIRE_MESSAGE(split.status == 0, split.err);
@@ -158,7 +161,8 @@ void check_identical(int ranks, const std::string& local, const std::string& ext
   const std::string state = slurp(one.file("final_state.dat"));
   REQUIRE(std::count(state.begin(), state.end(), '\n') == 24 * 30);
   CHECK(slurp(many.file("final_state.dat")) == state);
-  CHECK(many.listing() == "av_vels.dat\nfinal_state.dat\n");
+  CHECK(many.listing() == "av_vels.dat\nfinal_state.dat\nfinal_state.png\n");  // rank 0 writes every file
+  CHECK(slurp(many.file("final_state.png")) == slurp(one.file("final_state.png")));
 }
 
 }  // namespace
@@ -256,6 +260,127 @@ TEST_CASE("mpi runs: a rank failing inside the step loop stops every rank") {
   REQUIRE(errors.size() == 1);
   CHECK(errors[0] == "error: rank 1: failure injected by D2Q9_MPI_FAIL_RANK");
   CHECK(out.listing() == "");
+}
+
+TEST_CASE("mpi runs: every option works under mpirun as on one process, or is refused before the run") {
+  const Problem problem;
+  // Works: the same files as one process with the same options (one rank
+  // runs the fused variant with the same shape, as the slabs do).
+  struct Same {
+    std::string args;
+    std::vector<std::string> files;  // beyond av_vels.dat and final_state.dat
+  };
+  const std::string kernels = "--kernels-dir '" D2Q9_KERNELS_DIR "'";
+  for (const Same& c : {Same{"-q", {"final_state.png"}},
+                        Same{"--no-png --backend opencl -d 0 " + kernels, {}},
+                        Same{"--png OUT/speed.png", {"speed.png"}},
+                        Same{"--vtk OUT/state.vtk --no-png", {"state.vtk"}},
+                        Same{"--snapshot-every 50 --no-png",
+                             {"snapshot_050.png", "snapshot_100.png", "snapshot_150.png", "snapshot_200.png"}},
+                        Same{"--checkpoint-every 40 --no-png", {}},
+                        Same{"--summary-json OUT/summary.json --no-png", {"summary.json"}}}) {
+    CAPTURE(c.args);
+    TempDir one, many;
+    auto in = [&](const TempDir& dir) {
+      std::string a = c.args;
+      for (std::size_t at; (at = a.find("OUT/")) != std::string::npos;) a.replace(at, 3, dir.path);
+      return a + " -o '" + dir.path + "' " + problem.inputs();
+    };
+    const Result single = run_alone("-l 8x1 --kernel-variant fused " + in(one));
+    REQUIRE_MESSAGE(single.status == 0, single.err);
+    const Result split = run_ranks(2, "-l 8x1 " + in(many));
+    REQUIRE_MESSAGE(split.status == 0, split.err);
+    CHECK(split.err == "");
+    CHECK(many.listing() == one.listing());
+    for (const std::string& name : c.files) CHECK(many.listing().find(name + "\n") != std::string::npos);
+    for (const std::string& name : {"av_vels.dat", "final_state.dat", "final_state.png", "speed.png", "state.vtk",
+                                    "snapshot_100.png", "snapshot_200.png"})
+      CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
+    if (c.args.find("summary.json") != std::string::npos) {
+      const std::string json = slurp(many.file("summary.json"));
+      CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15)\"") != std::string::npos);
+      CHECK(json.find("\"backend\": \"opencl+mpi\"") != std::string::npos);
+    }
+    if (c.args == "-q") CHECK(split.out == "");
+  }
+  // --help and --list-devices: printed once, by rank 0.
+  for (const char* args : {"--help", "--list-devices"}) {
+    CAPTURE(args);
+    const Result r = run_ranks(2, args);
+    CHECK(r.status == 0);
+    CHECK(r.out == run_alone(args).out);
+  }
+  // Refused: one line, before any output.
+  struct Refused {
+    std::string args, error;
+  };
+  for (const Refused& c :
+       {Refused{"--tune", "error: --tune searches shapes on one device"},
+        Refused{"-b reference", "error: --backend reference runs on one process"},
+        Refused{"-b cuda", "error: "},
+        Refused{"--kernel-variant fused-x2", "error: --kernel-variant fused-x2 is not available with several MPI ranks"},
+        Refused{"--kernel-variant fused-rows", "error: --kernel-variant fused-rows is not available"}}) {
+    CAPTURE(c.args);
+    TempDir out;
+    const Result r = run_ranks(2, c.args + " -o '" + out.path + "' " + problem.inputs());
+    CHECK(r.status != 0);
+    CHECK(r.out == "");
+    const auto errors = error_lines(r.err);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].rfind(c.error, 0) == 0);
+    CHECK(out.listing() == "");
+  }
+}
+
+TEST_CASE("mpi runs: an unstable flow fails once on every rank, and writes nothing") {
+  TempDir dir, out;
+  const std::string params = dir.write("u.params", "16\n16\n2000\n10\n0.1\n0.3\n1.99\n");
+  const std::string obstacles = dir.write("u.dat", "0 0 1\n");
+  const Result r = run_ranks(2, "-l 8x1 -o '" + out.path + "' '" + params + "' '" + obstacles + "'");
+  CHECK(r.status == 1);
+  CHECK(r.out == "");
+  const auto errors = error_lines(r.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].rfind("error: flow became unstable at step ", 0) == 0);
+  CHECK(out.listing() == "");
+  // The same step as one process names.
+  const Result alone = run_alone("-l 8x1 --kernel-variant fused -o '" + out.path + "' '" + params + "' '" + obstacles + "'");
+  REQUIRE(error_lines(alone.err).size() == 1);
+  CHECK(error_lines(alone.err)[0] == errors[0]);
+}
+
+TEST_CASE("mpi runs: a checkpoint of 2 ranks, killed, restarts on 1 and on 3 ranks to the uninterrupted bytes") {
+  TempDir dir;
+  // 24x30 as above, long enough to be interrupted on PoCL.
+  const Problem problem;
+  const std::string params = dir.write("long.params", "24\n30\n20000\n10\n0.1\n0.02\n1.7\n");
+  const std::string inputs = "'" + params + "' '" + problem.obstacles + "'";
+  TempDir whole;
+  const Result uninterrupted = run_ranks(2, "-q --no-png -l 8x1 -o '" + whole.path + "' " + inputs);
+  REQUIRE_MESSAGE(uninterrupted.status == 0, uninterrupted.err);
+
+  TempDir killed;
+  const std::string checkpoint = killed.file("checkpoint.d2q9");
+  // mpirun passes SIGTERM on to the ranks once the first checkpoint is there.
+  const Result stopped = run_shell("( " + kMpirun + " -np 2 '" + D2Q9_EXE + "' -q --no-png -l 8x1 --checkpoint-every 500 -o '" +
+                                   killed.path + "' " + inputs + " & pid=$!; while [ ! -f '" + checkpoint +
+                                   "' ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; kill -TERM $pid; wait $pid )");
+  REQUIRE_MESSAGE(stopped.status != 0, "the run ended before it could be interrupted: make long.params longer");
+  const Checkpoint c = read_checkpoint(checkpoint);
+  CHECK(c.step() % 500 == 0);
+  CHECK(c.step() > 0);
+  CHECK(c.step() < 20000);
+  MESSAGE("interrupted after the checkpoint at step " << c.step());
+
+  for (int ranks : {1, 3}) {
+    CAPTURE(ranks);
+    TempDir resumed;
+    const std::string args = "-q --no-png -l 8x1 --restart '" + checkpoint + "' -o '" + resumed.path + "' " + inputs;
+    const Result r = ranks == 1 ? run_alone("--kernel-variant fused " + args) : run_ranks(ranks, args);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(slurp(resumed.file("av_vels.dat")) == slurp(whole.file("av_vels.dat")));
+    CHECK(slurp(resumed.file("final_state.dat")) == slurp(whole.file("final_state.dat")));
+  }
 }
 
 #endif

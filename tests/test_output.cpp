@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
-#include "output.hpp"
-#include "solver.hpp"
+#include "model/output.hpp"
+#include "device/solver.hpp"
 
 using namespace d2q9;
 using d2q9::test::slurp;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
-#include "problem.hpp"
+#include "model/problem.hpp"
 
 using namespace d2q9;
 using d2q9::test::TempDir;

@@ -15,9 +15,9 @@
 #include <fstream>
 #include <thread>
 
-#include "checkpoint.hpp"
+#include "model/checkpoint.hpp"
 #include "helpers.hpp"
-#include "limits.hpp"
+#include "model/limits.hpp"
 #include "reference/reference_solver.hpp"
 
 extern char** environ;

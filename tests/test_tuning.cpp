@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "backend_config.hpp"
 #include "helpers.hpp"
 #include "opencl/opencl_solver.hpp"
-#include "tuning.hpp"
+#include "device/tuning.hpp"
 
 using namespace d2q9;
 
@@ -16,10 +17,7 @@ namespace {
 
 SolverFactory opencl_factory(const Params& p, const ObstacleMask& m) {
   return [p, m](LocalSize local) {
-    OpenCLOptions o;
-    o.local_size = local;
-    o.kernels_dir = D2Q9_KERNELS_DIR;
-    return make_opencl_solver(p, m, o);
+    return make_solver(Backend::OpenCL, p, m, d2q9::test::config(Precision::Float, local));
   };
 }
 
@@ -30,15 +28,16 @@ TEST_CASE("tuning cache: stores, reloads, and survives damage") {
   const std::string saved = std::getenv("D2Q9_CACHE_DIR");
   ::setenv("D2Q9_CACHE_DIR", (dir.path + "/nested/cache").c_str(), 1);
   const Params p = d2q9::test::make_params(64, 32, 10);
-  const std::string key = tuning_key("opencl", "Some Device", p, Precision::Float, "fused");
+  const std::string key = tuning_key(Backend::OpenCL, "Some Device", p, Precision::Float, KernelVariant::Fused);
   CHECK(key == "opencl|Some Device|64x32|float|fused");
+  CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Double, KernelVariant::FusedX2, 4) == "cuda|D|64x32|double|fused-x2-r4");
   CHECK_FALSE(load_tuned_local_size(key).has_value());
   store_tuned_local_size(key, LocalSize{64, 2}, 5e-6);
   const auto got = load_tuned_local_size(key);
   REQUIRE(got.has_value());
   CHECK(got->x == 64);
   CHECK(got->y == 2);
-  CHECK_FALSE(load_tuned_local_size(tuning_key("opencl", "Some Device", p, Precision::Double, "fused")).has_value());
+  CHECK_FALSE(load_tuned_local_size(tuning_key(Backend::OpenCL, "Some Device", p, Precision::Double, KernelVariant::Fused)).has_value());
 
   std::ofstream(tuning_cache_path()) << "{ not json";
   CHECK_FALSE(load_tuned_local_size(key).has_value());
@@ -68,17 +67,21 @@ TEST_CASE("tuning: choose_local_size uses the given shape, the default, a search
   ::setenv("D2Q9_CACHE_DIR", dir.path.c_str(), 1);
   const Params p = d2q9::test::make_params(32, 16, 10);
   const auto make = opencl_factory(p, d2q9::test::test_obstacles(p));
+  LaunchPlan fused;
+  fused.variant = KernelVariant::Fused;
+  fused.local = {32, 1};
+  const std::string key = tuning_key(Backend::OpenCL, "test device", p, Precision::Float, KernelVariant::Fused);
 
-  auto given = choose_local_size(make, p, LocalSize{8, 4}, false, "fused");
-  CHECK(given.how == "given");
+  auto given = choose_local_size(make, p, LocalSize{8, 4}, false, fused, key);
+  CHECK(given.how == ShapeChoice::Given);
   CHECK(given.solver->local_size().x == 8);
 
-  auto small = choose_local_size(make, p, LocalSize{}, false, "fused");  // 5120 cell updates: not worth a search
-  CHECK(small.how == "default");
+  auto small = choose_local_size(make, p, LocalSize{}, false, fused, key);  // 5120 cell updates: not worth a search
+  CHECK(small.how == ShapeChoice::Default);
   CHECK(small.table.empty());
 
-  auto tuned = choose_local_size(make, p, LocalSize{}, true, "fused");
-  CHECK(tuned.how == "tuned");
+  auto tuned = choose_local_size(make, p, LocalSize{}, true, fused, key);
+  CHECK(tuned.how == ShapeChoice::Tuned);
   REQUIRE(!tuned.table.empty());
   double best = 1e30;
   LocalSize best_shape;
@@ -87,8 +90,8 @@ TEST_CASE("tuning: choose_local_size uses the given shape, the default, a search
   CHECK(tuned.solver->local_size().x == best_shape.x);
   CHECK(tuned.solver->local_size().y == best_shape.y);
 
-  auto cached = choose_local_size(make, p, LocalSize{}, false, "fused");
-  CHECK(cached.how == "cached");
+  auto cached = choose_local_size(make, p, LocalSize{}, false, fused, key);
+  CHECK(cached.how == ShapeChoice::Cached);
   CHECK(cached.solver->local_size().x == best_shape.x);
   CHECK(cached.solver->local_size().y == best_shape.y);
   ::setenv("D2Q9_CACHE_DIR", saved.c_str(), 1);

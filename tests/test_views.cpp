@@ -5,17 +5,17 @@
 
 #include <filesystem>
 
-#include "driver_check.hpp"
+#include "opencl/driver_check.hpp"
 #include "opencl/device_table.hpp"
-#include "output.hpp"
-#include "picture.hpp"
-#include "progress.hpp"
+#include "model/output.hpp"
+#include "model/picture.hpp"
+#include "app/progress.hpp"
 #include "reference/reference_solver.hpp"
-#include "solver.hpp"
-#include "run_loop.hpp"
-#include "summary.hpp"
+#include "device/solver.hpp"
+#include "app/run_loop.hpp"
+#include "app/summary.hpp"
 #include "views_helpers.hpp"
-#include "vtk_output.hpp"
+#include "model/vtk_output.hpp"
 
 using namespace d2q9;
 using d2q9::test::TempDir;
@@ -211,10 +211,9 @@ namespace {
 class CountingSolver final : public Solver {
  public:
   CountingSolver(const Params& p, const ObstacleMask& m) : inner_(p, m) {}
-  std::string backend() const override { return "counting"; }
+  Backend backend() const override { return Backend::Reference; }
   std::string device_name() const override { return "counting"; }
   Precision precision() const override { return Precision::Double; }
-  LocalSize local_size() const override { return {1, 1}; }
   void run(int steps, std::vector<double>& av_vels) override {
     calls.push_back(steps);
     inner_.run(steps, av_vels);

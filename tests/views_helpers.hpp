@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "picture.hpp"
+#include "model/picture.hpp"
 
 namespace d2q9::test {
 

@@ -1,8 +1,8 @@
-#include "cuda_driver.hpp"
+#include "cuda/cuda_driver.hpp"
 
 #include <dlfcn.h>
 
-#include "../solver.hpp"
+#include "device/solver.hpp"
 
 namespace d2q9 {
 

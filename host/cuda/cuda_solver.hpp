@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../kernel_source.hpp"
-#include "../solver.hpp"
+#include "device/solver.hpp"
 
 namespace d2q9 {
 
@@ -23,30 +22,20 @@ struct CudaDeviceInfo {
 // DeviceError when the driver is missing or fails.
 std::vector<CudaDeviceInfo> list_cuda_devices();
 
-struct CudaOptions {
-  int device_index = -1;  // -1: device 0
-  LocalSize local_size;   // auto: chosen for the grid
-  Precision precision = Precision::Float;
-  std::string kernels_dir;
-  KernelVariant variant = KernelVariant::Auto;
-  // Rows each work-item updates in one-step launches; 0: rows_per_item_for().
-  int rows_per_item = 0;
-  // Steps whose per-group partial sums are kept on the device before they are
-  // read back; 0 picks at most 512 steps and about 1M values.
-  int max_chunk_steps = 0;
-  // Replay each chunk of steps as a CUDA graph (launch overhead ~1 us per
-  // kernel instead of ~4 us); false launches kernels one by one.
-  bool use_graphs = true;
-};
+// The limits of CUDA device `device_index` (-1: device 0) for plan_launch.
+DeviceLimits cuda_limits(int device_index);
 
 // Device-to-device copy bandwidth in bytes/s (bytes read + bytes written),
 // measured with cl/bandwidth.cl through NVRTC over two buffers of `bytes` each.
-double measure_cuda_copy_bandwidth(const CudaOptions& options, std::size_t bytes);
+double measure_cuda_copy_bandwidth(int device_index, const std::string& kernels_dir, std::size_t bytes);
 
 // "CUDA driver 13.0" and the like.
 std::string cuda_driver_version();
 
-std::unique_ptr<Solver> make_cuda_solver(const Params& params, const ObstacleMask& mask, const CudaOptions& options);
+// `use_graphs`: replay each chunk of steps as a CUDA graph (launch overhead
+// ~1 us per kernel instead of ~4 us); false launches kernels one by one.
+std::unique_ptr<Solver> make_cuda_solver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config,
+                                         const LaunchPlan& plan, bool use_graphs = true);
 
 }  // namespace d2q9
 

@@ -1,9 +1,9 @@
-#include "nvrtc_compile.hpp"
+#include "cuda/nvrtc_compile.hpp"
 
 #include <nvrtc.h>
 
-#include "../kernel_source.hpp"
-#include "../solver.hpp"
+#include "device/kernel_source.hpp"
+#include "device/solver.hpp"
 
 namespace d2q9 {
 

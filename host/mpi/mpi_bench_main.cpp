@@ -11,11 +11,11 @@
 #include <cstdio>
 #include <iostream>
 
-#include "../cli.hpp"
-#include "../kernel_source.hpp"
-#include "../opencl/opencl_solver.hpp"
-#include "mpi_driver.hpp"
-#include "slab_solver.hpp"
+#include "app/cli.hpp"
+#include "device/backend.hpp"
+#include "device/kernel_source.hpp"
+#include "mpi/mpi_ranks.hpp"
+#include "mpi/slab_solver.hpp"
 
 using namespace d2q9;
 namespace po = boost::program_options;
@@ -87,21 +87,14 @@ ObstacleMask box(const Params& p) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MpiRanks ranks(argc, argv);
   BenchOptions o;
   try {
     o = parse(argc, argv);
   } catch (const UsageError& e) {
-    if (rank == 0) std::fprintf(stderr, "error: %s (see --help)\n", e.what());
-    MPI_Finalize();
+    if (ranks.is_root()) std::fprintf(stderr, "error: %s (see --help)\n", e.what());
     return 2;
   }
-  MPI_Comm comm;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  const int host_rank = node_rank(comm);
   try {
     Params params;
     params.nx = o.nx;
@@ -112,47 +105,36 @@ int main(int argc, char* argv[]) {
     params.accel = 0.005;
     params.omega = 1.85;
     const ObstacleMask mask = box(params);
-    const int device = choose_device(o.device, host_rank);
-    const std::string kernels_dir = find_kernels_dir(o.kernels_dir);
+    SolverConfig config;
+    config.device = {o.device, o.precision, find_kernels_dir(o.kernels_dir)};
+    config.launch.variant = KernelVariant::Fused;
+    config.launch.local = o.local;
     std::unique_ptr<Solver> solver;
-    if (size == 1 && !o.slabs_on_one_rank) {
-      OpenCLOptions cl;
-      cl.device_index = device;
-      cl.local_size = o.local;
-      cl.precision = o.precision;
-      cl.kernels_dir = kernels_dir;
-      cl.variant = KernelVariant::Fused;
-      solver = make_opencl_solver(params, mask, cl);
+    if (ranks.size() == 1 && o.slabs_on_one_rank) {
+      MPI_Comm comm = ranks.solver_comm();
+      config.device.device = choose_device(o.device, node_rank(comm));
+      config.launch.slabs = true;
+      const LaunchPlan plan = *plan_for(Backend::OpenCL, params, config);
+      solver = make_slab_solver(params, mask, config.device, plan, split_rows(params.ny, 1, plan.group_height()), comm);
     } else {
-      SlabSolverOptions so;
-      so.device_index = device;
-      so.local_size = o.local;
-      so.precision = o.precision;
-      so.kernels_dir = kernels_dir;
-      so.slabs = split_rows(params.ny, size, o.local.y * rows_per_item_for(params, KernelVariant::Fused));
-      solver = make_slab_solver(params, mask, so, comm);
+      solver = make_solver(Backend::OpenCL, params, mask, config, &ranks);
     }
     std::vector<double> av_vels;
     solver->run(o.warmup, av_vels);
-    MPI_Barrier(comm);
+    MPI_Barrier(ranks.solver_comm());
     const auto tic = std::chrono::steady_clock::now();
     solver->run(o.steps, av_vels);
-    MPI_Barrier(comm);
+    MPI_Barrier(ranks.solver_comm());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count();
-    if (!std::isfinite(av_vels.back())) throw DeviceError("the flow blew up: average velocity " + std::to_string(av_vels.back()));
-    if (rank == 0) {
+    if (ranks.is_root()) {
       if (o.header) std::printf("ranks,nx,ny,steps,seconds,mlups,final_av_velocity,device,local_size,precision,solver\n");
-      std::printf("%d,%d,%d,%d,%.6f,%.2f,%.12E,%s,%dx%d,%s,%s\n", size, o.nx, o.ny, o.steps, seconds,
+      std::printf("%d,%d,%d,%d,%.6f,%.2f,%.12E,%s,%s,%s,%s\n", ranks.size(), o.nx, o.ny, o.steps, seconds,
                   static_cast<double>(params.cells()) * o.steps / seconds / 1e6, av_vels.back(),
-                  solver->device_name().c_str(), o.local.x, o.local.y, to_string(o.precision),
-                  solver->backend().c_str());
+                  solver->device_name().c_str(), solver->local_size().text().c_str(), to_string(o.precision),
+                  solver->backend_name().c_str());
     }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: rank %d: %s\n", rank, e.what());
-    std::fflush(stderr);
-    MPI_Abort(comm, 1);
+  } catch (...) {
+    ranks.abort(std::current_exception());
   }
-  MPI_Comm_free(&comm);
-  MPI_Finalize();
   return 0;
 }

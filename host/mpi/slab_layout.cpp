@@ -1,4 +1,4 @@
-#include "slab_layout.hpp"
+#include "mpi/slab_layout.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../kernel_source.hpp"
+#include "device/kernel_source.hpp"
 
 namespace d2q9 {
 

@@ -1,12 +1,14 @@
-#include "slab_solver.hpp"
+#include "mpi/slab_solver.hpp"
 
 #include <algorithm>
 #include <array>
 #include <deque>
 #include <sstream>
 
-#include "../kernel_source.hpp"
-#include "../opencl/cl_common.hpp"
+#include "device/kernel_source.hpp"
+#include "model/stability.hpp"
+#include "opencl/cl_common.hpp"
+#include "opencl/opencl_lattice.hpp"
 
 namespace d2q9 {
 
@@ -24,7 +26,6 @@ constexpr int kTagSums = 3;   // running sums of |u|, to the rank above
 // keep pace, or two while older chunks wait, to catch up.
 constexpr int kSumStepsPerPoll = 1;
 constexpr int kCatchUpSumStepsPerPoll = 2;
-constexpr int kMaxChunkSteps = 64;
 
 // A range of whole work-group rows of the slab, launched with a global offset.
 struct Band {
@@ -34,12 +35,17 @@ struct Band {
 
 class SlabSolver final : public Solver {
  public:
-  SlabSolver(const Params& params, const ObstacleMask& mask, const SlabSolverOptions& options, MPI_Comm comm);
+  SlabSolver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config, const LaunchPlan& plan,
+             const std::vector<Slab>& slabs, MPI_Comm comm);
 
-  std::string backend() const override { return "opencl+mpi"; }
-  std::string device_name() const override { return device_name_; }
+  Backend backend() const override { return Backend::OpenCL; }
+  std::string backend_name() const override { return "opencl+mpi"; }
+  std::string device_name() const override { return lattice_.device_name; }
   Precision precision() const override { return precision_; }
-  LocalSize local_size() const override { return local_; }
+  std::optional<LaunchPlan> launch_plan() const override { return plan_; }
+  std::string decomposition() const override {
+    return std::to_string(ranks_) + " (slab rows, bottom to top: " + heights_text(slabs_) + ")";
+  }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
@@ -48,13 +54,13 @@ class SlabSolver final : public Solver {
   std::size_t offset_bytes(int speed, int row) const {
     return (static_cast<std::size_t>(speed) * local_cells_ + static_cast<std::size_t>(row) * params_.nx) * real_size_;
   }
-  void build(const std::string& kernels_dir);
   void launch(int b, const Band& band, int partial_base, bool accelerate_next);
   void exchange_halos();
   void continue_sums(bool drain);
 
   Params params_;
   Params local_params_;  // the slab with its two halo rows: ny = rows + 2
+  LaunchPlan plan_;      // the whole grid's
   std::vector<Slab> slabs_;
   Slab slab_;
   int rank_ = 0;
@@ -62,28 +68,14 @@ class SlabSolver final : public Solver {
   MPI_Comm comm_ = MPI_COMM_NULL;
   Precision precision_;
   std::size_t real_size_;
-  LocalSize local_;
-  std::string device_name_;
   std::size_t fluid_cells_;  // of the whole grid
   std::size_t local_cells_;
   std::size_t row_bytes_;
+  OpenCLLattice lattice_;
 
-  cl::Device device_;
-  cl::Context context_;
-  cl::CommandQueue queue_;
-  cl::Program program_;
-  cl::Buffer cells_[2];
-  cl::Buffer obstacles_;
-  cl::Buffer partials_;
-  cl::Kernel accelerate_[2];  // acting on cells_[0] / cells_[1]
-  cl::Kernel collide_[2];     // reading cells_[0] / cells_[1]
   int current_ = 0;
-  int groups_x_ = 0;
   int group_rows_ = 0;
-  int rows_per_item_ = 1;
   int num_groups_ = 0;        // this slab's
-  int total_groups_ = 0;      // the whole grid's
-  int chunk_steps_ = 0;
   Band edge_bands_[2];        // the group rows touching the halo rows (one band when the slab has one group row)
   int edge_band_count_ = 0;
   Band interior_;             // the rest: needs no halo, so it runs while halos travel
@@ -109,134 +101,85 @@ class SlabSolver final : public Solver {
   std::vector<unsigned char> recv_below_, recv_above_;
 };
 
-SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const SlabSolverOptions& options,
-                       MPI_Comm comm)
+// The slab's lattice with its halo rows: pulled from, never updated, so
+// their obstacle flags are never read (copied periodically all the same).
+Params slab_lattice(const Params& params, const Slab& slab) {
+  Params p = params;
+  p.ny = slab.rows + 2;
+  check_index_range(p);
+  return p;
+}
+
+std::vector<std::uint8_t> slab_mask(const Params& params, const ObstacleMask& mask, const Slab& slab) {
+  std::vector<std::uint8_t> local(static_cast<std::size_t>(slab.rows + 2) * params.nx);
+  for (int row = 0; row < slab.rows + 2; ++row) {
+    const int global_row = (slab.first_row - 1 + row + params.ny) % params.ny;
+    std::copy_n(mask.blocked.begin() + static_cast<std::ptrdiff_t>(global_row) * params.nx, params.nx,
+                local.begin() + static_cast<std::ptrdiff_t>(row) * params.nx);
+  }
+  return local;
+}
+
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+int slab_group_rows(const Slab& slab, const LaunchPlan& plan) {
+  return (slab.rows + plan.group_height() - 1) / plan.group_height();
+}
+
+SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config,
+                       const LaunchPlan& plan, const std::vector<Slab>& slabs, MPI_Comm comm)
     : params_(params),
-      slabs_(options.slabs),
-      precision_(options.precision),
-      real_size_(options.precision == Precision::Float ? sizeof(float) : sizeof(double)),
-      local_(options.local_size),
-      fluid_cells_(mask.fluid_cells()) {
-  comm_ = comm;
+      local_params_(slab_lattice(params, slabs.at(rank_of(comm)))),
+      plan_(plan),
+      slabs_(slabs),
+      slab_(slabs.at(rank_of(comm))),
+      comm_(comm),
+      precision_(config.precision),
+      real_size_(real_size(config.precision)),
+      fluid_cells_(mask.fluid_cells()),
+      local_cells_(local_params_.cells()),
+      row_bytes_(static_cast<std::size_t>(params.nx) * real_size_),
+      lattice_(opencl_device_at(config.device), local_params_, plan, config.precision, config.kernels_dir,
+               kernel_defines(local_params_, config.precision, plan, slab_kernel_rows(slab_, params.ny)),
+               2 * static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * slab_group_rows(slab_, plan),
+               slab_mask(params, mask, slab_)) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
   if (static_cast<int>(slabs_.size()) != ranks_)
     throw std::invalid_argument("slab solver: " + std::to_string(slabs_.size()) + " slabs for " +
                                 std::to_string(ranks_) + " ranks");
-  if (local_.is_auto()) throw std::invalid_argument("slab solver: the work-group shape must be given");
-  slab_ = slabs_[rank_];
-  local_params_ = params;
-  local_params_.ny = slab_.rows + 2;
-  check_index_range(local_params_);
-  local_cells_ = local_params_.cells();
-  row_bytes_ = static_cast<std::size_t>(params.nx) * real_size_;
-
-  // Rows per work-item as the single-device solver picks them for the whole
-  // grid, so that every slab's groups are groups of the whole grid.
-  rows_per_item_ = rows_per_item_for(params, KernelVariant::Fused);
-  const int group_height = local_.y * rows_per_item_;
-  groups_x_ = (params.nx + local_.x - 1) / local_.x;
-  group_rows_ = (slab_.rows + group_height - 1) / group_height;
-  num_groups_ = groups_x_ * group_rows_;
-  total_groups_ = groups_x_ * ((params.ny + group_height - 1) / group_height);
+  group_rows_ = slab_group_rows(slab_, plan_);
+  num_groups_ = plan_.groups_x * group_rows_;
   edge_bands_[0] = {0, 1};
   edge_band_count_ = 1;
   if (group_rows_ > 1) edge_bands_[edge_band_count_++] = {group_rows_ - 1, 1};
   interior_ = {1, std::max(0, group_rows_ - 2)};
-  // Every rank must agree on the chunks: running sums travel per chunk.
-  // Short chunks keep the sums moving up the ranks soon after their steps.
-  chunk_steps_ = options.max_chunk_steps > 0
-                     ? options.max_chunk_steps
-                     : std::max(1, std::min({params.max_iters, kMaxChunkSteps, (1 << 22) / total_groups_}));
-
-  device_ = opencl_device_at(options.device_index);
-  device_name_ = trimmed(device_.getInfo<CL_DEVICE_NAME>());
-  if (precision_ == Precision::Double && device_.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
-    throw DeviceError(device_name_ + " does not support double precision (cl_khr_fp64); use --precision float");
-  check_opencl_local_size(device_, local_);
-  const std::string shape = std::to_string(local_.x) + "x" + std::to_string(local_.y);
-
-  const std::size_t lattice_bytes = kSpeeds * local_cells_ * real_size_;
-  const std::size_t partial_bytes = 2 * static_cast<std::size_t>(chunk_steps_) * num_groups_ * real_size_;
-  check_opencl_memory(device_, "slab of " + std::to_string(params.nx) + "x" + std::to_string(slab_.rows),
-                      2ULL * lattice_bytes + local_cells_ + partial_bytes, lattice_bytes, "; use more ranks");
-
   send_up_.resize(3 * row_bytes_);
   send_down_.resize(3 * row_bytes_);
   recv_below_.resize(3 * row_bytes_);
   recv_above_.resize(3 * row_bytes_);
-
-  // Obstacle flags of the slab and, periodically, of its halo rows (these are
-  // only pulled from, never updated, so their flags are never read).
-  std::vector<std::uint8_t> local_mask(local_cells_);
-  for (int row = 0; row < slab_.rows + 2; ++row) {
-    const int global_row = (slab_.first_row - 1 + row + params.ny) % params.ny;
-    std::copy_n(mask.blocked.begin() + static_cast<std::ptrdiff_t>(global_row) * params.nx, params.nx,
-                local_mask.begin() + static_cast<std::ptrdiff_t>(row) * params.nx);
-  }
-
-  try {
-    context_ = cl::Context(device_);
-    queue_ = cl::CommandQueue(context_, device_);  // in order: the step's commands rely on it
-    build(options.kernels_dir);
-    for (auto& buf : cells_) buf = cl::Buffer(context_, CL_MEM_READ_WRITE, lattice_bytes);
-    obstacles_ = cl::Buffer(context_, CL_MEM_READ_ONLY, local_cells_);
-    partials_ = cl::Buffer(context_, CL_MEM_READ_WRITE, partial_bytes);
-    queue_.enqueueWriteBuffer(obstacles_, CL_TRUE, 0, local_cells_, local_mask.data());
-    for (int b = 0; b < 2; ++b) {
-      accelerate_[b] = cl::Kernel(program_, "accelerate_flow");
-      accelerate_[b].setArg(0, cells_[b]);
-      accelerate_[b].setArg(1, obstacles_);
-      collide_[b] = cl::Kernel(program_, "propagate_rebound_collide");
-      collide_[b].setArg(0, cells_[b]);
-      collide_[b].setArg(1, cells_[1 - b]);
-      collide_[b].setArg(2, obstacles_);
-      collide_[b].setArg(3, partials_);
-      collide_[b].setArg(4, 0);
-      collide_[b].setArg(5, 0);
-    }
-    const auto kernel_max = collide_[0].getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
-    if (static_cast<std::size_t>(local_.x) * static_cast<std::size_t>(local_.y) > kernel_max)
-      throw DeviceError("local size " + shape + " is too large for propagate_rebound_collide on " + device_name_ +
-                        " (at most " + std::to_string(kernel_max) + " work-items)");
-    // The uniform initial state, filled on the device: a slab's worth of it on
-    // the host would cost gigabytes at 8192 columns.
-    Params one_cell = params;
-    one_cell.nx = one_cell.ny = 1;
-    const std::vector<double> initial = initial_distributions(one_cell);
-    const std::size_t speed_bytes = local_cells_ * real_size_;
-    for (int k = 0; k < kSpeeds; ++k) {
-      if (precision_ == Precision::Float)
-        queue_.enqueueFillBuffer(cells_[current_], static_cast<float>(initial[k]), k * speed_bytes, speed_bytes);
-      else
-        queue_.enqueueFillBuffer(cells_[current_], initial[k], k * speed_bytes, speed_bytes);
-    }
-    queue_.finish();
-  } catch (const cl::Error& e) {
-    rethrow_cl(e, "setting up " + device_name_);
-  }
-}
-
-void SlabSolver::build(const std::string& kernels_dir) {
-  program_ = build_opencl_program(
-      context_, device_, kernels_dir, kKernelFile,
-      kernel_defines(local_params_, precision_, local_, rows_per_item_, slab_kernel_rows(slab_, params_.ny)));
+  lattice_.fill_at_rest(current_, params);
 }
 
 void SlabSolver::launch(int b, const Band& band, int partial_base, bool accelerate_next) {
   if (band.group_rows == 0) return;
-  cl::Kernel& k = collide_[b];
+  cl::Kernel& k = lattice_.collide[b];
   // Groups are numbered from the launch's first row: shift the partial index
   // so that every group lands where the whole slab's launch would put it.
-  k.setArg(4, partial_base + band.first_group_row * groups_x_);
+  k.setArg(4, partial_base + band.first_group_row * plan_.groups_x);
   k.setArg(5, accelerate_next ? 1 : 0);
-  queue_.enqueueNDRangeKernel(
-      k, cl::NDRange(0, static_cast<std::size_t>(band.first_group_row) * local_.y),
-      cl::NDRange(static_cast<std::size_t>(groups_x_) * local_.x, static_cast<std::size_t>(band.group_rows) * local_.y),
-      cl::NDRange(local_.x, local_.y));
+  const LocalSize l = plan_.local;
+  lattice_.queue.enqueueNDRangeKernel(
+      k, cl::NDRange(0, static_cast<std::size_t>(band.first_group_row) * l.y),
+      cl::NDRange(static_cast<std::size_t>(plan_.groups_x) * l.x, static_cast<std::size_t>(band.group_rows) * l.y),
+      cl::NDRange(l.x, l.y));
 }
 
-// Fills the halo rows of cells_[current_] from the neighbours' edge rows of
+// Fills the halo rows of lattice_.lattices[current_] from the neighbours' edge rows of
 // the same state. Enqueues the uploads and returns; the interior update
 // enqueued before the wait keeps the device busy meanwhile.
 void SlabSolver::exchange_halos() {
@@ -253,9 +196,9 @@ void SlabSolver::exchange_halos() {
   MPI_Isend(send_down_.data(), bytes, MPI_BYTE, below, kTagSouth, comm_, &requests[3]);
   MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
   for (int i = 0; i < 3; ++i) {
-    queue_.enqueueWriteBuffer(cells_[current_], CL_FALSE, offset_bytes(kNorthGoing[i], 0), row_bytes_,
+    lattice_.queue.enqueueWriteBuffer(lattice_.lattices[current_], CL_FALSE, offset_bytes(kNorthGoing[i], 0), row_bytes_,
                               from_below.data() + i * row_bytes_);
-    queue_.enqueueWriteBuffer(cells_[current_], CL_FALSE, offset_bytes(kSouthGoing[i], top_row + 1), row_bytes_,
+    lattice_.queue.enqueueWriteBuffer(lattice_.lattices[current_], CL_FALSE, offset_bytes(kSouthGoing[i], top_row + 1), row_bytes_,
                               from_above.data() + i * row_bytes_);
   }
 }
@@ -269,10 +212,10 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
     // As the single-device fused variant: the first step's acceleration runs
     // alone, each later one inside the step before it.
     if (steps > 0 && owns_accel_row)
-      queue_.enqueueNDRangeKernel(accelerate_[current_], cl::NullRange, cl::NDRange(params_.nx), cl::NullRange);
+      lattice_.queue.enqueueNDRangeKernel(lattice_.accelerate[current_], cl::NullRange, cl::NDRange(params_.nx), cl::NullRange);
     for (int done = 0; done < steps;) {
-      const int n = std::min(chunk_steps_, steps - done);
-      const int base = half * chunk_steps_ * num_groups_;
+      const int n = std::min(plan_.chunk_steps, steps - done);
+      const int base = half * plan_.chunk_steps * num_groups_;
       for (int t = 0; t < n; ++t) {
         const bool accelerate_next = done + t + 1 < steps;
         const int partial_base = base + t * num_groups_;
@@ -280,13 +223,13 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
         // event covers all six (the queue is in order).
         cl::Event edges_read;
         for (int i = 0; i < 3; ++i) {
-          queue_.enqueueReadBuffer(cells_[current_], CL_FALSE, offset_bytes(kNorthGoing[i], top_row), row_bytes_,
+          lattice_.queue.enqueueReadBuffer(lattice_.lattices[current_], CL_FALSE, offset_bytes(kNorthGoing[i], top_row), row_bytes_,
                                    send_up_.data() + i * row_bytes_);
-          queue_.enqueueReadBuffer(cells_[current_], CL_FALSE, offset_bytes(kSouthGoing[i], 1), row_bytes_,
+          lattice_.queue.enqueueReadBuffer(lattice_.lattices[current_], CL_FALSE, offset_bytes(kSouthGoing[i], 1), row_bytes_,
                                    send_down_.data() + i * row_bytes_, nullptr, i == 2 ? &edges_read : nullptr);
         }
         launch(current_, interior_, partial_base, accelerate_next);
-        queue_.flush();
+        lattice_.queue.flush();
         continue_sums(false);  // host work while the device runs the interior
         edges_read.wait();
         exchange_halos();
@@ -299,23 +242,27 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
       ChunkSums& c = chunks_.back();
       c.steps = n;
       c.partials.resize(static_cast<std::size_t>(n) * num_groups_ * real_size_);
-      queue_.enqueueReadBuffer(partials_, CL_FALSE, static_cast<std::size_t>(base) * real_size_, c.partials.size(),
+      lattice_.queue.enqueueReadBuffer(lattice_.partials, CL_FALSE, static_cast<std::size_t>(base) * real_size_, c.partials.size(),
                                c.partials.data(), nullptr, &c.read_done);
       c.sums.assign(n, 0.0);
       if (rank_ > 0) MPI_Irecv(c.sums.data(), n, MPI_DOUBLE, rank_ - 1, kTagSums, comm_, &c.incoming);
       done += n;
       half = 1 - half;
     }
-    queue_.flush();
+    lattice_.queue.flush();
     continue_sums(true);
     for (auto& out : outgoing_sums_) MPI_Wait(&out.first, MPI_STATUS_IGNORE);
     outgoing_sums_.clear();
   } catch (const cl::Error& e) {
-    rethrow_cl(e, "running on " + device_name_);
+    rethrow_cl(e, "running on " + lattice_.device_name);
   }
   finished_sums_.resize(steps);
   MPI_Bcast(finished_sums_.data(), steps, MPI_DOUBLE, ranks_ - 1, comm_);
-  for (double sum : finished_sums_) av_vels.push_back(sum / static_cast<double>(fluid_cells_));
+  // Every rank holds the same values, so every rank stops at the same step.
+  for (double sum : finished_sums_) {
+    av_vels.push_back(sum / static_cast<double>(fluid_cells_));
+    check_average_velocity(av_vels.back(), av_vels.size() - 1);
+  }
 }
 
 // Continues the oldest chunks' sums over this slab's groups, in group order:
@@ -376,11 +323,11 @@ std::vector<double> SlabSolver::distributions() {
   std::vector<unsigned char> mine(kSpeeds * own * real_size_);
   try {
     for (int k = 0; k < kSpeeds; ++k)
-      queue_.enqueueReadBuffer(cells_[current_], CL_FALSE, offset_bytes(k, 1), own * real_size_,
+      lattice_.queue.enqueueReadBuffer(lattice_.lattices[current_], CL_FALSE, offset_bytes(k, 1), own * real_size_,
                                mine.data() + k * own * real_size_);
-    queue_.finish();
+    lattice_.queue.finish();
   } catch (const cl::Error& e) {
-    rethrow_cl(e, "reading results from " + device_name_);
+    rethrow_cl(e, "reading results from " + lattice_.device_name);
   }
   const MPI_Datatype type = precision_ == Precision::Float ? MPI_FLOAT : MPI_DOUBLE;
   std::vector<int> counts(ranks_), displs(ranks_);
@@ -419,20 +366,20 @@ void SlabSolver::load_distributions(const std::vector<double>& f) {
   try {
     if (precision_ == Precision::Float) {
       const std::vector<float> tmp(local.begin(), local.end());
-      queue_.enqueueWriteBuffer(cells_[current_], CL_TRUE, 0, tmp.size() * sizeof(float), tmp.data());
+      lattice_.queue.enqueueWriteBuffer(lattice_.lattices[current_], CL_TRUE, 0, tmp.size() * sizeof(float), tmp.data());
     } else {
-      queue_.enqueueWriteBuffer(cells_[current_], CL_TRUE, 0, local.size() * sizeof(double), local.data());
+      lattice_.queue.enqueueWriteBuffer(lattice_.lattices[current_], CL_TRUE, 0, local.size() * sizeof(double), local.data());
     }
   } catch (const cl::Error& e) {
-    rethrow_cl(e, "uploading distributions to " + device_name_);
+    rethrow_cl(e, "uploading distributions to " + lattice_.device_name);
   }
 }
 
 }  // namespace
 
-std::unique_ptr<Solver> make_slab_solver(const Params& params, const ObstacleMask& mask,
-                                         const SlabSolverOptions& options, MPI_Comm comm) {
-  return std::make_unique<SlabSolver>(params, mask, options, comm);
+std::unique_ptr<Solver> make_slab_solver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config,
+                                         const LaunchPlan& plan, const std::vector<Slab>& slabs, MPI_Comm comm) {
+  return std::make_unique<SlabSolver>(params, mask, config, plan, slabs, comm);
 }
 
 }  // namespace d2q9

@@ -1,11 +1,11 @@
-#include "cl_common.hpp"
+#include "opencl/cl_common.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <sstream>
 
-#include "../kernel_source.hpp"
+#include "device/kernel_source.hpp"
 
 namespace d2q9 {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../solver.hpp"
+#include "device/solver.hpp"
 
 namespace d2q9 {
 

@@ -1,4 +1,4 @@
-#include "device_table.hpp"
+#include "opencl/device_table.hpp"
 
 #include <algorithm>
 

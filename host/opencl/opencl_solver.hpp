@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../kernel_source.hpp"
-#include "../solver.hpp"
+#include "device/solver.hpp"
 
 namespace d2q9 {
 
@@ -27,23 +26,14 @@ std::vector<OpenCLDeviceInfo> list_opencl_devices();
 // The default device: the first GPU, else the first device.
 int default_opencl_device(const std::vector<OpenCLDeviceInfo>& devices);
 
-struct OpenCLOptions {
-  int device_index = -1;  // -1: default device
-  LocalSize local_size;   // auto: chosen for the device
-  Precision precision = Precision::Float;
-  std::string kernels_dir;
-  KernelVariant variant = KernelVariant::Auto;
-  // Rows each work-item updates in one-step launches; 0: rows_per_item_for().
-  int rows_per_item = 0;
-  // Steps whose per-group partial sums are kept on the device before they are
-  // read back; 0 picks a bound of about 4M values.
-  int max_chunk_steps = 0;
-};
+// The limits of device `device_index` (-1: the default device) for plan_launch.
+DeviceLimits opencl_limits(int device_index);
 
 // Device-to-device copy bandwidth in bytes/s (bytes read + bytes written),
 // measured with cl/bandwidth.cl over two buffers of `bytes` each.
-double measure_opencl_copy_bandwidth(const OpenCLOptions& options, std::size_t bytes);
+double measure_opencl_copy_bandwidth(int device_index, const std::string& kernels_dir, std::size_t bytes);
 
-std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const OpenCLOptions& options);
+std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config,
+                                           const LaunchPlan& plan);
 
 }  // namespace d2q9

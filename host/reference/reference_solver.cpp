@@ -1,8 +1,8 @@
-#include "reference_solver.hpp"
+#include "reference/reference_solver.hpp"
 
 #include <cmath>
 
-#include "../stability.hpp"
+#include "model/stability.hpp"
 
 namespace d2q9 {
 

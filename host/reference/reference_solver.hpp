@@ -5,7 +5,7 @@
 #include <array>
 #include <vector>
 
-#include "../solver.hpp"
+#include "device/solver.hpp"
 
 namespace d2q9 {
 
@@ -14,10 +14,9 @@ class ReferenceSolver final : public Solver {
  public:
   ReferenceSolver(const Params& params, const ObstacleMask& mask);
 
-  std::string backend() const override { return "reference"; }
+  Backend backend() const override { return Backend::Reference; }
   std::string device_name() const override { return "serial CPU reference"; }
   Precision precision() const override { return sizeof(Real) == sizeof(float) ? Precision::Float : Precision::Double; }
-  LocalSize local_size() const override { return {1, 1}; }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;

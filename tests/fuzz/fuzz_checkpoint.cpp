@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "checkpoint.hpp"
+#include "model/checkpoint.hpp"
 #include "fuzz_check.hpp"
 
 using namespace d2q9;

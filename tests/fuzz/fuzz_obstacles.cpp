@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "fuzz_check.hpp"
-#include "problem.hpp"
+#include "model/problem.hpp"
 
 using namespace d2q9;
 

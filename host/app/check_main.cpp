@@ -1,0 +1,39 @@
+// d2q9-check: compares a run's av_vels.dat and final_state.dat with reference outputs.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "model/compare.hpp"
+#include "model/problem.hpp"
+
+int main(int argc, char* argv[]) {
+  if (argc < 3 || argc > 4 || std::string(argv[1]) == "--help") {
+    std::fprintf(argc < 2 ? stderr : stdout,
+                 "Usage: %s <reference-dir> <result-dir> [tolerance, default 0.01]\n"
+                 "Compares av_vels.dat (max relative difference per step) and final_state.dat\n"
+                 "(relative L2 error of ux, uy, |u|, pressure). Exit 0 if all are within tolerance.\n",
+                 argv[0]);
+    return argc < 2 ? 2 : (std::string(argv[1]) == "--help" ? 0 : 2);
+  }
+  double tolerance = 0.01;
+  if (argc == 4) {
+    char* end = nullptr;
+    tolerance = std::strtod(argv[3], &end);
+    if (*end != '\0' || !(tolerance > 0)) {
+      std::fprintf(stderr, "error: tolerance must be a positive number, got '%s'\n", argv[3]);
+      return 2;
+    }
+  }
+  try {
+    bool ok = true;
+    for (const auto& d : d2q9::compare_outputs(argv[1], argv[2], tolerance)) {
+      std::printf("%-36s %.3e  %s\n", d.name.c_str(), d.value, d.passed ? "ok" : "FAIL");
+      ok = ok && d.passed;
+    }
+    std::printf("%s (tolerance %g)\n", ok ? "PASS" : "FAIL", tolerance);
+    return ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

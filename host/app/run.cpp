@@ -1,0 +1,236 @@
+#include "app/run.hpp"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "app/outputs.hpp"
+#include "app/progress.hpp"
+#include "app/run_loop.hpp"
+#include "app/summary.hpp"
+#include "device/backend.hpp"
+#include "device/kernel_source.hpp"
+#include "model/limits.hpp"
+#include "model/output.hpp"
+#include "model/picture.hpp"
+#include "model/stability.hpp"
+#include "model/vtk_output.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+double seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void check_output_dir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(dir + ": output directory does not exist");
+}
+
+// Options whose meaning needs one process, refused up front under mpirun.
+void check_options_for_ranks(const Options& o, int ranks) {
+  if (ranks < 2) return;
+  if (o.tune)
+    throw InputError("--tune searches shapes on one device: run it without mpirun, then pass the shape with --local-size");
+}
+
+// For the tests only: this rank fails at the start of the step loop, while
+// the others wait for its halo rows.
+int injected_failure_rank() {
+  const char* value = std::getenv("D2Q9_MPI_FAIL_RANK");
+  return value && *value ? std::atoi(value) : -1;
+}
+
+void print_tuning_table(const LocalSizeChoice& choice) {
+  std::printf("Work-group size search on %s (%s, %s):\n", choice.solver->device_name().c_str(),
+              choice.solver->backend_name().c_str(), to_string(choice.solver->precision()));
+  std::printf("  %-10s %12s\n", "local size", "us per step");
+  for (const auto& r : choice.table) {
+    if (r.seconds_per_step > 0)
+      std::printf("  %-10s %12.2f\n", r.local.text().c_str(), r.seconds_per_step * 1e6);
+    else
+      std::printf("  %-10s %12s  (%s)\n", r.local.text().c_str(), "-", r.note.c_str());
+  }
+  std::printf("Chosen: %s, cached in %s\n", choice.solver->local_size().text().c_str(), tuning_cache_path().c_str());
+}
+
+std::unique_ptr<Solver> make_run_solver(const Options& o, const Params& params, const ObstacleMask& mask,
+                                        Ranks& ranks) {
+  SolverConfig config;
+  config.device = {o.device, o.precision, o.backend == Backend::Reference ? "" : find_kernels_dir(o.kernels_dir)};
+  config.launch.variant = o.variant;
+  config.launch.local = o.local_size;
+  config.slab_rows = o.slab_rows;
+  if (ranks.size() > 1) return make_solver(o.backend, params, mask, config, &ranks);
+  LocalSizeChoice choice = make_tuned_solver(o.backend, params, mask, config, o.tune);
+  if (o.tune && !o.quiet) print_tuning_table(choice);
+  return std::move(choice.solver);
+}
+
+// "NAME on each of 3 ranks", or each rank's device where they differ.
+std::string devices_text(const std::vector<std::string>& names) {
+  if (names.size() <= 1) return names.empty() ? "" : names[0];
+  bool same = true;
+  for (const auto& n : names) same = same && n == names[0];
+  if (same) return names[0] + " on each of " + std::to_string(names.size()) + " ranks";
+  std::string out;
+  for (std::size_t r = 0; r < names.size(); ++r) out += (r ? ", rank " : "rank ") + std::to_string(r) + ": " + names[r];
+  return out;
+}
+
+}  // namespace
+
+void run(const Options& o, Ranks& ranks) {
+  // Set-up: every rank reads the inputs and builds its part; the ranks agree
+  // on any failure before one of them could wait for another.
+  Params params;
+  ObstacleMask mask;
+  ExtraOutputs extra;
+  Checkpoint restart;
+  std::exception_ptr failure;
+  try {
+    check_options_for_ranks(o, ranks.size());
+    params = read_params(o.param_file);
+    check_problem_fits(params, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
+    mask = read_obstacles(o.obstacle_file, params);
+    if (!o.restart_file.empty())
+      restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
+    if (ranks.is_root()) check_output_dir(o.output_dir);
+    extra = plan_extra_outputs(o, params.max_iters, ranks.is_root());
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  ranks.agree(failure);
+
+  const auto setup_tic = std::chrono::steady_clock::now();
+  std::unique_ptr<Solver> solver;
+  try {
+    solver = make_run_solver(o, params, mask, ranks);
+    if (!o.restart_file.empty()) solver->load_distributions(restart.f);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  ranks.agree(failure);
+  restart.f = std::vector<double>();  // not held through the run
+  const double setup_s = seconds_since(setup_tic);
+  const std::vector<std::string> devices = ranks.gather(solver->device_name());
+
+  std::vector<double> av_vels = std::move(restart.av_vels);
+  const int first_step = static_cast<int>(av_vels.size());
+  av_vels.reserve(params.max_iters);
+  ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet && ranks.is_root());
+  RunLoopOptions loop;
+  loop.checkpoint_every = o.checkpoint_every;
+  loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
+  loop.progress = &progress;
+  loop.ranks = &ranks;
+  loop.snapshot_every = extra.snapshot_every;
+  loop.snapshot = [&](int step) {
+    const std::vector<double> f = solver->distributions();
+    ranks.on_root([&] {
+      const std::string path = snapshot_path(extra.snapshot_dir, step, params.max_iters);
+      AtomicFile frame(path);
+      write_png(frame.get(), render_speed_picture(params, mask, f, "step " + std::to_string(step)), path);
+      frame.commit();
+    });
+  };
+  RunLoopResult result;
+  std::vector<double> f;
+  try {
+    if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
+      throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
+    result = run_steps(*solver, params, mask, av_vels, loop);
+    f = solver->distributions();
+  } catch (const InstabilityError&) {
+    throw;  // every rank holds the same average velocities, so every rank stops alike
+  } catch (const InterruptedError&) {
+    throw;  // the ranks agreed on the signal
+  } catch (const RanksFailure&) {
+    throw;
+  } catch (...) {
+    ranks.abort(std::current_exception());  // the others may be waiting for this rank
+  }
+
+  ranks.on_root([&] {
+    check_distributions(params, mask, f, av_vels.size() - 1);
+    // Every file is complete before any replaces an older one.
+    AtomicFile av_file(o.output_dir + "/av_vels.dat");
+    AtomicFile state_file(o.output_dir + "/final_state.dat");
+    write_av_vels(av_file.get(), av_vels);
+    write_final_state(state_file.get(), params, mask, f);
+    std::vector<std::unique_ptr<AtomicFile>> views;
+    if (!extra.png.empty()) {
+      views.push_back(std::make_unique<AtomicFile>(extra.png));
+      write_png(views.back()->get(), render_speed_picture(params, mask, f), extra.png);
+    }
+    if (!extra.vtk.empty()) {
+      views.push_back(std::make_unique<AtomicFile>(extra.vtk));
+      write_vtk(views.back()->get(), params, mask, f);
+    }
+
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    RunSummary summary;
+    summary.param_file = o.param_file;
+    summary.obstacle_file = o.obstacle_file;
+    summary.params = params;
+    summary.fluid_cells = mask.fluid_cells();
+    summary.device = devices_text(devices);
+    summary.backend = solver->backend_name();
+    summary.precision = solver->precision();
+    summary.local_size = solver->local_size();
+    if (const auto plan = solver->launch_plan()) summary.kernel_variant = to_string(plan->variant);
+    summary.decomposition = solver->decomposition();
+    summary.setup_s = setup_s;
+    summary.elapsed_s = result.compute_seconds;
+    summary.first_step = first_step;
+    summary.user_cpu_s = seconds(usage.ru_utime);
+    summary.system_cpu_s = seconds(usage.ru_stime);
+    summary.final_average_velocity = av_vels.back();
+    if (!extra.summary_json.empty()) {
+      views.push_back(std::make_unique<AtomicFile>(extra.summary_json));
+      std::fputs(summary_json(summary).c_str(), views.back()->get());
+    }
+
+    av_file.commit();
+    state_file.commit();
+    for (auto& view : views) view->commit();
+    // The outputs now hold the finished run; its checkpoint has no further use.
+    if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
+    if (!o.quiet) print_summary(stdout, summary);
+  });
+}
+
+int run_program(int argc, const char* const argv[], Ranks& ranks) {
+  Options options;
+  try {
+    options = parse_command_line(argc, argv);  // the same arguments everywhere: every rank agrees
+  } catch (const UsageError& e) {
+    if (ranks.is_root()) std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    return 2;
+  }
+  try {
+    if (options.help || options.list_devices) {
+      if (ranks.is_root() && options.help) std::cout << usage_text(argv[0]);
+      if (ranks.is_root() && options.list_devices) print_devices(stdout);
+      return 0;
+    }
+    run(options, ranks);
+    return 0;
+  } catch (const std::exception& e) {
+    const auto* agreed = dynamic_cast<const RanksFailure*>(&e);
+    if (ranks.is_root() && !(agreed && agreed->silent())) std::fprintf(stderr, "error: %s\n", e.what());
+    return exit_status(e);
+  }
+}
+
+}  // namespace d2q9

@@ -1,0 +1,127 @@
+#include "app/run_loop.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <optional>
+
+#include "model/stability.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void remember_signal(int signal) { g_signal = signal; }
+
+// SIGINT and SIGTERM only set g_signal while this is alive; the previous
+// handlers come back afterwards (the output files are then written as usual).
+class StopSignals {
+ public:
+  StopSignals() {
+    g_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = remember_signal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  int received() const { return g_signal; }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// Collective: the whole grid comes to rank 0, which checks and writes it.
+void save(Solver& solver, const Params& params, const ObstacleMask& mask, const std::vector<double>& av_vels,
+          const std::string& path, Ranks& ranks) {
+  Checkpoint c;
+  c.params = params;
+  c.mask_hash = obstacle_mask_hash(mask);
+  c.precision = solver.precision();
+  c.av_vels = av_vels;
+  c.f = solver.distributions();
+  ranks.on_root([&] {
+    // Never replace a good checkpoint with a broken state.
+    check_distributions(params, mask, c.f, av_vels.empty() ? 0 : av_vels.size() - 1);
+    write_checkpoint(path, c);
+  });
+}
+
+}  // namespace
+
+Checkpoint load_restart_checkpoint(const std::string& checkpoint_file, const Params& params,
+                                   const std::string& param_file, const ObstacleMask& mask,
+                                   const std::string& obstacle_file, Precision precision) {
+  Checkpoint c = read_checkpoint(checkpoint_file);
+  check_checkpoint_matches(c, checkpoint_file, params, param_file, mask, obstacle_file, precision);
+  return c;
+}
+
+RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask& mask, std::vector<double>& av_vels,
+                        const RunLoopOptions& options) {
+  using clock = std::chrono::steady_clock;
+  Ranks one_process;
+  Ranks& ranks = options.ranks ? *options.ranks : one_process;
+  RunLoopResult result;
+  const int start = static_cast<int>(av_vels.size());
+  const bool checkpoints = options.checkpoint_every > 0;
+  const bool snapshots = options.snapshot_every > 0 && options.snapshot;
+  const bool progress = options.progress && options.progress->active();  // rank 0's only
+  if (!ranks.max(checkpoints || snapshots || progress)) {
+    const auto tic = clock::now();
+    solver.run(params.max_iters - start, av_vels);
+    result.compute_seconds = std::chrono::duration<double>(clock::now() - tic).count();
+    return result;
+  }
+  std::optional<StopSignals> signals;
+  if (checkpoints) {
+    signals.emplace();
+    if (ranks.is_root()) remove_stale_checkpoint_temps(options.checkpoint_path);
+  }
+  int written_step = -1;  // the step of the checkpoint this run last wrote
+  int segment = 1;        // grows to about segment_seconds of steps once the speed is known
+  auto next_multiple = [](int step, int every) { return (step / every + 1) * every; };
+  for (int step = start; step < params.max_iters;) {
+    // mpirun passes a signal to every rank, not necessarily within one segment.
+    if (const int sig = ranks.max(signals ? signals->received() : 0)) {
+      if (step != written_step) save(solver, params, mask, av_vels, options.checkpoint_path, ranks);
+      throw InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                                      std::to_string(step) + " of " + std::to_string(params.max_iters) +
+                                      " steps; checkpoint written to " + options.checkpoint_path +
+                                      "; continue with --restart " + options.checkpoint_path);
+    }
+    int end = std::min(params.max_iters, step + segment);
+    if (checkpoints) end = std::min(end, next_multiple(step, options.checkpoint_every));
+    if (snapshots) end = std::min(end, next_multiple(step, options.snapshot_every));
+    const int n = end - step;
+    const auto tic = clock::now();
+    solver.run(n, av_vels);
+    const double elapsed = std::chrono::duration<double>(clock::now() - tic).count();
+    result.compute_seconds += elapsed;
+    step = end;
+    // At most 4x growth per segment, so one quick measurement cannot overshoot far.
+    const double fitting = elapsed > 0 ? n * options.segment_seconds / elapsed : 4.0 * n;
+    segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, 4.0 * std::max(n, segment))));
+    if (checkpoints && step % options.checkpoint_every == 0 && step < params.max_iters) {
+      save(solver, params, mask, av_vels, options.checkpoint_path, ranks);
+      written_step = step;
+    }
+    if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);
+    if (progress) options.progress->update(step);
+  }
+  if (progress) options.progress->finish();
+  result.wrote_checkpoint = written_step >= 0;
+  return result;
+}
+
+}  // namespace d2q9

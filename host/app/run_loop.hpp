@@ -1,0 +1,65 @@
+// The time-step loop as main() drives it: resuming from a checkpoint,
+// checkpointing every N steps, stopping cleanly on SIGINT/SIGTERM, pictures
+// every N steps and a progress line. Without any of these the whole run is
+// one Solver::run call; with them it runs in segments.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/checkpoint.hpp"
+#include "model/problem.hpp"
+#include "app/progress.hpp"
+#include "app/ranks.hpp"
+#include "device/solver.hpp"
+
+namespace d2q9 {
+
+// SIGINT or SIGTERM arrived while checkpointing; what() says where the
+// checkpoint is and how to continue.
+class InterruptedError : public std::runtime_error {
+ public:
+  InterruptedError(int signal, const std::string& what) : std::runtime_error(what), signal_(signal) {}
+  int signal() const { return signal_; }
+  // The conventional status of a process ended by `signal`.
+  int exit_status() const { return 128 + signal_; }
+
+ private:
+  int signal_;
+};
+
+struct RunLoopOptions {
+  int checkpoint_every = 0;  // 0: no checkpoints, and the whole run is one Solver::run call
+  std::string checkpoint_path;
+  // Wall time one segment aims at: SIGTERM is honoured, and the progress line
+  // redrawn, within about this long.
+  double segment_seconds = 0.25;
+  int snapshot_every = 0;                  // 0: no snapshots
+  std::function<void(int step)> snapshot;  // after every snapshot_every-th step
+  ProgressLine* progress = nullptr;        // updated between segments when active
+  // Split across MPI ranks: every rank calls run_steps alike, and the
+  // segments, signals and checkpoints are agreed on (null: one process).
+  Ranks* ranks = nullptr;
+};
+
+struct RunLoopResult {
+  bool wrote_checkpoint = false;
+  double compute_seconds = 0;  // time in Solver::run, checkpoints and pictures not counted
+};
+
+// The checkpoint to resume from, read and checked against the inputs;
+// InputError for any problem with it.
+Checkpoint load_restart_checkpoint(const std::string& checkpoint_file, const Params& params,
+                                   const std::string& param_file, const ObstacleMask& mask,
+                                   const std::string& obstacle_file, Precision precision);
+
+// Runs from step av_vels.size() to params.max_iters, appending to av_vels.
+// Throws InstabilityError if the flow blows up and InterruptedError on
+// SIGINT/SIGTERM (checkpointing only).
+RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask& mask, std::vector<double>& av_vels,
+               const RunLoopOptions& options);
+
+}  // namespace d2q9

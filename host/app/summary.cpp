@@ -1,0 +1,54 @@
+#include "app/summary.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "model/output.hpp"
+
+namespace d2q9 {
+
+double RunSummary::reynolds_number() const { return d2q9::reynolds_number(params, final_average_velocity); }
+
+double RunSummary::mlups() const {
+  const int steps = params.max_iters - first_step;
+  return elapsed_s > 0 ? static_cast<double>(params.cells()) * steps / elapsed_s / 1e6 : 0.0;
+}
+
+void print_summary(std::FILE* out, const RunSummary& s) {
+  std::fprintf(out, "==done==\n");
+  std::fprintf(out, "Reynolds number:\t\t%.12E\n", s.reynolds_number());
+  std::fprintf(out, "Elapsed time:\t\t\t%.6lf (s)\n", s.elapsed_s);
+  std::fprintf(out, "Elapsed user CPU time:\t\t%.6lf (s)\n", s.user_cpu_s);
+  std::fprintf(out, "Elapsed system CPU time:\t%.6lf (s)\n", s.system_cpu_s);
+  const std::string variant = s.kernel_variant.empty() ? "" : ", " + s.kernel_variant;
+  std::fprintf(out, "Device:\t\t\t\t%s (%s, %s, local size %dx%d%s)\n", s.device.c_str(), s.backend.c_str(),
+               to_string(s.precision), s.local_size.x, s.local_size.y, variant.c_str());
+  std::fprintf(out, "MLUPS:\t\t\t\t%.2f\n", s.mlups());
+  if (!s.decomposition.empty()) std::fprintf(out, "MPI ranks:\t\t\t%s\n", s.decomposition.c_str());
+}
+
+std::string summary_json(const RunSummary& s) {
+  const Params& p = s.params;
+  nlohmann::ordered_json j;
+  j["param_file"] = s.param_file;
+  j["obstacle_file"] = s.obstacle_file;
+  j["params"] = {{"nx", p.nx},           {"ny", p.ny},         {"max_iters", p.max_iters},
+                 {"reynolds_dim", p.reynolds_dim}, {"density", p.density}, {"accel", p.accel},
+                 {"omega", p.omega}};
+  j["fluid_cells"] = s.fluid_cells;
+  j["device"] = s.device;
+  j["backend"] = s.backend;
+  j["precision"] = to_string(s.precision);
+  j["local_size"] = {s.local_size.x, s.local_size.y};
+  j["kernel_variant"] = s.kernel_variant;
+  if (!s.decomposition.empty()) j["mpi_ranks"] = s.decomposition;
+  j["setup_s"] = s.setup_s;
+  j["elapsed_s"] = s.elapsed_s;
+  j["user_cpu_s"] = s.user_cpu_s;
+  j["system_cpu_s"] = s.system_cpu_s;
+  j["mlups"] = s.mlups();
+  j["reynolds_number"] = s.reynolds_number();
+  j["final_average_velocity"] = s.final_average_velocity;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace d2q9

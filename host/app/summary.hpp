@@ -1,0 +1,37 @@
+// The run's summary as stdout prints it and as JSON for scripts (--summary-json).
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "model/problem.hpp"
+#include "device/solver.hpp"
+
+namespace d2q9 {
+
+struct RunSummary {
+  std::string param_file, obstacle_file;
+  Params params;
+  std::size_t fluid_cells = 0;
+  std::string device, backend;
+  Precision precision = Precision::Float;
+  LocalSize local_size;
+  std::string kernel_variant;  // empty where the backend has none (reference)
+  std::string decomposition;   // how the grid is split across MPI ranks; empty on one process
+  double setup_s = 0.0;    // solver construction: device, kernel build, upload
+  double elapsed_s = 0.0;  // the time-step loop only, as stdout's "Elapsed time"
+  double user_cpu_s = 0.0, system_cpu_s = 0.0;
+  double final_average_velocity = 0.0;
+
+  double reynolds_number() const;
+  int first_step = 0;  // > 0 when resumed from a checkpoint
+  double mlups() const;  // every cell of the grid per step, obstacles included
+};
+
+// The coursework's lines and ours, as the program prints them on stdout.
+void print_summary(std::FILE* out, const RunSummary& s);
+
+// Pretty-printed JSON object with every field above, and reynolds_number and mlups.
+std::string summary_json(const RunSummary& s);
+
+}  // namespace d2q9

@@ -1,0 +1,226 @@
+#include "device/backend.hpp"
+
+#include <algorithm>
+
+#include "opencl/device_table.hpp"
+#include "opencl/driver_check.hpp"
+#include "opencl/opencl_solver.hpp"
+#include "reference/reference_solver.hpp"
+#ifdef D2Q9_HAVE_CUDA
+#include "cuda/cuda_driver.hpp"
+#include "cuda/cuda_solver.hpp"
+#endif
+#ifdef D2Q9_WITH_MPI
+#include "mpi/mpi_ranks.hpp"
+#include "mpi/slab_layout.hpp"
+#include "mpi/slab_solver.hpp"
+#endif
+
+namespace d2q9 {
+
+namespace {
+
+DeviceLimits device_limits(Backend b, int device) {
+  switch (b) {
+    case Backend::OpenCL: return opencl_limits(device);
+#ifdef D2Q9_HAVE_CUDA
+    case Backend::Cuda: return cuda_limits(device);
+#endif
+    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
+  }
+}
+
+#ifdef D2Q9_WITH_MPI
+std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const ObstacleMask& mask, SolverConfig config,
+                                  MpiRanks& ranks) {
+  if (b != Backend::OpenCL)
+    throw DeviceError(std::string("--backend ") + to_string(b) +
+                      " runs on one process; under mpirun only the opencl backend splits the grid");
+  MPI_Comm comm = ranks.solver_comm();
+  config.launch.slabs = true;
+  LaunchPlan plan;
+  std::exception_ptr failure;
+  try {
+    config.device.device = choose_device(config.device.device, node_rank(comm));
+    plan = plan_launch(params, device_limits(b, config.device.device), config.launch);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  ranks.agree(failure);  // before the collective below
+  // One shape for all (rank 0's): each slab's groups must be groups of the whole grid.
+  const LocalSize shape{ranks.broadcast(plan.local.x), ranks.broadcast(plan.local.y)};
+  if (!(shape == plan.local)) {
+    config.launch.local = shape;
+    plan = plan_launch(params, device_limits(b, config.device.device), config.launch);
+  }
+  std::vector<Slab> slabs;
+  try {
+    slabs = config.slab_rows.empty() ? split_rows(params.ny, ranks.size(), plan.group_height())
+                                     : slabs_from_heights(config.slab_rows, params.ny, ranks.size(), plan.group_height());
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  return make_slab_solver(params, mask, config.device, plan, slabs, comm);
+}
+#endif
+
+}  // namespace
+
+std::optional<Backend> parse_backend(const std::string& text) {
+  for (Backend b : {Backend::Reference, Backend::OpenCL, Backend::Cuda})
+    if (text == to_string(b)) return b;
+  return std::nullopt;
+}
+
+std::vector<Backend> built_backends() {
+  std::vector<Backend> out = {Backend::Reference, Backend::OpenCL};
+#ifdef D2Q9_HAVE_CUDA
+  out.push_back(Backend::Cuda);
+#endif
+  return out;
+}
+
+void require_built(Backend b) {
+  const auto built = built_backends();
+  if (std::find(built.begin(), built.end(), b) != built.end()) return;
+  throw DeviceError(std::string("this program was built without the ") + to_string(b) +
+                    " backend (configure it where the CUDA toolkit is installed)");
+}
+
+std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const SolverConfig& config) {
+  require_built(b);
+  if (b == Backend::Reference) return std::nullopt;
+  return plan_launch(params, device_limits(b, config.device.device), config.launch);
+}
+
+std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
+                                    const SolverConfig& config, Ranks* ranks) {
+  require_built(b);
+  if (ranks && ranks->size() > 1) {
+#ifdef D2Q9_WITH_MPI
+    if (auto* mpi = dynamic_cast<MpiRanks*>(ranks)) return make_slab(b, params, mask, config, *mpi);
+#endif
+    throw DeviceError("several ranks, but this program was built without MPI");
+  }
+  if (!config.slab_rows.empty() && (config.slab_rows.size() != 1 || config.slab_rows[0] != params.ny))
+    throw InputError("--slab-rows splits the grid between MPI ranks: give it under mpirun with one height per rank");
+  switch (b) {
+    case Backend::Reference:
+      if (config.device.precision == Precision::Float) return std::make_unique<ReferenceSolver<float>>(params, mask);
+      return std::make_unique<ReferenceSolver<double>>(params, mask);
+    case Backend::OpenCL:
+      return make_opencl_solver(params, mask, config.device, *plan_for(b, params, config));
+#ifdef D2Q9_HAVE_CUDA
+    case Backend::Cuda:
+      return make_cuda_solver(params, mask, config.device, *plan_for(b, params, config));
+#endif
+    default: break;
+  }
+  require_built(b);
+  return nullptr;
+}
+
+LocalSizeChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
+                                  bool force_search) {
+  const std::optional<LaunchPlan> plan = plan_for(b, params, config);
+  if (!plan) {
+    LocalSizeChoice choice;
+    choice.solver = make_solver(b, params, mask, config);
+    return choice;
+  }
+  const SolverFactory make = [&](LocalSize local) {
+    SolverConfig c = config;
+    c.launch.local = local;
+    return make_solver(b, params, mask, c);
+  };
+  SolverConfig unshaped = config;
+  unshaped.launch.local = {};
+  const LaunchPlan default_plan = *plan_for(b, params, unshaped);
+  const std::string key = tuning_key(b, describe_device(b, config.device.device).name, params, config.device.precision,
+                                     default_plan.variant, config.launch.rows_per_item);
+  return choose_local_size(make, params, config.launch.local, force_search, default_plan, key);
+}
+
+DeviceDescription describe_device(Backend b, int device) {
+  require_built(b);
+  DeviceDescription d;
+  if (b == Backend::Reference) {
+    d.name = "serial CPU reference";
+    return d;
+  }
+  if (b == Backend::OpenCL) {
+    const auto devices = list_opencl_devices();
+    if (devices.empty()) throw DeviceError("no OpenCL device found");
+    const int index = device < 0 ? default_opencl_device(devices) : device;
+    if (index >= static_cast<int>(devices.size()))
+      throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
+                        std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
+    const OpenCLDeviceInfo& o = devices[index];
+    return {o.name, o.platform, o.driver_version, o.opencl_version, o.global_mem_bytes};
+  }
+#ifdef D2Q9_HAVE_CUDA
+  const auto devices = list_cuda_devices();
+  const int index = device < 0 ? 0 : device;
+  if (index >= static_cast<int>(devices.size()))
+    throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
+                      std::to_string(devices.size()) + " CUDA device(s), see --list-devices");
+  const CudaDeviceInfo& c = devices[index];
+  return {c.name, "CUDA", cuda_driver_version(), "sm_" + std::to_string(c.compute_major) + std::to_string(c.compute_minor),
+          c.global_mem_bytes};
+#else
+  return d;
+#endif
+}
+
+void print_devices(std::FILE* out) {
+  const auto devices = list_opencl_devices();
+  std::fprintf(out, "OpenCL devices:\n");
+  if (devices.empty()) std::fprintf(out, "  (none found: install an OpenCL driver, e.g. pocl-opencl-icd)\n");
+  else print_device_table(out, devices, default_opencl_device(devices));
+  const bool any_gpu = std::any_of(devices.begin(), devices.end(), [](const auto& d) { return d.is_gpu; });
+  const std::string vendors = default_vendors_dir();
+  if (!any_gpu)
+    for (const auto& u : find_unregistered_drivers(default_driver_dirs(), vendors))
+      std::fprintf(out,
+                   "\nNo GPU found, but the %s OpenCL driver %s is installed without an ICD registration\n"
+                   "(no file in %s names it). Register it, as root, with:\n"
+                   "  mkdir -p %s && echo %s > %s/%s\n",
+                   u.vendor.c_str(), u.library.c_str(), vendors.c_str(), vendors.c_str(), u.library.c_str(),
+                   vendors.c_str(), u.icd_name.c_str());
+#ifdef D2Q9_HAVE_CUDA
+  std::fprintf(out, "CUDA devices:\n");
+  const std::string no_driver = cuda_driver_unavailable_reason();
+  if (!no_driver.empty()) {
+    std::fprintf(out, "  (none: %s)\n", no_driver.c_str());
+    return;
+  }
+  const auto cuda_devices = list_cuda_devices();
+  if (cuda_devices.empty()) std::fprintf(out, "  (none found)\n");
+  for (const auto& d : cuda_devices)
+    std::fprintf(out, "  %d: %s, compute capability %d.%d, %d multiprocessors, %.1f GiB\n", d.index, d.name.c_str(),
+                 d.compute_major, d.compute_minor, d.multiprocessors, d.global_mem_bytes / 1073741824.0);
+#endif
+}
+
+double copy_bandwidth(Backend b, int device, const std::string& kernels_dir, std::size_t bytes) {
+  require_built(b);
+  switch (b) {
+    case Backend::OpenCL: return measure_opencl_copy_bandwidth(device, kernels_dir, bytes);
+#ifdef D2Q9_HAVE_CUDA
+    case Backend::Cuda: return measure_cuda_copy_bandwidth(device, kernels_dir, bytes);
+#endif
+    default: throw DeviceError(std::string("--backend ") + to_string(b) + " has no copy bandwidth to measure");
+  }
+}
+
+std::unique_ptr<Ranks> start_ranks(int& argc, char**& argv) {
+#ifdef D2Q9_WITH_MPI
+  // Several ranks under mpirun split the grid between them; one runs as usual.
+  if (mpi_launch_size() > 1) return std::make_unique<MpiRanks>(argc, argv);
+#endif
+  (void)argc;
+  (void)argv;
+  return std::make_unique<Ranks>();
+}
+
+}  // namespace d2q9

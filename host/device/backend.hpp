@@ -1,0 +1,64 @@
+// The backends built into this program and what the programs ask of one:
+// a launch plan, a solver, its devices, its copy bandwidth. backend.cpp is
+// the one file that knows which backends (and MPI) were built: a new backend
+// is a folder plus an entry there.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/ranks.hpp"
+#include "device/launch_plan.hpp"
+#include "device/solver.hpp"
+#include "device/tuning.hpp"
+
+namespace d2q9 {
+
+// "reference", "opencl" or "cuda" (built or not); nullopt otherwise.
+std::optional<Backend> parse_backend(const std::string& text);
+// The backends this program was built with, reference first.
+std::vector<Backend> built_backends();
+// DeviceError saying how to get `b` when it was not built in.
+void require_built(Backend b);
+
+struct SolverConfig {
+  DeviceConfig device;
+  LaunchRequest launch;
+  std::vector<int> slab_rows;  // split across ranks: rows per rank, bottom to top (empty: even split)
+};
+
+// The plan a solver of `b` would run with on the configured device (none
+// for the reference), resolved without building anything.
+std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const SolverConfig& config);
+
+// A solver of `b` for the whole grid on one device; with `ranks` of more
+// than one process, this rank's slab of it (OpenCL only; DeviceError naming
+// --backend otherwise).
+std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
+                                    const SolverConfig& config, Ranks* ranks = nullptr);
+
+// One process's solver with the work-group shape as the user asked for it:
+// given, cached, searched (`force_search`, or a large run) or the plan's default.
+LocalSizeChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
+                                  bool force_search);
+
+struct DeviceDescription {
+  std::string name, platform, driver, version;
+  unsigned long long memory_bytes = 0;
+};
+DeviceDescription describe_device(Backend b, int device);
+
+// --list-devices: every built backend's devices.
+void print_devices(std::FILE* out);
+
+// Device-to-device copy bandwidth in bytes/s (read + write counted).
+double copy_bandwidth(Backend b, int device, const std::string& kernels_dir, std::size_t bytes);
+
+// The rank context of this process: MPI ranks when an MPI launcher started
+// several, else one process. Lives until the program ends.
+std::unique_ptr<Ranks> start_ranks(int& argc, char**& argv);
+
+}  // namespace d2q9

@@ -1,0 +1,92 @@
+#include "device/kernel_source.hpp"
+
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace d2q9 {
+
+namespace {
+
+std::string executable_dir() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, static_cast<std::size_t>(n));
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+bool has_kernel(const std::string& dir) { return std::ifstream(dir + "/" + kKernelFile).good(); }
+
+std::string literal(double value, Precision precision) {
+  char buf[64];
+  // Exponent form always has a '.', so the 'f' suffix stays a valid literal.
+  if (precision == Precision::Float)
+    std::snprintf(buf, sizeof buf, "%.9ef", static_cast<double>(static_cast<float>(value)));
+  else
+    std::snprintf(buf, sizeof buf, "%.17e", value);
+  return buf;
+}
+
+}  // namespace
+
+std::string find_kernels_dir(const std::string& requested) {
+  if (!requested.empty()) {
+    if (!has_kernel(requested))
+      throw DeviceError(requested + ": no " + kKernelFile + " in the kernels directory given by --kernels-dir");
+    return requested;
+  }
+  const std::string exe = executable_dir();
+  for (const std::string& dir : {exe + "/cl", exe + "/../share/d2q9-bgk/cl"})
+    if (has_kernel(dir)) return dir;
+  throw DeviceError(std::string("cannot find ") + kKernelFile + " in " + exe + "/cl or " + exe +
+                    "/../share/d2q9-bgk/cl; pass --kernels-dir");
+}
+
+std::string read_kernel_source(const std::string& dir, const std::string& file) {
+  const std::string path = dir + "/" + file;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DeviceError(path + ": cannot open kernel source");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
+                                        int rows_per_item, const std::optional<SlabRows>& slab) {
+  int reduce_pow2 = 1;
+  while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
+  if (local.x * local.y == 1) reduce_pow2 = 0;
+  std::vector<std::string> defines = {
+      "NX=" + std::to_string(params.nx),
+      "NY=" + std::to_string(params.ny),
+      "DENSITY=" + literal(params.density, precision),
+      "ACCEL=" + literal(params.accel, precision),
+      "OMEGA=" + literal(params.omega, precision),
+      "LOCAL_SIZE_X=" + std::to_string(local.x),
+      "LOCAL_SIZE_Y=" + std::to_string(local.y),
+      "REDUCE_POW2=" + std::to_string(reduce_pow2),
+      "ROWS_PER_ITEM=" + std::to_string(rows_per_item),
+  };
+  if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
+  if (slab) {
+    defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
+    defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));
+    defines.push_back("ACCEL_ROW=" + std::to_string(slab->accel_row));
+  }
+  return defines;
+}
+
+void check_index_range(const Params& params) {
+  const unsigned long long needed = 9ULL * params.cells();
+  if (needed > static_cast<unsigned long long>(INT_MAX))
+    throw DeviceError("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny) + " needs " +
+                      std::to_string(needed) + " distribution values, more than the kernels' 32-bit indexing allows (" +
+                      std::to_string(INT_MAX) + ")");
+}
+
+}  // namespace d2q9

@@ -1,0 +1,43 @@
+// What every backend needs to compile cl/d2q9_bgk.cl: its text and the defines.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/launch_plan.hpp"
+#include "model/problem.hpp"
+
+namespace d2q9 {
+
+constexpr const char* kKernelFile = "d2q9_bgk.cl";
+
+// The folder holding the kernel sources: `requested` if given, else cl/ next
+// to the executable (build tree) or ../share/d2q9-bgk/cl (installed).
+std::string find_kernels_dir(const std::string& requested);
+
+// Source text of `file` in `dir`; DeviceError naming the path if it is missing.
+std::string read_kernel_source(const std::string& dir, const std::string& file);
+
+// Rows of one slab's local lattice (halo rows 0 and ny-1 around the slab's
+// own rows) that propagate_rebound_collide updates, in local numbering;
+// accel_row is -1 when the accelerated row lies in another slab.
+struct SlabRows {
+  int first_row;
+  int last_row;
+  int accel_row;
+};
+
+// NAME=VALUE pairs for the problem's constants and the plan's shape (see the
+// header of d2q9_bgk.cl); with `slab`, also FIRST_ROW, LAST_ROW and ACCEL_ROW.
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
+                                        int rows_per_item = 1, const std::optional<SlabRows>& slab = std::nullopt);
+inline std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
+                                               const std::optional<SlabRows>& slab = std::nullopt) {
+  return kernel_defines(params, precision, plan.local, plan.rows_per_item, slab);
+}
+
+// Kernels index with 32-bit ints: refuse grids whose arrays would overflow them.
+void check_index_range(const Params& params);
+
+}  // namespace d2q9

@@ -1,0 +1,94 @@
+// How a backend launches its steps, decided once, before any solver exists,
+// from the problem, the device's limits and the user's requests. Backends
+// take the plan as given; none of them resolves "auto" on its own.
+#pragma once
+
+#include <string>
+
+#include "device/types.hpp"
+#include "model/problem.hpp"
+
+namespace d2q9 {
+
+// How a step is launched (all give bit-identical distributions):
+//   Split:     accelerate_flow and propagate_rebound_collide, two launches per step;
+//   Fused:     the next step's acceleration folded into propagate_rebound_collide, one launch per step;
+//   FusedX2:   propagate_rebound_collide_x2, two fused steps per launch (small grids);
+//   FusedRows: propagate_rebound_collide_rows, a row per work-item, no barriers (CPU devices).
+enum class KernelVariant { Auto, Split, Fused, FusedX2, FusedRows };
+
+const char* to_string(KernelVariant v);
+// "auto", "split", "fused", "fused-x2" or "fused-rows"; std::invalid_argument otherwise.
+KernelVariant parse_kernel_variant(const std::string& text);
+
+// What a device allows, as its backend reports it.
+struct DeviceLimits {
+  std::string name;
+  bool gpu = true;
+  int max_x = 1024, max_y = 1024;  // per work-group dimension
+  int max_threads = 1024;          // per work-group
+  long long max_groups_y = 1LL << 31;
+  bool has_rows_kernel = true;     // propagate_rebound_collide_rows can be built (OpenCL)
+};
+
+// What the user asked for; zeros and Auto leave the choice to the plan.
+struct LaunchRequest {
+  KernelVariant variant = KernelVariant::Auto;
+  LocalSize local;
+  int rows_per_item = 0;
+  int chunk_steps = 0;
+  bool slabs = false;  // the grid is split across MPI ranks: only the fused one-step kernel
+};
+
+struct LaunchPlan {
+  KernelVariant variant = KernelVariant::Fused;  // never Auto
+  LocalSize local;
+  int rows_per_item = 1;  // rows each work-item of a one-step launch updates
+  int groups_x = 0, groups_y = 0;
+  // Steps whose per-group partial sums stay on the device before they are
+  // read back (one half of a double buffer); even where more than one, so
+  // that every chunk starts from the same buffer.
+  int chunk_steps = 1;
+
+  int num_groups() const { return groups_x * groups_y; }
+  int group_height() const { return local.y * rows_per_item; }
+  bool fused() const { return variant != KernelVariant::Split; }
+  // Kernel launches for `steps` steps; each swaps the two lattices once.
+  int launches(int steps) const { return variant == KernelVariant::FusedX2 ? steps / 2 + steps % 2 : steps; }
+};
+
+// Cells up to which "auto" picks two steps per launch on GPUs: below it a step costs less than its launch.
+constexpr std::size_t kTwoStepMaxCells = 256 * 512;
+// Partial sums kept per chunk: at most this many steps and this many values.
+constexpr int kMaxChunkSteps = 512;
+constexpr int kMaxChunkValues = 1 << 22;
+
+// The plan; DeviceError naming the device for a shape or variant it cannot run.
+LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request);
+
+// The variant "auto" stands for: on CPU devices a row per work-item (fused
+// unless the user gave a shape, which that kernel cannot use); on GPUs two
+// steps per launch on small grids, else one.
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given = false);
+
+// Rows per work-item of the one-step kernels: `requested` where given (> 0),
+// else several on large grids, where the per-group reduction otherwise costs a
+// noticeable share of the step. The other kernels always take 1.
+int rows_per_item_for(const Params& params, KernelVariant resolved, int requested = 0);
+
+// DeviceError unless a compiled kernel takes work-groups of the plan's size.
+void check_kernel_group_limit(const LaunchPlan& plan, long long kernel_max, const std::string& kernel,
+                              const std::string& device);
+
+// DeviceError ("... out of memory<hint>") unless `needed` bytes in all, with
+// `largest_buffer` in one buffer, fit a device with `capacity` bytes
+// (`max_buffer` in one); `what` names the lattice.
+void check_device_memory(const std::string& what, unsigned long long needed, unsigned long long largest_buffer,
+                         unsigned long long capacity, unsigned long long max_buffer, const std::string& device,
+                         const std::string& hint = "");
+
+// Device bytes a single-device run of `plan` needs: two lattices, the
+// obstacle mask and both halves of the partial sums.
+unsigned long long device_bytes_needed(const Params& params, const LaunchPlan& plan, Precision precision);
+
+}  // namespace d2q9

@@ -1,0 +1,59 @@
+#include "device/partial_sums.hpp"
+
+#include <algorithm>
+#include <deque>
+
+#include "model/stability.hpp"
+
+namespace d2q9 {
+
+std::vector<ChunkedSolver::Chunk> ChunkedSolver::chunks(int steps) const {
+  std::vector<Chunk> out;
+  int half = 0;
+  for (int done = 0; done < steps;) {
+    const int n = std::min(plan_.chunk_steps, steps - done);
+    out.push_back({half, n, done + n == steps});
+    half = 1 - half;
+    done += n;
+  }
+  return out;
+}
+
+std::vector<ChunkedSolver::Launch> ChunkedSolver::launches(const Chunk& chunk) const {
+  std::vector<Launch> out;
+  for (int t = 0; t < chunk.steps;) {
+    Launch l;
+    l.step = t;
+    l.two_steps = plan_.variant == KernelVariant::FusedX2 && t + 2 <= chunk.steps;
+    const int advance = l.two_steps ? 2 : 1;
+    l.accelerate_next = plan_.fused() && !(chunk.ends_call && t + advance == chunk.steps);
+    l.partial_offset = (chunk.half * plan_.chunk_steps + t) * plan_.num_groups();
+    out.push_back(l);
+    t += advance;
+  }
+  return out;
+}
+
+void ChunkedSolver::run(int steps, std::vector<double>& av_vels) {
+  std::deque<Chunk> pending;
+  auto consume = [&] {
+    const Chunk& c = pending.front();
+    append_average_velocities(wait_partials(c.half), precision_, c.steps, plan_.num_groups(), fluid_cells_, av_vels);
+    pending.pop_front();
+  };
+  try {
+    if (plan_.fused() && steps > 0) accelerate_first();
+    for (const Chunk& c : chunks(steps)) {
+      enqueue_chunk(c);
+      pending.push_back(c);
+      // The older half is read while the device works on this chunk.
+      if (pending.size() == 2) consume();
+    }
+    while (!pending.empty()) consume();
+  } catch (const InstabilityError&) {
+    drain();
+    throw;
+  }
+}
+
+}  // namespace d2q9

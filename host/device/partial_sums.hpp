@@ -1,0 +1,59 @@
+// The step loop every single-device backend shares: steps run in chunks; each
+// chunk's per-group partial sums of |u| are read back into one half of a
+// double buffer while the device runs the next chunk, then summed into
+// average velocities. Backends supply the launches and the transfers.
+#pragma once
+
+#include <vector>
+
+#include "device/solver.hpp"
+
+namespace d2q9 {
+
+class ChunkedSolver : public Solver {
+ public:
+  void run(int steps, std::vector<double>& av_vels) final;
+  std::optional<LaunchPlan> launch_plan() const final { return plan_; }
+  Precision precision() const final { return precision_; }
+
+ protected:
+  ChunkedSolver(const LaunchPlan& plan, Precision precision, std::size_t fluid_cells)
+      : plan_(plan), precision_(precision), fluid_cells_(fluid_cells) {}
+
+  // `steps` steps whose partial sums go to half `half`; the call's last chunk
+  // leaves the state unaccelerated, so distributions() between calls sees the
+  // model's state.
+  struct Chunk {
+    int half = 0;
+    int steps = 0;
+    bool ends_call = false;
+  };
+  // One kernel launch in a chunk: the step it starts at (within the chunk),
+  // whether it runs two steps, and whether it accelerates the step after it.
+  struct Launch {
+    int step = 0;
+    bool two_steps = false;
+    bool accelerate_next = false;
+    int partial_offset = 0;  // in values, into the whole partial-sum buffer
+  };
+
+  // The chunks of a run() call of `steps` steps.
+  std::vector<Chunk> chunks(int steps) const;
+  std::vector<Launch> launches(const Chunk& chunk) const;
+  std::size_t half_values() const { return static_cast<std::size_t>(plan_.chunk_steps) * plan_.num_groups(); }
+
+  // Fused variants: the first step's acceleration, alone, at the start of a call.
+  virtual void accelerate_first() = 0;
+  // The chunk's launches, then an asynchronous read of its partial sums.
+  virtual void enqueue_chunk(const Chunk& chunk) = 0;
+  // The partial sums of the chunk read into `half`, once they have arrived.
+  virtual const void* wait_partials(int half) = 0;
+  // Lets queued work finish before an error leaves run() (buffers stay valid).
+  virtual void drain() noexcept {}
+
+  LaunchPlan plan_;
+  Precision precision_;
+  std::size_t fluid_cells_;
+};
+
+}  // namespace d2q9

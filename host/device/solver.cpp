@@ -1,0 +1,54 @@
+#include "device/solver.hpp"
+
+#include <cstring>
+
+#include "model/stability.hpp"
+
+namespace d2q9 {
+
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::Reference: return "reference";
+    case Backend::OpenCL: return "opencl";
+    case Backend::Cuda: return "cuda";
+  }
+  return "?";
+}
+
+void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
+                               std::size_t fluid_cells, std::vector<double>& av_vels) {
+  for (int t = 0; t < steps; ++t) {
+    double sum = 0.0;
+    for (int g = 0; g < num_groups; ++g) {
+      const std::size_t i = static_cast<std::size_t>(t) * num_groups + g;
+      sum += precision == Precision::Float ? static_cast<const float*>(partials)[i]
+                                           : static_cast<const double*>(partials)[i];
+    }
+    av_vels.push_back(sum / static_cast<double>(fluid_cells));
+    check_average_velocity(av_vels.back(), av_vels.size() - 1);
+  }
+}
+
+std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision) {
+  std::vector<unsigned char> out(f.size() * real_size(precision));
+  if (precision == Precision::Double) {
+    std::memcpy(out.data(), f.data(), out.size());
+  } else {
+    float* p = reinterpret_cast<float*>(out.data());
+    for (std::size_t i = 0; i < f.size(); ++i) p[i] = static_cast<float>(f[i]);
+  }
+  return out;
+}
+
+std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision) {
+  std::vector<double> f(count);
+  if (precision == Precision::Double) {
+    std::memcpy(f.data(), reals, count * sizeof(double));
+  } else {
+    const float* p = static_cast<const float*>(reals);
+    for (std::size_t i = 0; i < count; ++i) f[i] = p[i];
+  }
+  return f;
+}
+
+}  // namespace d2q9

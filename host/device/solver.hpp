@@ -1,0 +1,62 @@
+// The backend interface: a problem goes in, timesteps run, average velocities
+// and the final distributions come out. Physics and I/O live elsewhere.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/launch_plan.hpp"
+#include "device/types.hpp"
+#include "model/lattice.hpp"
+#include "model/problem.hpp"
+
+namespace d2q9 {
+
+enum class Backend { Reference, OpenCL, Cuda };
+
+const char* to_string(Backend b);
+
+// Which device a backend runs on and how it builds its kernels.
+struct DeviceConfig {
+  int device = -1;  // index among the backend's devices; -1: its default
+  Precision precision = Precision::Float;
+  std::string kernels_dir;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual Backend backend() const = 0;
+  // "opencl+mpi" and the like where the name says more than the enum.
+  virtual std::string backend_name() const { return to_string(backend()); }
+  virtual std::string device_name() const = 0;
+  virtual Precision precision() const = 0;
+  // How steps are launched; none for the serial reference.
+  virtual std::optional<LaunchPlan> launch_plan() const { return std::nullopt; }
+  LocalSize local_size() const { return launch_plan() ? launch_plan()->local : LocalSize{1, 1}; }
+  // How the grid is split across MPI ranks; empty on one process.
+  virtual std::string decomposition() const { return ""; }
+  // Advances `steps` timesteps and appends one average velocity per step;
+  // InstabilityError as soon as one is not finite.
+  virtual void run(int steps, std::vector<double>& av_vels) = 0;
+  // Current distributions, structure of arrays: speed k of cell i at [k*cells + i].
+  // Split across ranks: the whole grid on rank 0, nothing elsewhere (collective).
+  virtual std::vector<double> distributions() = 0;
+  // Replaces the current distributions (same layout, the whole grid), e.g. to resume a run.
+  virtual void load_distributions(const std::vector<double>& f) = 0;
+};
+
+// Turns per-group partial sums of |u| read back from a device (`steps` rows
+// of `num_groups` values in the run's precision) into average velocities:
+// each step's groups summed in order, in double, over the fluid-cell count.
+// Appends them to av_vels, checking each for instability as it arrives.
+void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
+                               std::size_t fluid_cells, std::vector<double>& av_vels);
+
+// Distributions as a device holds them (the run's precision) and back.
+std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision);
+std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision);
+
+}  // namespace d2q9

@@ -1,0 +1,342 @@
+#include "model/checkpoint.hpp"
+
+#include <dirent.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "checkpoints are written in the host's byte order, little-endian");
+
+namespace d2q9 {
+
+namespace {
+
+constexpr char kMagic[8] = {'D', '2', 'Q', '9', 'C', 'K', 'P', 'T'};
+constexpr std::uint32_t kVersion = 1;
+// magic, version, real size, 4 ints, 3 doubles, mask hash, step count
+constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 4 * 4 + 3 * 8 + 8 + 8;
+constexpr std::size_t kChecksumBytes = 8;
+
+std::size_t real_bytes(Precision p) { return p == Precision::Float ? sizeof(float) : sizeof(double); }
+
+// Appends and hashes everything written, so the checksum needs no second pass.
+class HashingWriter {
+ public:
+  HashingWriter(std::FILE* out, const std::string& path) : out_(out), path_(path), state_(XXH3_createState()) {
+    if (!state_) throw std::bad_alloc();
+    XXH3_64bits_reset(state_);
+  }
+  ~HashingWriter() { XXH3_freeState(state_); }
+  HashingWriter(const HashingWriter&) = delete;
+  HashingWriter& operator=(const HashingWriter&) = delete;
+
+  void write(const void* data, std::size_t n) {
+    XXH3_64bits_update(state_, data, n);
+    if (std::fwrite(data, 1, n, out_) != n)
+      throw std::runtime_error(path_ + ": write failed (" + std::strerror(errno) + ")");
+  }
+  template <typename T>
+  void put(T value) {
+    write(&value, sizeof value);
+  }
+  std::uint64_t digest() const { return XXH3_64bits_digest(state_); }
+
+ private:
+  std::FILE* out_;
+  std::string path_;
+  XXH3_state_t* state_;
+};
+
+template <typename Real>
+void write_values(HashingWriter& w, const std::vector<double>& values) {
+  // In blocks, so a large lattice needs no second full-size copy.
+  constexpr std::size_t kBlock = 1 << 16;
+  std::vector<Real> block;
+  block.reserve(kBlock);
+  for (std::size_t at = 0; at < values.size(); at += kBlock) {
+    const std::size_t n = std::min(kBlock, values.size() - at);
+    block.assign(values.begin() + at, values.begin() + at + n);
+    w.write(block.data(), n * sizeof(Real));
+  }
+}
+
+// Bounds-checked cursor over the file's bytes.
+class Reader {
+ public:
+  Reader(const unsigned char* bytes, std::size_t size) : bytes_(bytes), size_(size) {}
+  std::size_t remaining() const { return size_ - at_; }
+  template <typename T>
+  T get() {
+    T value;
+    std::memcpy(&value, bytes_ + at_, sizeof value);  // callers check remaining() first
+    at_ += sizeof value;
+    return value;
+  }
+  template <typename Real>
+  void get_values(std::vector<double>& out, std::size_t count) {
+    out.resize(count);
+    const unsigned char* p = bytes_ + at_;
+    for (std::size_t i = 0; i < count; ++i, p += sizeof(Real)) {
+      Real v;
+      std::memcpy(&v, p, sizeof v);
+      out[i] = static_cast<double>(v);
+    }
+    at_ += count * sizeof(Real);
+  }
+
+ private:
+  const unsigned char* bytes_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+// Shortest text that reads back as exactly `v`.
+std::string number(double v) {
+  char buf[32];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+// The same rules read_params applies: a checkpoint must describe a runnable problem.
+std::string invalid_params(const Params& p) {
+  if (p.nx < 2 || p.ny < 2) return "grid " + std::to_string(p.nx) + "x" + std::to_string(p.ny) + " is smaller than 2x2";
+  if (p.max_iters <= 0) return "maxIters " + std::to_string(p.max_iters) + " is not positive";
+  if (p.reynolds_dim <= 0) return "reynolds_dim " + std::to_string(p.reynolds_dim) + " is not positive";
+  if (!(std::isfinite(p.density) && p.density > 0.0)) return "density " + number(p.density) + " is not positive";
+  if (!std::isfinite(p.accel)) return "accel " + number(p.accel) + " is not finite";
+  if (!(p.omega > 0.0 && p.omega < 2.0)) return "omega " + number(p.omega) + " is outside (0, 2)";
+  return "";
+}
+
+// Unmaps on scope exit.
+struct Mapping {
+  void* data = MAP_FAILED;
+  std::size_t size = 0;
+  ~Mapping() {
+    if (data != MAP_FAILED) ::munmap(data, size);
+  }
+};
+
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// A file that appears at `path` complete or not at all. Where the file system
+// supports O_TMPFILE the data is written to an unnamed file that only gets a
+// name once complete and synced, so even SIGKILL mid-write leaves nothing
+// behind; elsewhere it is a named temporary file, removed unless committed.
+class DurableFile {
+ public:
+  explicit DurableFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+    const auto slash = path_.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash);
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    unnamed_ = fd >= 0;
+    if (!unnamed_) fd = ::open(tmp_.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error(path_ + ": cannot create checkpoint (" + std::strerror(errno) + ")");
+    file_ = ::fdopen(fd, "wb");
+    if (!file_) {
+      ::close(fd);
+      throw std::runtime_error(path_ + ": cannot create checkpoint (" + std::strerror(errno) + ")");
+    }
+  }
+  ~DurableFile() {
+    if (file_) std::fclose(file_);
+    if (!unnamed_ && !committed_) ::unlink(tmp_.c_str());
+  }
+  DurableFile(const DurableFile&) = delete;
+  DurableFile& operator=(const DurableFile&) = delete;
+  std::FILE* get() const { return file_; }
+
+  void commit() {
+    if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) fail("write failed");
+    if (unnamed_) {
+      // Named only now; a kill between this and the rename leaves a complete file.
+      const std::string fd_path = "/proc/self/fd/" + std::to_string(::fileno(file_));
+      ::unlink(tmp_.c_str());
+      if (::linkat(AT_FDCWD, fd_path.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+        fail("cannot name the checkpoint file");
+      unnamed_ = false;
+    }
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (closed != 0) fail("write failed");
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot rename the temporary file into place");
+    committed_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    throw std::runtime_error(path_ + ": " + what + " (" + std::strerror(errno) + ")");
+  }
+  std::string path_;
+  std::string tmp_;
+  std::FILE* file_ = nullptr;
+  bool unnamed_ = false;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+void remove_stale_checkpoint_temps(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  const std::string own = prefix + std::to_string(::getpid());
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) == 0 && name != own) ::unlink((dir + "/" + name).c_str());
+  }
+  ::closedir(d);
+}
+
+std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
+  return XXH3_64bits(mask.blocked.data(), mask.blocked.size());
+}
+
+void write_checkpoint(const std::string& path, const Checkpoint& c) {
+  DurableFile file(path);
+  HashingWriter w(file.get(), path);
+  w.write(kMagic, sizeof kMagic);
+  w.put<std::uint32_t>(kVersion);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(real_bytes(c.precision)));
+  for (int v : {c.params.nx, c.params.ny, c.params.max_iters, c.params.reynolds_dim}) w.put<std::int32_t>(v);
+  for (double v : {c.params.density, c.params.accel, c.params.omega}) w.put<double>(v);
+  w.put<std::uint64_t>(c.mask_hash);
+  w.put<std::uint64_t>(c.av_vels.size());
+  w.write(c.av_vels.data(), c.av_vels.size() * sizeof(double));
+  if (c.precision == Precision::Float)
+    write_values<float>(w, c.f);
+  else
+    write_values<double>(w, c.f);
+  const std::uint64_t checksum = w.digest();
+  if (std::fwrite(&checksum, sizeof checksum, 1, file.get()) != 1)
+    throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
+  file.commit();
+}
+
+Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const std::string& filename) {
+  auto fail = [&](const std::string& problem) { return InputError(filename + ": " + problem); };
+  if (size < sizeof kMagic || std::memcmp(bytes, kMagic, sizeof kMagic) != 0)
+    throw fail("not a d2q9-bgk checkpoint (no D2Q9CKPT header)");
+  if (size < kHeaderBytes + kChecksumBytes)
+    throw fail("truncated checkpoint: " + std::to_string(size) + " bytes is shorter than the header");
+  Reader r(bytes, size - kChecksumBytes);
+  r.get<std::uint64_t>();  // magic, checked above
+  const auto version = r.get<std::uint32_t>();
+  if (version != kVersion)
+    throw fail("checkpoint format version " + std::to_string(version) + " is not supported (this program reads " +
+               std::to_string(kVersion) + ")");
+  Checkpoint c;
+  const auto real_size = r.get<std::uint32_t>();
+  if (real_size != sizeof(float) && real_size != sizeof(double))
+    throw fail("corrupt checkpoint: " + std::to_string(real_size) + " bytes per value is neither float nor double");
+  c.precision = real_size == sizeof(float) ? Precision::Float : Precision::Double;
+  c.params.nx = r.get<std::int32_t>();
+  c.params.ny = r.get<std::int32_t>();
+  c.params.max_iters = r.get<std::int32_t>();
+  c.params.reynolds_dim = r.get<std::int32_t>();
+  c.params.density = r.get<double>();
+  c.params.accel = r.get<double>();
+  c.params.omega = r.get<double>();
+  c.mask_hash = r.get<std::uint64_t>();
+  const auto steps = r.get<std::uint64_t>();
+
+  // Sizes are checked against the bytes present before anything is allocated.
+  const std::string problem = invalid_params(c.params);
+  if (!problem.empty()) throw fail("corrupt checkpoint: " + problem);
+  if (steps > static_cast<std::uint64_t>(c.params.max_iters))
+    throw fail("corrupt checkpoint: " + std::to_string(steps) + " steps done of maxIters " +
+               std::to_string(c.params.max_iters));
+  const std::uint64_t cells = c.params.cells();
+  const std::uint64_t per_cell = kSpeeds * real_size;
+  const std::uint64_t av_bytes = steps * sizeof(double);
+  // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
+  const unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes + kChecksumBytes;
+  if (needed != size)
+    throw fail("truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, but a " +
+               std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid after " +
+               std::to_string(steps) + " steps needs " +
+               (needed >> 64 ? std::string("more than 2^64") : std::to_string(static_cast<std::uint64_t>(needed))));
+
+  std::uint64_t stored_checksum;
+  std::memcpy(&stored_checksum, bytes + size - kChecksumBytes, sizeof stored_checksum);
+  if (XXH3_64bits(bytes, size - kChecksumBytes) != stored_checksum)
+    throw fail("corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
+
+  r.get_values<double>(c.av_vels, steps);
+  if (c.precision == Precision::Float)
+    r.get_values<float>(c.f, kSpeeds * cells);
+  else
+    r.get_values<double>(c.f, kSpeeds * cells);
+  return c;
+}
+
+Checkpoint read_checkpoint(const std::string& filename) {
+  Fd file{::open(filename.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw InputError(filename + ": cannot open checkpoint (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0) throw InputError(filename + ": cannot read checkpoint (" + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode)) throw InputError(filename + ": checkpoint is not a regular file");
+  if (st.st_size == 0) return parse_checkpoint(nullptr, 0, filename);
+  // Mapped rather than copied: a large lattice is then held once, as doubles.
+  Mapping map;
+  map.size = static_cast<std::size_t>(st.st_size);
+  map.data = ::mmap(nullptr, map.size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  if (map.data == MAP_FAILED) throw InputError(filename + ": cannot read checkpoint (" + std::strerror(errno) + ")");
+  return parse_checkpoint(static_cast<const unsigned char*>(map.data), map.size, filename);
+}
+
+void check_checkpoint_matches(const Checkpoint& c, const std::string& checkpoint_file, const Params& params,
+                              const std::string& param_file, const ObstacleMask& mask,
+                              const std::string& obstacle_file, Precision precision) {
+  auto mismatch = [&](const std::string& what, const std::string& in_checkpoint, const std::string& given,
+                      const std::string& source) {
+    return InputError(checkpoint_file + ": checkpoint does not match the inputs: it was written for " + what + " = " +
+                      in_checkpoint + ", but " + source + " gives " + given);
+  };
+  const Params& p = c.params;
+  const std::pair<const char*, std::pair<int, int>> ints[] = {{"nx", {p.nx, params.nx}},
+                                                              {"ny", {p.ny, params.ny}},
+                                                              {"maxIters", {p.max_iters, params.max_iters}},
+                                                              {"reynolds_dim", {p.reynolds_dim, params.reynolds_dim}}};
+  for (const auto& [name, values] : ints)
+    if (values.first != values.second)
+      throw mismatch(name, std::to_string(values.first), std::to_string(values.second), param_file);
+  // Bitwise: both sides are parsed from text the same way, and any difference changes the run.
+  const std::pair<const char*, std::pair<double, double>> reals[] = {{"density", {p.density, params.density}},
+                                                                     {"accel", {p.accel, params.accel}},
+                                                                     {"omega", {p.omega, params.omega}}};
+  for (const auto& [name, values] : reals)
+    if (std::memcmp(&values.first, &values.second, sizeof(double)) != 0)
+      throw mismatch(name, number(values.first), number(values.second), param_file);
+  if (c.mask_hash != obstacle_mask_hash(mask))
+    throw InputError(checkpoint_file + ": checkpoint does not match the inputs: it was written for different obstacles than " +
+                     obstacle_file);
+  if (c.precision != precision)
+    throw InputError(checkpoint_file + ": checkpoint does not match the inputs: it holds a " + to_string(c.precision) +
+                     " run, but this run is --precision " + to_string(precision));
+}
+
+}  // namespace d2q9

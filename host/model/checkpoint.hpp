@@ -1,0 +1,60 @@
+// Checkpoint files: the complete state of a run, so a killed run can continue
+// bit-exactly where its last checkpoint left off.
+//
+// Format (version 1, little-endian; all offsets fixed by the header):
+//   8 bytes  magic "D2Q9CKPT"
+//   u32      format version (1)
+//   u32      bytes per distribution value: 4 (float run) or 8 (double run)
+//   i32 x4   nx, ny, maxIters, reynolds_dim
+//   f64 x3   density, accel, omega
+//   u64      hash of the obstacle mask (obstacle_mask_hash)
+//   u64      steps completed, S
+//   f64 x S  average velocity of each completed step
+//   9*nx*ny  distributions in the run's precision, speed k of cell i at [k*nx*ny + i]
+//   u64      XXH3-64 of every byte before it
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/problem.hpp"
+#include "device/solver.hpp"
+
+namespace d2q9 {
+
+constexpr const char* kCheckpointFile = "checkpoint.d2q9";
+
+struct Checkpoint {
+  Params params;
+  std::uint64_t mask_hash = 0;
+  Precision precision = Precision::Float;
+  std::vector<double> av_vels;  // one per completed step
+  std::vector<double> f;        // as Solver::distributions() gives them
+
+  int step() const { return static_cast<int>(av_vels.size()); }
+};
+
+std::uint64_t obstacle_mask_hash(const ObstacleMask& mask);
+
+// Writes atomically (unnamed temporary file, flush, fsync, link, rename): a
+// kill at any moment leaves either the old or the new checkpoint at `path`,
+// never a mix, and no partial file beside it.
+// Removes complete temporary files "<path>.tmp.<pid>" that a run killed
+// between naming and renaming its checkpoint left behind.
+void remove_stale_checkpoint_temps(const std::string& path);
+
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+
+// Parses checkpoint bytes; InputError naming `filename` for anything that is
+// not a complete, intact checkpoint. Never reads outside `bytes`.
+Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const std::string& filename);
+Checkpoint read_checkpoint(const std::string& filename);
+
+// InputError unless `checkpoint` was written by a run of exactly this problem
+// (params, obstacles) in this precision.
+void check_checkpoint_matches(const Checkpoint& checkpoint, const std::string& checkpoint_file, const Params& params,
+                              const std::string& param_file, const ObstacleMask& mask,
+                              const std::string& obstacle_file, Precision precision);
+
+}  // namespace d2q9

@@ -1,0 +1,42 @@
+#include "model/limits.hpp"
+
+#include <unistd.h>
+
+#include <string>
+
+#include "device/kernel_source.hpp"
+
+namespace d2q9 {
+
+std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
+  const std::uint64_t cells = params.cells();
+  const std::uint64_t real = precision == Precision::Float ? sizeof(float) : sizeof(double);
+  const std::uint64_t values = kSpeeds * cells;
+  std::uint64_t bytes = values * (sizeof(double) + real) + cells;
+  if (reference_backend) bytes += 2 * values * real;
+  bytes += static_cast<std::uint64_t>(params.max_iters) * sizeof(double) * (checkpointing ? 2 : 1);
+  return bytes;
+}
+
+std::uint64_t host_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : UINT64_MAX;
+}
+
+void check_host_memory(const Params& params, bool reference_backend, Precision precision, bool checkpointing,
+                       std::uint64_t available) {
+  const std::uint64_t needed = host_bytes_needed(params, reference_backend, precision, checkpointing);
+  if (needed <= available) return;
+  throw DeviceError("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny) + " needs " +
+                    std::to_string(needed >> 20) + " MiB of host memory (with " + std::to_string(params.max_iters) +
+                    " steps) but this machine has " + std::to_string(available >> 20) +
+                    " MiB: out of memory");
+}
+
+void check_problem_fits(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
+  if (!reference_backend) check_index_range(params);
+  check_host_memory(params, reference_backend, precision, checkpointing);
+}
+
+}  // namespace d2q9

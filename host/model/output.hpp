@@ -1,0 +1,42 @@
+// Output files in the coursework's exact formats, written atomically.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "model/problem.hpp"
+
+namespace d2q9 {
+
+// Macroscopic values of one cell as final_state.dat reports them.
+struct CellState {
+  double ux, uy, speed, pressure;
+};
+CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell);
+
+void write_av_vels(std::FILE* out, const std::vector<double>& av_vels);
+void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const std::vector<double>& f);
+
+// A file written under a temporary name beside `path` and renamed over it by
+// commit(), so readers never see a half-written file; dropped uncommitted, the
+// temporary file is removed.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  std::FILE* get() const { return file_; }
+  // Flushes, closes and renames into place; throws std::runtime_error on failure.
+  void commit();
+
+ private:
+  std::string path_;
+  std::string tmp_;
+  std::FILE* file_ = nullptr;
+};
+
+double reynolds_number(const Params& params, double final_av_velocity);
+
+}  // namespace d2q9

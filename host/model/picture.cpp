@@ -1,0 +1,193 @@
+#include "model/picture.hpp"
+
+#include <png.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "model/output.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+// matplotlib's viridis sampled at 16 equally spaced points; linear
+// interpolation between them stays within about 1/255 of the full table.
+constexpr double kViridis[16][3] = {
+    {0.267004, 0.004874, 0.329415}, {0.282327, 0.094955, 0.417331}, {0.277018, 0.185228, 0.489960},
+    {0.253935, 0.265254, 0.529983}, {0.221989, 0.339161, 0.548752}, {0.190631, 0.407061, 0.556089},
+    {0.163625, 0.471133, 0.558148}, {0.139147, 0.533812, 0.555298}, {0.120565, 0.596422, 0.543611},
+    {0.134692, 0.658636, 0.517649}, {0.208030, 0.718701, 0.472873}, {0.327796, 0.773980, 0.406640},
+    {0.477504, 0.821444, 0.318195}, {0.647257, 0.858400, 0.209861}, {0.824940, 0.884720, 0.106217},
+    {0.993248, 0.906157, 0.143936}};
+
+constexpr Rgb kWhite{255, 255, 255};
+constexpr Rgb kBlack{0, 0, 0};
+constexpr Rgb kNotFinite{255, 0, 0};  // a diverged run shows where it broke
+
+// A 5x7 pixel font for the few characters the labels use.
+constexpr int kGlyphWidth = 5, kGlyphHeight = 7, kGlyphAdvance = 6;
+struct Glyph {
+  char c;
+  const char* rows[kGlyphHeight];
+};
+constexpr Glyph kFont[] = {
+    {'0', {".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."}},
+    {'1', {"..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."}},
+    {'2', {".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"}},
+    {'3', {"#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."}},
+    {'4', {"...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."}},
+    {'5', {"#####", "#....", "####.", "....#", "....#", "#...#", ".###."}},
+    {'6', {"..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."}},
+    {'7', {"#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."}},
+    {'8', {".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."}},
+    {'9', {".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."}},
+    {'.', {".....", ".....", ".....", ".....", ".....", ".##..", ".##.."}},
+    {'-', {".....", ".....", ".....", ".###.", ".....", ".....", "....."}},
+    {'+', {".....", "..#..", "..#..", "#####", "..#..", "..#..", "....."}},
+    {'e', {".....", ".....", ".###.", "#...#", "#####", "#....", ".###."}},
+    {'|', {"..#..", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."}},
+    {'u', {".....", ".....", "#...#", "#...#", "#...#", "#..##", ".##.#"}},
+    {'s', {".....", ".....", ".####", "#....", ".###.", "....#", "####."}},
+    {'p', {".....", ".....", "####.", "#...#", "####.", "#....", "#...."}},
+    {'t', {".#...", ".#...", "###..", ".#...", ".#...", ".#..#", "..##."}},
+    {' ', {".....", ".....", ".....", ".....", ".....", ".....", "....."}},
+};
+
+const Glyph* find_glyph(char c) {
+  for (const auto& g : kFont)
+    if (g.c == c) return &g;
+  return nullptr;
+}
+
+class Canvas {
+ public:
+  explicit Canvas(RgbImage& image) : image_(image) {}
+  void set(int x, int y, Rgb c) {
+    if (x >= 0 && y >= 0 && x < image_.width && y < image_.height)
+      image_.pixels[static_cast<std::size_t>(y) * image_.width + x] = c;
+  }
+  void fill(int x, int y, int w, int h, Rgb c) {
+    for (int yy = y; yy < y + h; ++yy)
+      for (int xx = x; xx < x + w; ++xx) set(xx, yy, c);
+  }
+  // Text with its top-left corner at (x, y); unknown characters are left blank.
+  void text(int x, int y, const std::string& s, int scale, Rgb c) {
+    for (char ch : s) {
+      if (const Glyph* g = find_glyph(ch))
+        for (int row = 0; row < kGlyphHeight; ++row)
+          for (int col = 0; col < kGlyphWidth; ++col)
+            if (g->rows[row][col] == '#') fill(x + col * scale, y + row * scale, scale, scale, c);
+      x += kGlyphAdvance * scale;
+    }
+  }
+
+ private:
+  RgbImage& image_;
+};
+
+std::string format_speed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+constexpr int kLabelChars = 10;  // "|u|", "step 80000", "1.23e-05"
+constexpr int kTargetSide = 512;
+
+}  // namespace
+
+Rgb viridis(double t) {
+  if (!(t > 0.0)) t = 0.0;  // NaN too
+  if (t > 1.0) t = 1.0;
+  const double pos = t * 15.0;
+  const int i = std::min(14, static_cast<int>(pos));
+  const double w = pos - i;
+  auto channel = [&](int k) {
+    const double v = kViridis[i][k] * (1.0 - w) + kViridis[i + 1][k] * w;
+    return static_cast<std::uint8_t>(std::lround(v * 255.0));
+  };
+  return {channel(0), channel(1), channel(2)};
+}
+
+PictureLayout picture_layout(int nx, int ny) {
+  PictureLayout l{};
+  l.scale = std::max(1, kTargetSide / std::max(nx, ny));
+  const int field_w = nx * l.scale, field_h = ny * l.scale;
+  l.text_scale = std::max(field_w, field_h) >= 256 ? 2 : 1;
+  const int margin = 8 * l.text_scale;
+  const int text_h = kGlyphHeight * l.text_scale;
+  l.field_x = margin;
+  l.field_y = margin;
+  l.bar_x = l.field_x + field_w + margin;
+  l.bar_y = margin;
+  l.bar_width = 8 * l.text_scale;
+  // Tall enough for the labels at both ends and the two in the middle.
+  l.bar_height = std::max(field_h, 6 * text_h);
+  const int label_w = kLabelChars * kGlyphAdvance * l.text_scale;
+  l.width = l.bar_x + l.bar_width + margin / 2 + label_w + margin;
+  l.height = margin + std::max(field_h, l.bar_height) + margin;
+  l.width += l.width % 2;
+  l.height += l.height % 2;
+  return l;
+}
+
+RgbImage render_speed_picture(const Params& params, const ObstacleMask& mask, const std::vector<double>& f,
+                              const std::string& caption) {
+  const int nx = params.nx, ny = params.ny;
+  std::vector<double> speed(params.cells());
+  double max_speed = 0.0;
+  for (std::size_t cell = 0; cell < speed.size(); ++cell) {
+    speed[cell] = cell_state(params, mask, f, cell).speed;
+    if (!mask.blocked[cell] && std::isfinite(speed[cell])) max_speed = std::max(max_speed, speed[cell]);
+  }
+  // A fluid at rest has no range to scale by: everything shows the bottom colour.
+  const double range = max_speed > 0.0 ? max_speed : 1.0;
+
+  const PictureLayout l = picture_layout(nx, ny);
+  RgbImage image;
+  image.width = l.width;
+  image.height = l.height;
+  image.pixels.assign(static_cast<std::size_t>(l.width) * l.height, kWhite);
+  Canvas canvas(image);
+
+  for (int jj = 0; jj < ny; ++jj) {
+    for (int ii = 0; ii < nx; ++ii) {
+      const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx;
+      Rgb c = kObstacleGrey;
+      if (!mask.blocked[cell]) c = std::isfinite(speed[cell]) ? viridis(speed[cell] / range) : kNotFinite;
+      canvas.fill(l.field_x + ii * l.scale, l.field_y + (ny - 1 - jj) * l.scale, l.scale, l.scale, c);
+    }
+  }
+
+  // Bar rows from the top (range) to the bottom (0).
+  for (int row = 0; row < l.bar_height; ++row) {
+    const double t = l.bar_height > 1 ? 1.0 - static_cast<double>(row) / (l.bar_height - 1) : 1.0;
+    canvas.fill(l.bar_x, l.bar_y + row, l.bar_width, 1, viridis(t));
+  }
+  const int ts = l.text_scale, text_h = kGlyphHeight * ts;
+  const int label_x = l.bar_x + l.bar_width + 4 * ts;
+  canvas.text(label_x, l.bar_y, format_speed(max_speed), ts, kBlack);
+  canvas.text(label_x, l.bar_y + l.bar_height - text_h, "0", ts, kBlack);
+  const int middle = l.bar_y + l.bar_height / 2;
+  canvas.text(label_x, middle - text_h - ts, "|u|", ts, kBlack);
+  if (!caption.empty()) canvas.text(label_x, middle + 2 * ts, caption, ts, kBlack);
+  return image;
+}
+
+void write_png(std::FILE* out, const RgbImage& image, const std::string& name) {
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = PNG_FORMAT_RGB;
+  static_assert(sizeof(Rgb) == 3, "pixels are packed RGB triples");
+  if (!png_image_write_to_stdio(&png, out, 0, image.pixels.data(), 0, nullptr)) {
+    const std::string why = png.message;
+    png_image_free(&png);
+    throw std::runtime_error(name + ": cannot write PNG (" + why + ")");
+  }
+}
+
+}  // namespace d2q9

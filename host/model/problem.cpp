@@ -1,0 +1,152 @@
+#include "model/problem.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace d2q9 {
+
+std::size_t ObstacleMask::fluid_cells() const {
+  return static_cast<std::size_t>(std::count(blocked.begin(), blocked.end(), std::uint8_t{0}));
+}
+
+std::string read_text_file(const std::string& filename) {
+  std::ifstream in(filename, std::ios::binary);
+  if (!in) throw InputError(filename + ": cannot open file (" + std::strerror(errno) + ")");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(filename + ": cannot read file");
+  return ss.str();
+}
+
+namespace {
+
+struct Token {
+  std::string text;
+  int line;
+};
+
+// Whitespace-separated tokens with the line each starts on.
+std::vector<Token> tokenize(const std::string& text) {
+  std::vector<Token> tokens;
+  int line = 1;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else {
+      std::size_t start = i;
+      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      tokens.push_back({text.substr(start, i - start), line});
+    }
+  }
+  return tokens;
+}
+
+std::string where(const std::string& filename, int line) { return filename + ":" + std::to_string(line); }
+
+bool parse_int(const std::string& s, long long& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  out = std::strtoll(s.c_str(), &end, 10);
+  return errno == 0 && end == s.c_str() + s.size();
+}
+
+bool parse_real(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+}  // namespace
+
+Params parse_params(const std::string& text, const std::string& filename) {
+  static const char* const names[] = {"nx", "ny", "maxIters", "reynolds_dim", "density", "accel", "omega"};
+  const auto tokens = tokenize(text);
+  if (tokens.size() < 7) {
+    int line = tokens.empty() ? 1 : tokens.back().line;
+    throw InputError(where(filename, line) + ": missing value for " + names[tokens.size()] +
+                     " (expected 7 values: nx ny maxIters reynolds_dim density accel omega)");
+  }
+  if (tokens.size() > 7)
+    throw InputError(where(filename, tokens[7].line) + ": unexpected extra value '" + tokens[7].text +
+                     "' (expected 7 values)");
+
+  Params p;
+  int* ints[] = {&p.nx, &p.ny, &p.max_iters, &p.reynolds_dim};
+  for (int k = 0; k < 4; ++k) {
+    long long v = 0;
+    if (!parse_int(tokens[k].text, v) || v < INT32_MIN || v > INT32_MAX)
+      throw InputError(where(filename, tokens[k].line) + ": " + names[k] + " must be an integer, got '" +
+                       tokens[k].text + "'");
+    *ints[k] = static_cast<int>(v);
+  }
+  double* reals[] = {&p.density, &p.accel, &p.omega};
+  for (int k = 0; k < 3; ++k) {
+    if (!parse_real(tokens[4 + k].text, *reals[k]))
+      throw InputError(where(filename, tokens[4 + k].line) + ": " + names[4 + k] + " must be a finite number, got '" +
+                       tokens[4 + k].text + "'");
+  }
+  auto require = [&](bool ok, int k, const std::string& what) {
+    if (!ok) throw InputError(where(filename, tokens[k].line) + ": " + names[k] + " " + what + ", got '" + tokens[k].text + "'");
+  };
+  // Periodic neighbours and the accelerated row ny-2 need at least 2x2.
+  require(p.nx >= 2, 0, "must be at least 2");
+  require(p.ny >= 2, 1, "must be at least 2");
+  require(p.max_iters > 0, 2, "must be positive");
+  require(p.reynolds_dim > 0, 3, "must be positive");
+  require(p.density > 0.0, 4, "must be positive");
+  require(p.omega > 0.0 && p.omega < 2.0, 6, "must lie in (0, 2)");
+  return p;
+}
+
+Params read_params(const std::string& filename) { return parse_params(read_text_file(filename), filename); }
+
+ObstacleMask parse_obstacles(const std::string& text, const std::string& filename, const Params& params) {
+  ObstacleMask mask(params.nx, params.ny);
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    std::istringstream ls(line);
+    std::vector<std::string> fields;
+    for (std::string f; ls >> f;) fields.push_back(f);
+    if (fields.empty()) continue;  // blank lines carry no cell
+    if (fields.size() != 3)
+      throw InputError(where(filename, lineno) + ": expected 'x y 1', got " + std::to_string(fields.size()) +
+                       " field(s)");
+    long long x = 0, y = 0, b = 0;
+    if (!parse_int(fields[0], x) || !parse_int(fields[1], y) || !parse_int(fields[2], b))
+      throw InputError(where(filename, lineno) + ": expected three integers 'x y 1', got '" + line + "'");
+    if (x < 0 || x >= params.nx)
+      throw InputError(where(filename, lineno) + ": x = " + fields[0] + " is outside the grid [0, " +
+                       std::to_string(params.nx - 1) + "]");
+    if (y < 0 || y >= params.ny)
+      throw InputError(where(filename, lineno) + ": y = " + fields[1] + " is outside the grid [0, " +
+                       std::to_string(params.ny - 1) + "]");
+    if (b != 1) throw InputError(where(filename, lineno) + ": blocked value must be 1, got " + fields[2]);
+    mask.blocked[static_cast<std::size_t>(x) + static_cast<std::size_t>(y) * params.nx] = 1;
+  }
+  if (mask.fluid_cells() == 0) throw InputError(filename + ": every cell is blocked; there is no fluid to simulate");
+  return mask;
+}
+
+ObstacleMask read_obstacles(const std::string& filename, const Params& params) {
+  return parse_obstacles(read_text_file(filename), filename, params);
+}
+
+}  // namespace d2q9

@@ -1,0 +1,111 @@
+#include "opencl/opencl_lattice.hpp"
+
+#include <algorithm>
+
+#include "device/kernel_source.hpp"
+#include "model/lattice.hpp"
+
+namespace d2q9 {
+
+DeviceLimits opencl_device_limits(const cl::Device& device) {
+  DeviceLimits l;
+  try {
+    l.name = trimmed(device.getInfo<CL_DEVICE_NAME>());
+    l.gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+    const auto items = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
+    const auto clamp = [](std::size_t v) { return static_cast<int>(std::min<std::size_t>(v, 1 << 30)); };
+    l.max_x = clamp(items.at(0));
+    l.max_y = clamp(items.at(1));
+    l.max_threads = clamp(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>());
+    l.has_rows_kernel = true;
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "reading the device's limits");
+  }
+  return l;
+}
+
+OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const LaunchPlan& plan, Precision p,
+                             const std::string& kernels_dir, const std::vector<std::string>& defines,
+                             std::size_t partial_values, const std::vector<std::uint8_t>& blocked)
+    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), cells(lattice.cells()) {
+  if (precision == Precision::Double && device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
+    throw DeviceError(device_name + " does not support double precision (cl_khr_fp64); use --precision float");
+  const std::size_t lattice_bytes = kSpeeds * plane_bytes();
+  const std::size_t partial_bytes = partial_values * real_size(precision);
+  check_device_memory("grid " + std::to_string(lattice.nx) + "x" + std::to_string(lattice.ny),
+                      2ULL * lattice_bytes + cells + partial_bytes, lattice_bytes,
+                      device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(), device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(),
+                      device_name);
+  const bool rows_kernel = plan.variant == KernelVariant::FusedRows;
+  try {
+    context = cl::Context(device);
+    queue = cl::CommandQueue(context, device);
+    program = build_opencl_program(context, device, kernels_dir, kKernelFile, defines);
+    for (auto& buf : lattices) buf = cl::Buffer(context, CL_MEM_READ_WRITE, lattice_bytes);
+    obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, cells);
+    partials = cl::Buffer(context, CL_MEM_READ_WRITE, partial_bytes);
+    queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, cells, blocked.data());
+    long long kernel_max = 1LL << 30;
+    for (int b = 0; b < 2; ++b) {
+      accelerate[b] = cl::Kernel(program, "accelerate_flow");
+      accelerate[b].setArg(0, lattices[b]);
+      accelerate[b].setArg(1, obstacles);
+      const char* names[] = {rows_kernel ? "propagate_rebound_collide_rows" : "propagate_rebound_collide",
+                             "propagate_rebound_collide_x2"};
+      cl::Kernel* kernels[] = {&collide[b], &collide_x2[b]};
+      for (int k = 0; k < 2; ++k) {
+        if (k == 1 && plan.variant != KernelVariant::FusedX2) continue;
+        cl::Kernel& kernel = *kernels[k] = cl::Kernel(program, names[k]);
+        kernel.setArg(0, lattices[b]);
+        kernel.setArg(1, lattices[1 - b]);
+        kernel.setArg(2, obstacles);
+        kernel.setArg(3, partials);
+        kernel.setArg(4, 0);
+        kernel.setArg(5, 0);
+        kernel_max = std::min<long long>(kernel_max, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
+      }
+    }
+    check_kernel_group_limit(plan, kernel_max, "propagate_rebound_collide", device_name);
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "setting up " + device_name);
+  }
+}
+
+std::vector<double> OpenCLLattice::download(int which) {
+  std::vector<unsigned char> raw(kSpeeds * plane_bytes());
+  try {
+    queue.enqueueReadBuffer(lattices[which], CL_TRUE, 0, raw.size(), raw.data());
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "reading results from " + device_name);
+  }
+  return from_device_reals(raw.data(), kSpeeds * cells, precision);
+}
+
+void OpenCLLattice::upload(int which, const std::vector<double>& f) {
+  if (f.size() != kSpeeds * cells) throw std::invalid_argument("load_distributions: wrong number of values");
+  const std::vector<unsigned char> raw = to_device_reals(f, precision);
+  try {
+    queue.enqueueWriteBuffer(lattices[which], CL_TRUE, 0, raw.size(), raw.data());
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "uploading distributions to " + device_name);
+  }
+}
+
+void OpenCLLattice::fill_at_rest(int which, const Params& params) {
+  Params one_cell = params;
+  one_cell.nx = one_cell.ny = 1;
+  const std::vector<double> rest = initial_distributions(one_cell);
+  try {
+    for (int k = 0; k < kSpeeds; ++k) {
+      if (precision == Precision::Float)
+        queue.enqueueFillBuffer(lattices[which], static_cast<float>(rest[k]), k * plane_bytes(), plane_bytes());
+      else
+        queue.enqueueFillBuffer(lattices[which], rest[k], k * plane_bytes(), plane_bytes());
+    }
+    queue.finish();
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "setting up " + device_name);
+  }
+}
+
+}  // namespace d2q9

@@ -1,0 +1,48 @@
+// What the single-device and slab solvers hold on an OpenCL device: context
+// and in-order queue, the program built for a launch plan, two lattices, the
+// obstacle flags, the partial sums, and the kernels bound to them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device/launch_plan.hpp"
+#include "opencl/cl_common.hpp"
+
+namespace d2q9 {
+
+// The limits plan_launch needs, read from the device.
+DeviceLimits opencl_device_limits(const cl::Device& device);
+
+struct OpenCLLattice {
+  // `lattice` is the grid the device holds (a slab's has its halo rows);
+  // `defines` the kernel build's; `partial_values` the size of the partial-sum buffer.
+  OpenCLLattice(const cl::Device& device, const Params& lattice, const LaunchPlan& plan, Precision precision,
+                const std::string& kernels_dir, const std::vector<std::string>& defines,
+                std::size_t partial_values, const std::vector<std::uint8_t>& blocked);
+
+  cl::Device device;
+  std::string device_name;
+  Precision precision;
+  std::size_t cells;  // of the lattice held
+  cl::Context context;
+  cl::CommandQueue queue;  // in order: every solver relies on it
+  cl::Program program;
+  cl::Buffer lattices[2];
+  cl::Buffer obstacles;
+  cl::Buffer partials;
+  cl::Kernel accelerate[2];  // acting on lattices[0] / [1]
+  cl::Kernel collide[2];     // reading lattices[0] / [1], writing the other
+  cl::Kernel collide_x2[2];  // two steps; not built for the rows kernel
+
+  std::size_t plane_bytes() const { return cells * real_size(precision); }
+  // The whole of lattice `which` as doubles, and back (blocking).
+  std::vector<double> download(int which);
+  void upload(int which, const std::vector<double>& f);
+  // Every cell of lattice `which` at rest with `params.density`, filled on the
+  // device: a large slab's worth of it on the host would cost gigabytes.
+  void fill_at_rest(int which, const Params& params);
+};
+
+}  // namespace d2q9
