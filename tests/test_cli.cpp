@@ -54,6 +54,40 @@ TEST_CASE("cli: --help describes usage and the options") {
     CHECK(r.out.find(opt) != std::string::npos);
 }
 
+TEST_CASE("cli: the README's options table lists exactly the --help options, in order, with their short forms") {
+  const Result r = run_program("--help");
+  REQUIRE(r.status == 0);
+  // "  -b [ --backend ] arg" or "  --tune": one entry per option line of --help.
+  std::vector<std::string> help;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto start = line.find_first_not_of(' ');
+    if (start != 2) continue;
+    std::string entry;
+    if (line.compare(2, 1, "-") == 0 && line.compare(3, 1, "-") != 0)  // a short form first
+      entry = "`" + line.substr(2, 2) + "`, `--" + line.substr(line.find("[ --") + 4, line.find(" ]") - line.find("[ --") - 4);
+    else
+      entry = "`" + line.substr(2, line.find(' ', 2) - 2);
+    help.push_back(entry);
+  }
+  REQUIRE(help.size() >= 19);
+  const std::string readme = slurp(D2Q9_SOURCE_DIR "/README.md");
+  const auto table = readme.find("| option | meaning |");
+  REQUIRE(table != std::string::npos);
+  std::vector<std::string> documented;
+  std::istringstream rows(readme.substr(table));
+  std::string row;
+  std::getline(rows, row);
+  std::getline(rows, row);  // | --- | --- |
+  while (std::getline(rows, row) && row.rfind("| `", 0) == 0) documented.push_back(row.substr(2, row.find(" |") - 2));
+  REQUIRE(documented.size() == help.size());
+  for (std::size_t i = 0; i < help.size(); ++i) {
+    CAPTURE(i);
+    CAPTURE(documented[i]);
+    CHECK(documented[i].rfind(help[i], 0) == 0);  // the README adds the argument's form
+  }
+}
+
 TEST_CASE("cli: --list-devices lists the OpenCL devices with an index") {
   const Result r = run_program("--list-devices");
   CHECK(r.status == 0);
