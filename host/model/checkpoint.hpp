@@ -19,7 +19,8 @@
 #include <vector>
 
 #include "model/problem.hpp"
-#include "device/solver.hpp"
+#include "device/types.hpp"
+#include "model/lattice.hpp"
 
 namespace d2q9 {
 

@@ -6,7 +6,8 @@
 #include <cstdint>
 
 #include "model/problem.hpp"
-#include "device/solver.hpp"
+#include "device/types.hpp"
+#include "model/lattice.hpp"
 
 namespace d2q9 {
 

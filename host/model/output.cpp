@@ -7,7 +7,8 @@
 #include <unistd.h>
 #include <utility>
 
-#include "device/solver.hpp"
+#include "device/types.hpp"
+#include "model/lattice.hpp"
 
 namespace d2q9 {
 

@@ -3,7 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "device/solver.hpp"
+#include "device/types.hpp"
+#include "model/lattice.hpp"
 
 namespace d2q9 {
 
