@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
+#include "model/compare.hpp"
 #include "model/output.hpp"
 #include "device/solver.hpp"
 
@@ -71,4 +72,60 @@ TEST_CASE("AtomicFile leaves nothing behind unless committed") {
 
   CHECK_THROWS_WITH_AS(AtomicFile("/nonexistent-dir/out.dat"),
                        "/nonexistent-dir/out.dat: cannot create file (No such file or directory)", std::runtime_error);
+}
+
+namespace {
+
+// A run's two files, made by hand: av_vels of `steps` values and a 3x2 final state.
+void write_run(const d2q9::test::TempDir& dir, const std::vector<double>& av, const std::vector<double>& uy,
+               double speed_scale = 1.0) {
+  std::string a;
+  for (std::size_t i = 0; i < av.size(); ++i) a += std::to_string(i) + ":\t" + std::to_string(av[i]) + "\n";
+  dir.write("av_vels.dat", a);
+  std::string s;
+  for (int i = 0; i < 6; ++i) {
+    char line[200];
+    std::snprintf(line, sizeof line, "%d %d %.12E %.12E %.12E %.12E %d\n", i % 3, i / 3, 0.01 * (i + 1),
+                  uy[static_cast<std::size_t>(i)], 0.01 * (i + 1) * speed_scale, 0.0333, i == 4 ? 1 : 0);
+    s += line;
+  }
+  dir.write("final_state.dat", s);
+}
+
+bool all_passed(const std::vector<d2q9::ColumnDifference>& diffs) {
+  bool ok = true;
+  for (const auto& d : diffs) ok = ok && d.passed;
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("d2q9-check: equal runs pass; NaN, a wrong field or a different length fail; near-zero fields use the floor") {
+  d2q9::test::TempDir ref, same, nan_run, wrong, rounding, shorter;
+  const std::vector<double> av = {1e-3, 2e-3, 3e-3};
+  const std::vector<double> uy = {1e-7, -2e-7, 3e-8, 0.0, 0.0, -1e-7};
+  write_run(ref, av, uy);
+  write_run(same, av, uy);
+  CHECK(all_passed(d2q9::compare_outputs(ref.path, same.path, 0.01)));
+  // Every av_vels value NaN: NaN must not drop out of the max.
+  write_run(nan_run, {NAN, NAN, NAN}, uy);
+  const auto n = d2q9::compare_outputs(ref.path, nan_run.path, 0.01);
+  CHECK_FALSE(n[0].passed);
+  CHECK(std::isnan(n[0].value));
+  CHECK_FALSE(d2q9::compare_outputs(nan_run.path, ref.path, 0.01)[0].passed);  // in the reference too
+  // |u| 5% off fails at 1%.
+  write_run(wrong, av, uy, 1.05);
+  const auto w = d2q9::compare_outputs(ref.path, wrong.path, 0.01);
+  CHECK(w[3].name.find("|u|") != std::string::npos);
+  CHECK_FALSE(w[3].passed);
+  CHECK(w[3].value == doctest::Approx(0.05).epsilon(1e-3));
+  // uy zero up to rounding, its rounding different: a pass against the floor.
+  write_run(rounding, av, {2e-7, -1e-7, 0.0, 5e-8, 0.0, 0.0});
+  const auto r = d2q9::compare_outputs(ref.path, rounding.path, 0.01);
+  CHECK(r[2].name.find("uy") != std::string::npos);
+  CHECK(r[2].passed);
+  CHECK(r[2].value < 1e-2);
+  write_run(shorter, {1e-3, 2e-3}, uy);
+  CHECK_THROWS_WITH_AS(d2q9::compare_outputs(ref.path, shorter.path, 0.01), doctest::Contains("2 steps, the reference has 3"),
+                       d2q9::InputError);
 }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include "helpers.hpp"
 #include "model/problem.hpp"
 
@@ -148,4 +150,27 @@ TEST_CASE("the generated problems are the coursework's problems") {
     CHECK(read_obstacles(std::string(D2Q9_SOURCE_DIR "/inputs/obstacles_") + size + ".dat", ours).blocked ==
           read_obstacles(shared + "/obstacles_" + size + ".dat", theirs).blocked);
   }
+}
+
+TEST_CASE("inputs must be regular files of sane size: directories, FIFOs, devices and huge files are refused") {
+  d2q9::test::TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const d2q9::Params p = d2q9::test::make_params(8, 8, 1);
+  CHECK_THROWS_WITH_AS(d2q9::read_params(dir.path), doctest::Contains(": not a regular file (a directory)"),
+                       d2q9::InputError);
+  CHECK_THROWS_WITH_AS(d2q9::read_obstacles(dir.path, p), doctest::Contains("not a regular file (a directory)"),
+                       d2q9::InputError);
+  CHECK_THROWS_WITH_AS(d2q9::read_obstacles(fifo, p), doctest::Contains("not a regular file (a FIFO)"),
+                       d2q9::InputError);  // would wait for a writer if opened
+  CHECK_THROWS_WITH_AS(d2q9::read_params("/dev/zero"), doctest::Contains("not a regular file (a device or socket)"),
+                       d2q9::InputError);
+  // A params file can need a few hundred bytes; an obstacle file a few lines per cell.
+  const std::string big = dir.write("big.params", std::string(d2q9::kMaxParamsBytes + 1, ' '));
+  CHECK_THROWS_WITH_AS(d2q9::read_params(big), doctest::Contains("bytes, more than the 1048576 this input can need"),
+                       d2q9::InputError);
+  const std::string many = dir.write("many.dat", std::string((1 << 20) + 256 * 64 + 1, '\n'));
+  CHECK_THROWS_WITH_AS(d2q9::read_obstacles(many, p), doctest::Contains("this input can need"), d2q9::InputError);
+  const std::string fine = dir.write("fine.dat", std::string((1 << 20) + 256 * 64, '\n'));
+  CHECK(d2q9::read_obstacles(fine, p).fluid_cells() == 64);
 }

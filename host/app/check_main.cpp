@@ -30,7 +30,8 @@ int main(int argc, char* argv[]) {
       std::printf("%-36s %.3e  %s\n", d.name.c_str(), d.value, d.passed ? "ok" : "FAIL");
       ok = ok && d.passed;
     }
-    std::printf("%s (tolerance %g)\n", ok ? "PASS" : "FAIL", tolerance);
+    std::printf("%s (tolerance %g; values below %g compared against %g)\n", ok ? "PASS" : "FAIL", tolerance,
+                d2q9::kAbsoluteFloor, d2q9::kAbsoluteFloor);
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

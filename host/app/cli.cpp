@@ -122,14 +122,9 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.obstacle_file = vm["obstaclefile"].as<std::string>();
 
   const std::string backend = vm["backend"].as<std::string>();
-  if (backend == "opencl")
-    o.backend = Backend::OpenCL;
-  else if (backend == "cuda")
-    o.backend = Backend::Cuda;
-  else if (backend == "reference")
-    o.backend = Backend::Reference;
-  else
-    throw UsageError("--backend must be opencl, cuda or reference, got '" + backend + "'");
+  const std::optional<Backend> parsed = parse_backend(backend);
+  if (!parsed) throw UsageError("--backend must be opencl, cuda or reference, got '" + backend + "'");
+  o.backend = *parsed;
   if (vm.count("device")) o.device = parse_non_negative(vm["device"].as<std::string>(), "--device");
   o.local_size = parse_local_size(vm["local-size"].as<std::string>());
   o.output_dir = vm["output-dir"].as<std::string>();

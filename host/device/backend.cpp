@@ -66,11 +66,6 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
 
 }  // namespace
 
-std::optional<Backend> parse_backend(const std::string& text) {
-  for (Backend b : {Backend::Reference, Backend::OpenCL, Backend::Cuda})
-    if (text == to_string(b)) return b;
-  return std::nullopt;
-}
 
 std::vector<Backend> built_backends() {
   std::vector<Backend> out = {Backend::Reference, Backend::OpenCL};

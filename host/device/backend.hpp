@@ -17,8 +17,6 @@
 
 namespace d2q9 {
 
-// "reference", "opencl" or "cuda" (built or not); nullopt otherwise.
-std::optional<Backend> parse_backend(const std::string& text);
 // The backends this program was built with, reference first.
 std::vector<Backend> built_backends();
 // DeviceError saying how to get `b` when it was not built in.

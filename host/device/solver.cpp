@@ -15,6 +15,12 @@ const char* to_string(Backend b) {
   return "?";
 }
 
+std::optional<Backend> parse_backend(const std::string& text) {
+  for (Backend b : {Backend::Reference, Backend::OpenCL, Backend::Cuda})
+    if (text == to_string(b)) return b;
+  return std::nullopt;
+}
+
 void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
                                std::size_t fluid_cells, std::vector<double>& av_vels) {
   for (int t = 0; t < steps; ++t) {

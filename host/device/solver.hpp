@@ -17,6 +17,8 @@ namespace d2q9 {
 enum class Backend { Reference, OpenCL, Cuda };
 
 const char* to_string(Backend b);
+// "reference", "opencl" or "cuda" (built or not); nullopt otherwise.
+std::optional<Backend> parse_backend(const std::string& text);
 
 // Which device a backend runs on and how it builds its kernels.
 struct DeviceConfig {

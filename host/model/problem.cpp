@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
+
+#include <sys/stat.h>
 #include <sstream>
 
 namespace d2q9 {
@@ -16,13 +19,30 @@ std::size_t ObstacleMask::fluid_cells() const {
   return static_cast<std::size_t>(std::count(blocked.begin(), blocked.end(), std::uint8_t{0}));
 }
 
-std::string read_text_file(const std::string& filename) {
+std::string read_text_file(const std::string& filename, std::uint64_t max_bytes) {
+  // Looked at before opening: opening a FIFO would wait for a writer, and a
+  // device such as /dev/zero never ends.
+  struct stat st {};
+  if (::stat(filename.c_str(), &st) != 0)
+    throw InputError(filename + ": cannot open file (" + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(filename + ": not a regular file (" +
+                     (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket") +
+                     ")");
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
+    throw InputError(filename + ": " + std::to_string(st.st_size) + " bytes, more than the " +
+                     std::to_string(max_bytes) + " this input can need");
   std::ifstream in(filename, std::ios::binary);
   if (!in) throw InputError(filename + ": cannot open file (" + std::strerror(errno) + ")");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(filename + ": cannot read file");
-  return ss.str();
+  try {
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad()) throw InputError(filename + ": cannot read file");
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+  } catch (const std::bad_alloc&) {
+    throw InputError(filename + ": out of memory while reading " + std::to_string(st.st_size) + " bytes");
+  }
 }
 
 namespace {
@@ -113,7 +133,9 @@ Params parse_params(const std::string& text, const std::string& filename) {
   return p;
 }
 
-Params read_params(const std::string& filename) { return parse_params(read_text_file(filename), filename); }
+Params read_params(const std::string& filename) {
+  return parse_params(read_text_file(filename, kMaxParamsBytes), filename);
+}
 
 ObstacleMask parse_obstacles(const std::string& text, const std::string& filename, const Params& params) {
   ObstacleMask mask(params.nx, params.ny);
@@ -146,7 +168,9 @@ ObstacleMask parse_obstacles(const std::string& text, const std::string& filenam
 }
 
 ObstacleMask read_obstacles(const std::string& filename, const Params& params) {
-  return parse_obstacles(read_text_file(filename), filename, params);
+  // Every cell listed a few times over, with room for comments and spacing.
+  const std::uint64_t cap = (std::uint64_t{1} << 20) + 256 * static_cast<std::uint64_t>(params.cells());
+  return parse_obstacles(read_text_file(filename, cap), filename, params);
 }
 
 }  // namespace d2q9

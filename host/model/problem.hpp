@@ -50,7 +50,9 @@ Params read_params(const std::string& filename);
 ObstacleMask parse_obstacles(const std::string& text, const std::string& filename, const Params& params);
 ObstacleMask read_obstacles(const std::string& filename, const Params& params);
 
-// Whole file as a string; InputError when it cannot be opened or read.
-std::string read_text_file(const std::string& filename);
+// Whole file as a string; InputError when it is no regular file, is larger
+// than `max_bytes`, or cannot be opened, read or held in memory.
+std::string read_text_file(const std::string& filename, std::uint64_t max_bytes = std::uint64_t{1} << 30);
+constexpr std::uint64_t kMaxParamsBytes = 1 << 20;
 
 }  // namespace d2q9
