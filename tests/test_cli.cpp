@@ -1,6 +1,7 @@
 // The program as users run it: exit codes, messages, files.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -222,4 +223,21 @@ TEST_CASE("cli: --tune prints the searched shapes and the choice") {
   CHECK(r.out.find("  32x1 ") != std::string::npos);
   CHECK(r.out.find("Chosen: ") != std::string::npos);
   CHECK(r.out.find("==done==") != std::string::npos);
+}
+
+TEST_CASE("cli: a finite value beyond float is one line naming the params file, before the run") {
+  check_rejected("12\n10\n40\n10\n0.1\n1e39\n1.7\n", kObstacles,
+                 "in.params: accel 1e+39 is too large for --precision float (at most 3.40282e+38); use --precision double");
+  check_rejected("12\n10\n40\n10\n5e38\n0.02\n1.7\n", kObstacles, "in.params: density 5e+38 is too large");
+}
+
+TEST_CASE("cli: a damaged tuning cache is a warning, not a failure") {
+  TempDir dir, cache;
+  const auto pf = dir.write("in.params", kParams);
+  const auto of = dir.write("obs.dat", kObstacles);
+  REQUIRE(::mkdir(cache.file("tuning.json").c_str(), 0755) == 0);  // a directory where the file should be
+  const Result r = d2q9::test::run_shell("D2Q9_CACHE_DIR='" + cache.path + "' '" D2Q9_EXE "' --tune -q '" + pf + "' '" +
+                                         of + "' -o '" + dir.path + "'");
+  CHECK(r.status == 0);
+  CHECK(r.err.rfind("warning: tuning cache " + cache.file("tuning.json") + " is damaged", 0) == 0);
 }

@@ -100,6 +100,7 @@ void run(const Options& o, Ranks& ranks) {
   try {
     check_options_for_ranks(o, ranks.size());
     params = read_params(o.param_file);
+    check_params_fit_precision(params, o.precision, o.param_file);
     check_problem_fits(params, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
     mask = read_obstacles(o.obstacle_file, params);
     if (!o.restart_file.empty())

@@ -22,12 +22,25 @@ std::string cache_dir() {
   return "";
 }
 
+// A damaged or unreadable cache is only a lost optimisation: it is reported
+// once and read as empty (a later search result replaces a damaged file).
 nlohmann::json read_cache() {
-  std::ifstream in(tuning_cache_path());
-  if (!in) return nlohmann::json::object();
-  // A damaged cache is only a lost optimisation: start afresh.
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  return j.is_object() ? j : nlohmann::json::object();
+  static bool warned = false;
+  const std::string path = tuning_cache_path();
+  std::string problem;
+  nlohmann::json j;
+  try {
+    std::ifstream in(path);
+    if (!in) return nlohmann::json::object();
+    j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object()) problem = "not a JSON object";
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (problem.empty()) return j;
+  if (!warned) std::fprintf(stderr, "warning: tuning cache %s is damaged (%s): ignored\n", path.c_str(), problem.c_str());
+  warned = true;
+  return nlohmann::json::object();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -2,11 +2,24 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 #include "device/kernel_source.hpp"
 
 namespace d2q9 {
+
+namespace {
+
+std::string printable_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
 
 std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
   const std::uint64_t cells = params.cells();
@@ -16,6 +29,19 @@ std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Pr
   if (reference_backend) bytes += 2 * values * real;
   bytes += static_cast<std::uint64_t>(params.max_iters) * sizeof(double) * (checkpointing ? 2 : 1);
   return bytes;
+}
+
+void check_params_fit_precision(const Params& params, Precision precision, const std::string& param_file) {
+  if (precision == Precision::Double) return;
+  const struct {
+    const char* name;
+    double value;
+  } values[] = {{"density", params.density}, {"accel", params.accel}, {"omega", params.omega}};
+  for (const auto& v : values)
+    if (std::fabs(v.value) > std::numeric_limits<float>::max())
+      throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) +
+                       " is too large for --precision float (at most " +
+                       printable_number(std::numeric_limits<float>::max()) + "); use --precision double");
 }
 
 std::uint64_t host_memory_bytes() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "model/problem.hpp"
 #include "device/types.hpp"
@@ -15,6 +16,10 @@ namespace d2q9 {
 // only), the distributions as doubles plus their converted copy, the
 // obstacle mask and one average velocity per step (twice while checkpointing).
 std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Precision precision, bool checkpointing);
+
+// InputError naming the params file and the value when density, accel or
+// omega is finite but beyond what the run's precision holds (1e39 in float).
+void check_params_fit_precision(const Params& params, Precision precision, const std::string& param_file);
 
 // Physical memory of this machine.
 std::uint64_t host_memory_bytes();
