@@ -241,3 +241,23 @@ TEST_CASE("cli: a damaged tuning cache is a warning, not a failure") {
   CHECK(r.status == 0);
   CHECK(r.err.rfind("warning: tuning cache " + cache.file("tuning.json") + " is damaged", 0) == 0);
 }
+
+TEST_CASE("cli: outputs that are one file, or an input, are refused before the run") {
+  TempDir dir, out;
+  const auto pf = dir.write("in.params", kParams);
+  const auto of = dir.write("obs.dat", kObstacles);
+  const std::string inputs = "'" + pf + "' '" + of + "' -o '" + out.path + "' ";
+  Result r = run_program(inputs + "--png '" + out.file("av_vels.dat") + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + out.file("av_vels.dat") + ": the run would write this file twice (also as " +
+                     out.path + "/av_vels.dat)\n");
+  r = run_program(inputs + "--summary-json '" + pf + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + pf + ": is an input of this run; the run would overwrite it\n");
+  r = run_program(inputs + "--vtk '" + dir.path + "/../" + dir.path.substr(dir.path.rfind('/') + 1) + "/obs.dat.vtk' --summary-json '" +
+                  dir.file("obs.dat.vtk") + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("the run would write this file twice") != std::string::npos);
+  CHECK(out.listing() == "");
+  CHECK(slurp(pf) == kParams);
+}

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include "helpers.hpp"
 #include "model/compare.hpp"
 #include "model/output.hpp"
@@ -128,4 +130,30 @@ TEST_CASE("d2q9-check: equal runs pass; NaN, a wrong field or a different length
   write_run(shorter, {1e-3, 2e-3}, uy);
   CHECK_THROWS_WITH_AS(d2q9::compare_outputs(ref.path, shorter.path, 0.01), doctest::Contains("2 steps, the reference has 3"),
                        d2q9::InputError);
+}
+
+TEST_CASE("OutputSet replaces every target or none: a failed rename puts back what was already replaced") {
+  TempDir dir;
+  dir.write("a.dat", "old a");
+  REQUIRE(::mkdir(dir.file("c.dat").c_str(), 0755) == 0);  // a target that cannot be replaced by a file
+  dir.write("c.dat/keep", "x");
+  {
+    OutputSet set;
+    std::fputs("new a", set.add(dir.file("a.dat")));
+    std::fputs("new b", set.add(dir.file("b.dat")));
+    std::fputs("new c", set.add(dir.file("c.dat")));
+    CHECK_THROWS_WITH_AS(set.commit(), doctest::Contains("c.dat: cannot "),
+                         std::runtime_error);
+  }
+  CHECK(slurp(dir.file("a.dat")) == "old a");
+  CHECK(dir.listing() == "a.dat\nc.dat\n");  // b.dat taken back; no temporary or kept-aside files
+  {
+    OutputSet set;
+    std::fputs("new a", set.add(dir.file("a.dat")));
+    std::fputs("new b", set.add(dir.file("b.dat")));
+    set.commit();
+  }
+  CHECK(slurp(dir.file("a.dat")) == "new a");
+  CHECK(slurp(dir.file("b.dat")) == "new b");
+  CHECK(dir.listing() == "a.dat\nb.dat\nc.dat\n");
 }

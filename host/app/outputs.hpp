@@ -21,6 +21,11 @@ struct ExtraOutputs {
 // file can be created: InputError naming it.
 ExtraOutputs plan_extra_outputs(const Options& options, int max_iters, bool check = true);
 
+// Before the run: every file the run will write (av_vels.dat, final_state.dat
+// and the extras) can be created, no two of them are one file, and none is
+// one of the inputs. InputError naming the paths otherwise.
+void check_output_targets(const Options& options, const ExtraOutputs& extra);
+
 // "<dir>/snapshot_<step>.png", the step zero-padded to the width of max_iters
 // so that the frames sort in order.
 std::string snapshot_path(const std::string& dir, int step, int max_iters);

@@ -107,6 +107,7 @@ void run(const Options& o, Ranks& ranks) {
       restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
     if (ranks.is_root()) check_output_dir(o.output_dir);
     extra = plan_extra_outputs(o, params.max_iters, ranks.is_root());
+    if (ranks.is_root()) check_output_targets(o, extra);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -163,20 +164,13 @@ void run(const Options& o, Ranks& ranks) {
 
   ranks.on_root([&] {
     check_distributions(params, mask, f, av_vels.size() - 1);
-    // Every file is complete before any replaces an older one.
-    AtomicFile av_file(o.output_dir + "/av_vels.dat");
-    AtomicFile state_file(o.output_dir + "/final_state.dat");
-    write_av_vels(av_file.get(), av_vels);
-    write_final_state(state_file.get(), params, mask, f);
-    std::vector<std::unique_ptr<AtomicFile>> views;
-    if (!extra.png.empty()) {
-      views.push_back(std::make_unique<AtomicFile>(extra.png));
-      write_png(views.back()->get(), render_speed_picture(params, mask, f), extra.png);
-    }
-    if (!extra.vtk.empty()) {
-      views.push_back(std::make_unique<AtomicFile>(extra.vtk));
-      write_vtk(views.back()->get(), params, mask, f);
-    }
+    // Every file is complete before any replaces an older one, and they
+    // replace their targets together or not at all.
+    OutputSet outputs;
+    write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels);
+    write_final_state(outputs.add(o.output_dir + "/final_state.dat"), params, mask, f);
+    if (!extra.png.empty()) write_png(outputs.add(extra.png), render_speed_picture(params, mask, f), extra.png);
+    if (!extra.vtk.empty()) write_vtk(outputs.add(extra.vtk), params, mask, f);
 
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
@@ -197,14 +191,8 @@ void run(const Options& o, Ranks& ranks) {
     summary.user_cpu_s = seconds(usage.ru_utime);
     summary.system_cpu_s = seconds(usage.ru_stime);
     summary.final_average_velocity = av_vels.back();
-    if (!extra.summary_json.empty()) {
-      views.push_back(std::make_unique<AtomicFile>(extra.summary_json));
-      std::fputs(summary_json(summary).c_str(), views.back()->get());
-    }
-
-    av_file.commit();
-    state_file.commit();
-    for (auto& view : views) view->commit();
+    if (!extra.summary_json.empty()) std::fputs(summary_json(summary).c_str(), outputs.add(extra.summary_json));
+    outputs.commit();
     // The outputs now hold the finished run; its checkpoint has no further use.
     if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
     if (!o.quiet) print_summary(stdout, summary);

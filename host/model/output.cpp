@@ -1,5 +1,8 @@
 #include "model/output.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -48,25 +51,81 @@ AtomicFile::AtomicFile(std::string path)
 }
 
 AtomicFile::~AtomicFile() {
-  if (file_) {
-    std::fclose(file_);
-    std::remove(tmp_.c_str());
-  }
+  if (file_) std::fclose(file_);
+  if (!published_) std::remove(tmp_.c_str());
 }
 
 void AtomicFile::commit() {
-  const bool failed = std::ferror(file_) != 0;
+  close();
+  publish();
+}
+
+void AtomicFile::close() {
+  if (!file_) return;
+  const bool failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
+  const int err = errno;
   const int closed = std::fclose(file_);
   file_ = nullptr;
   if (failed || closed != 0) {
     std::remove(tmp_.c_str());
-    throw std::runtime_error(path_ + ": write failed (" + std::strerror(errno) + ")");
+    throw std::runtime_error(path_ + ": write failed (" + std::strerror(failed ? err : errno) + ")");
   }
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+}
+
+void AtomicFile::publish() {
+  if (std::rename(tmp_.c_str(), path_.c_str()) == 0) {
+    published_ = true;
+    return;
+  }
+  {
     const int err = errno;
     std::remove(tmp_.c_str());
     throw std::runtime_error(path_ + ": cannot rename temporary file into place (" + std::strerror(err) + ")");
   }
+}
+
+std::FILE* OutputSet::add(const std::string& path) {
+  files_.push_back(std::make_unique<AtomicFile>(path));
+  return files_.back()->get();
+}
+
+void OutputSet::commit() {
+  for (auto& f : files_) f->close();  // a failure here has replaced nothing
+  struct Replaced {
+    std::string target, backup;  // backup empty: there was no old file
+  };
+  std::vector<Replaced> done;
+  const std::string suffix = ".old." + std::to_string(::getpid());
+  try {
+    for (auto& f : files_) {
+      Replaced r{f->path(), ""};
+      struct stat st {};
+      if (::lstat(r.target.c_str(), &st) == 0) {
+        r.backup = r.target + suffix;
+        // A second name for the old file; the rename below then replaces the
+        // target atomically and the old bytes stay reachable.
+        if (::link(r.target.c_str(), r.backup.c_str()) != 0)
+          throw std::runtime_error(r.target + ": cannot keep the old file aside (" + std::strerror(errno) + ")");
+      }
+      try {
+        f->publish();
+      } catch (...) {
+        if (!r.backup.empty()) std::remove(r.backup.c_str());
+        throw;
+      }
+      done.push_back(r);
+    }
+  } catch (...) {
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      if (it->backup.empty())
+        std::remove(it->target.c_str());
+      else
+        std::rename(it->backup.c_str(), it->target.c_str());
+    }
+    throw;
+  }
+  for (const Replaced& r : done)
+    if (!r.backup.empty()) std::remove(r.backup.c_str());
 }
 
 double reynolds_number(const Params& params, double final_av_velocity) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,29 @@ class AtomicFile {
   std::FILE* get() const { return file_; }
   // Flushes, closes and renames into place; throws std::runtime_error on failure.
   void commit();
+  // The two halves of commit(): finish writing (the file is then complete
+  // under its temporary name), and rename it over the target.
+  void close();
+  void publish();
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   std::string tmp_;
   std::FILE* file_ = nullptr;
+  bool published_ = false;
+};
+
+// Files that replace their targets together or not at all: commit() first
+// finishes every file, then moves each into place keeping the old target
+// aside, and on any failure puts back what it had replaced.
+class OutputSet {
+ public:
+  std::FILE* add(const std::string& path);
+  void commit();
+
+ private:
+  std::vector<std::unique_ptr<AtomicFile>> files_;
 };
 
 double reynolds_number(const Params& params, double final_av_velocity);
