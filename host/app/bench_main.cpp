@@ -72,6 +72,105 @@ std::string slug(std::string s) {
   return out;
 }
 
+// What every case of one bench run shares.
+struct Bench {
+  Backend backend;
+  SolverConfig config;
+  double copy_bandwidth;    // bytes/s
+  double bytes_per_update;  // counted per cell update
+  double min_seconds;       // timed per square box case
+};
+
+// Times one case: a short probe sizes the run (boxes), the shape comes from
+// the cache or a search, a warm-up runs, then the timed run from rest.
+CaseResult time_case(const Bench& bench, BenchCase& c) {
+  CaseResult r;
+  r.name = c.name;
+  r.nx = c.params.nx;
+  r.ny = c.params.ny;
+  try {
+    int steps = c.steps;
+    if (steps == 0) {
+      // Size the timed run from a short one, so launch overhead and timer noise amortise.
+      auto probe = make_solver(bench.backend, c.params, c.mask, bench.config);
+      std::vector<double> av;
+      probe->run(2, av);
+      const double t0 = now_seconds();
+      probe->run(5, av);
+      const double per_step = (now_seconds() - t0) / 5;
+      steps = static_cast<int>(std::clamp(bench.min_seconds / per_step, 10.0, 1e6));
+    }
+    c.params.max_iters = steps;
+    LocalSizeChoice choice = make_tuned_solver(bench.backend, c.params, c.mask, bench.config, false);
+    const LaunchPlan plan = *choice.solver->launch_plan();
+    r.variant = to_string(plan.variant);
+    r.rows_per_item = plan.rows_per_item;
+    // Warm up (first launches, lazy just-in-time compilation on CPU
+    // devices), then restart from the initial state for the timed run.
+    std::vector<double> av;
+    choice.solver->run(2, av);
+    choice.solver->load_distributions(initial_distributions(c.params));
+    av.clear();
+    av.reserve(steps);
+    const double t0 = now_seconds();
+    choice.solver->run(steps, av);
+    r.seconds = now_seconds() - t0;
+    r.steps = steps;
+    r.mlups = static_cast<double>(c.params.cells()) * steps / r.seconds / 1e6;
+    r.effective_gbs = r.mlups * 1e6 * bench.bytes_per_update / 1e9;
+    r.percent_of_copy = 100.0 * r.effective_gbs * 1e9 / bench.copy_bandwidth;
+    r.local_size = plan.local.text();
+    std::printf("%-22s %8d %10.4f %10.1f %12.1f %10.1f %8s %10s %4d\n", r.name.c_str(), r.steps, r.seconds, r.mlups,
+                r.effective_gbs, r.percent_of_copy, r.local_size.c_str(), r.variant.c_str(), r.rows_per_item);
+  } catch (const DeviceError& e) {
+    r.skipped = e.what();
+    std::printf("%-22s skipped: %s\n", r.name.c_str(), r.skipped.c_str());
+  }
+  std::fflush(stdout);
+  return r;
+}
+
+// The serial oracle's throughput on an n x n box, for the CPU-device speed-up ratio.
+nlohmann::json time_reference(const Bench& bench, int n, const std::vector<CaseResult>& results) {
+  const Params p = box_params(n);
+  const ObstacleMask m = box_mask(n);
+  SolverConfig config = bench.config;
+  config.launch = LaunchRequest{};
+  std::unique_ptr<Solver> ref = make_solver(Backend::Reference, p, m, config);
+  std::vector<double> av;
+  const double t0 = now_seconds();
+  int steps = 0;
+  while (now_seconds() - t0 < bench.min_seconds) ref->run(10, av), steps += 10;
+  const double mlups = static_cast<double>(p.cells()) * steps / (now_seconds() - t0) / 1e6;
+  double device_mlups = 0;
+  for (const auto& r : results)
+    if (r.name == "box_" + std::to_string(n)) device_mlups = r.mlups;
+  std::printf("serial reference at %dx%d: %.1f MLUPS; this device: %.1f MLUPS (%.1fx)\n", n, n, mlups, device_mlups,
+              device_mlups / mlups);
+  return {{"case", "box_" + std::to_string(n)}, {"steps", steps}, {"mlups", mlups}, {"device_speedup", device_mlups / mlups}};
+}
+
+nlohmann::json case_json(const CaseResult& r) {
+  return {{"case", r.name},          {"nx", r.nx},
+          {"ny", r.ny},              {"steps", r.steps},
+          {"seconds", r.seconds},    {"mlups", r.mlups},
+          {"effective_gbs", r.effective_gbs}, {"percent_of_copy", r.percent_of_copy},
+          {"local_size", r.local_size}, {"kernel_variant", r.variant},
+          {"rows_per_item", r.rows_per_item}, {"skipped", r.skipped}};
+}
+
+void write_csv(std::FILE* out, const std::vector<CaseResult>& results, const DeviceDescription& dev,
+               const std::string& backend, const std::string& precision, double copy_bw) {
+  std::fprintf(out,
+               "case,nx,ny,steps,seconds,mlups,effective_gbs,percent_of_copy,local_size,device,driver,backend,"
+               "precision,variant,rows_per_item,commit,copy_gbs,skipped\n");
+  for (const auto& r : results)
+    std::fprintf(out, "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",%s,%s,%s,%d,%s,%.2f,\"%s\"\n", r.name.c_str(),
+                 r.nx, r.ny, r.steps, r.seconds, r.mlups, r.effective_gbs, r.percent_of_copy, r.local_size.c_str(),
+                 dev.name.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(), r.variant.c_str(),
+                 r.rows_per_item, D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -126,15 +225,9 @@ int main(int argc, char* argv[]) {
     base.launch.rows_per_item = vm["rows-per-item"].as<int>();
     if (base.launch.rows_per_item < 0 || base.launch.rows_per_item > 64)
       throw UsageError("--rows-per-item must be 0 to 64");
-    const LocalSize requested = parse_local_size(vm["local-size"].as<std::string>());
-    base.launch.local = requested;
+    base.launch.local = parse_local_size(vm["local-size"].as<std::string>());
     base.device.kernels_dir = find_kernels_dir(vm.count("kernels-dir") ? vm["kernels-dir"].as<std::string>() : "");
     const DeviceDescription dev = describe_device(backend_id, base.device.device);
-    auto make_solver_for = [&](const Params& p, const ObstacleMask& m, LocalSize local) {
-      SolverConfig c = base;
-      c.launch.local = local;
-      return make_solver(backend_id, p, m, c);
-    };
     const std::size_t real_size = d2q9::real_size(base.device.precision);
     const double bytes_per_update = 2.0 * kSpeeds * real_size + 1.0;  // read + write 9 values, one mask byte
     const std::string out_dir =
@@ -164,78 +257,14 @@ int main(int argc, char* argv[]) {
       cases.push_back({std::string("coursework_") + size, p, read_obstacles(inputs + "/obstacles_" + size + ".dat", p), steps});
     }
 
+    const Bench bench{backend_id, base, copy_bw, bytes_per_update, vm["min-seconds"].as<double>()};
     std::vector<CaseResult> results;
     std::printf("%-22s %8s %10s %10s %12s %10s %8s %10s %4s\n", "case", "steps", "seconds", "MLUPS", "eff. GB/s",
                 "% of copy", "local", "variant", "rows");
-    for (BenchCase& c : cases) {
-      CaseResult r;
-      r.name = c.name;
-      r.nx = c.params.nx;
-      r.ny = c.params.ny;
-      try {
-        int steps = c.steps;
-        if (steps == 0) {
-          // Size the timed run from a short one, so launch overhead and timer noise amortise.
-          auto probe = make_solver_for(c.params, c.mask, requested);
-          std::vector<double> av;
-          probe->run(2, av);
-          const double t0 = now_seconds();
-          probe->run(5, av);
-          const double per_step = (now_seconds() - t0) / 5;
-          steps = static_cast<int>(std::clamp(vm["min-seconds"].as<double>() / per_step, 10.0, 1e6));
-        }
-        c.params.max_iters = steps;
-        LocalSizeChoice choice = make_tuned_solver(backend_id, c.params, c.mask, base, false);
-        const LaunchPlan plan = *choice.solver->launch_plan();
-        r.variant = to_string(plan.variant);
-        r.rows_per_item = plan.rows_per_item;
-        // Warm up (first launches, lazy just-in-time compilation on CPU
-        // devices), then restart from the initial state for the timed run.
-        std::vector<double> av;
-        choice.solver->run(2, av);
-        choice.solver->load_distributions(initial_distributions(c.params));
-        av.clear();
-        av.reserve(steps);
-        const double t0 = now_seconds();
-        choice.solver->run(steps, av);
-        r.seconds = now_seconds() - t0;
-        r.steps = steps;
-        r.mlups = static_cast<double>(c.params.cells()) * steps / r.seconds / 1e6;
-        r.effective_gbs = r.mlups * 1e6 * bytes_per_update / 1e9;
-        r.percent_of_copy = 100.0 * r.effective_gbs * 1e9 / copy_bw;
-        r.local_size = plan.local.text();
-        std::printf("%-22s %8d %10.4f %10.1f %12.1f %10.1f %8s %10s %4d\n", r.name.c_str(), r.steps, r.seconds,
-                    r.mlups, r.effective_gbs, r.percent_of_copy, r.local_size.c_str(), r.variant.c_str(),
-                    r.rows_per_item);
-      } catch (const DeviceError& e) {
-        r.skipped = e.what();
-        std::printf("%-22s skipped: %s\n", r.name.c_str(), r.skipped.c_str());
-      }
-      std::fflush(stdout);
-      results.push_back(r);
-    }
+    for (BenchCase& c : cases) results.push_back(time_case(bench, c));
 
-    nlohmann::json reference = nullptr;
-    if (const int n = vm["reference-at"].as<int>(); n > 0) {
-      // The serial oracle's throughput, for the CPU-device speed-up ratio.
-      Params p = box_params(n);
-      const ObstacleMask m = box_mask(n);
-      SolverConfig reference_config = base;
-      reference_config.launch = LaunchRequest{};
-      std::unique_ptr<Solver> ref = make_solver(Backend::Reference, p, m, reference_config);
-      std::vector<double> av;
-      const double t0 = now_seconds();
-      int steps = 0;
-      while (now_seconds() - t0 < vm["min-seconds"].as<double>()) ref->run(10, av), steps += 10;
-      const double mlups = static_cast<double>(p.cells()) * steps / (now_seconds() - t0) / 1e6;
-      double device_mlups = 0;
-      for (const auto& r : results)
-        if (r.name == "box_" + std::to_string(n)) device_mlups = r.mlups;
-      std::printf("serial reference at %dx%d: %.1f MLUPS; this device: %.1f MLUPS (%.1fx)\n", n, n, mlups,
-                  device_mlups, device_mlups / mlups);
-      reference = {{"case", "box_" + std::to_string(n)}, {"steps", steps}, {"mlups", mlups},
-                   {"device_speedup", device_mlups / mlups}};
-    }
+    const int reference_at = vm["reference-at"].as<int>();
+    const nlohmann::json reference = reference_at > 0 ? time_reference(bench, reference_at, results) : nullptr;
 
     const std::string stem = out_dir + "/bench_" + backend + "_" + precision + "_" + variant;
     nlohmann::json j = {{"device", dev.name},
@@ -253,25 +282,11 @@ int main(int argc, char* argv[]) {
                                               " bytes each) plus one obstacle-mask byte per cell update"},
                         {"serial_reference", reference},
                         {"cases", nlohmann::json::array()}};
-    AtomicFile csv(stem + ".csv");
-    std::fprintf(csv.get(),
-                 "case,nx,ny,steps,seconds,mlups,effective_gbs,percent_of_copy,local_size,device,driver,backend,"
-                 "precision,variant,rows_per_item,commit,copy_gbs,skipped\n");
-    for (const auto& r : results) {
-      j["cases"].push_back({{"case", r.name}, {"nx", r.nx}, {"ny", r.ny}, {"steps", r.steps}, {"seconds", r.seconds},
-                            {"mlups", r.mlups}, {"effective_gbs", r.effective_gbs},
-                            {"percent_of_copy", r.percent_of_copy}, {"local_size", r.local_size},
-                            {"kernel_variant", r.variant}, {"rows_per_item", r.rows_per_item},
-                            {"skipped", r.skipped}});
-      std::fprintf(csv.get(), "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",%s,%s,%s,%d,%s,%.2f,\"%s\"\n",
-                   r.name.c_str(), r.nx, r.ny, r.steps, r.seconds, r.mlups, r.effective_gbs, r.percent_of_copy,
-                   r.local_size.c_str(), dev.name.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(),
-                   r.variant.c_str(), r.rows_per_item, D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
-    }
-    AtomicFile json(stem + ".json");
-    std::fputs((j.dump(2) + "\n").c_str(), json.get());
-    csv.commit();
-    json.commit();
+    OutputSet files;
+    write_csv(files.add(stem + ".csv"), results, dev, backend, precision, copy_bw);
+    for (const auto& r : results) j["cases"].push_back(case_json(r));
+    std::fputs((j.dump(2) + "\n").c_str(), files.add(stem + ".json"));
+    files.commit();
     std::printf("wrote %s.csv and %s.json\n", stem.c_str(), stem.c_str());
     return 0;
   } catch (const UsageError& e) {
