@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -326,4 +327,22 @@ TEST_CASE("cli: checkpoint options and the fuzzers' findings give one-line usage
   const Result r = run_program({"--help"});
   CHECK(r.out.find("--checkpoint-every") != std::string::npos);
   CHECK(r.out.find("--restart") != std::string::npos);
+}
+
+TEST_CASE("restart: a second checkpointing run in the same output directory is refused, not mixed in") {
+  TempDir in, out;
+  const auto pf = in.write("in.params", "12\n10\n40\n10\n0.1\n0.02\n1.7\n");
+  const auto of = in.write("obs.dat", "0 0 1\n");
+  // What a first run holds while it checkpoints into `out`.
+  const int fd = ::open(out.path.c_str(), O_RDONLY | O_DIRECTORY);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  const Result r = run_program({pf, of, "-o", out.path, "-q", "--checkpoint-every", "10"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + out.path + ": another run is checkpointing into this output directory; give this one its own -o\n");
+  CHECK(out.listing() == "");
+  // Without checkpoints a run may still write there, and with the lock gone a checkpointing one too.
+  CHECK(run_program({pf, of, "-o", out.path, "-q"}).status == 0);
+  ::close(fd);
+  CHECK(run_program({pf, of, "-o", out.path, "-q", "--checkpoint-every", "10"}).status == 0);
 }

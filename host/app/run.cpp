@@ -1,12 +1,18 @@
 #include "app/run.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+
+#include <unistd.h>
 
 #include "app/outputs.hpp"
 #include "app/progress.hpp"
@@ -35,6 +41,25 @@ void check_output_dir(const std::string& dir) {
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InputError(dir + ": output directory does not exist");
 }
+
+// The output directory held for one checkpointing run: a second run there
+// would overwrite this run's checkpoint, and delete it when it finished.
+class CheckpointDirLock {
+ public:
+  explicit CheckpointDirLock(const std::string& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) throw InputError(dir + ": cannot open output directory (" + std::strerror(errno) + ")");
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw InputError(dir + ": another run is checkpointing into this output directory; give this one its own -o");
+    }
+  }
+  ~CheckpointDirLock() { ::close(fd_); }
+  CheckpointDirLock(const CheckpointDirLock&) = delete;
+  CheckpointDirLock& operator=(const CheckpointDirLock&) = delete;
+
+ private:
+  int fd_;
+};
 
 // Options whose meaning needs one process, refused up front under mpirun.
 void check_options_for_ranks(const Options& o, int ranks) {
@@ -96,6 +121,7 @@ void run(const Options& o, Ranks& ranks) {
   ObstacleMask mask;
   ExtraOutputs extra;
   Checkpoint restart;
+  std::unique_ptr<CheckpointDirLock> lock;
   std::exception_ptr failure;
   try {
     check_options_for_ranks(o, ranks.size());
@@ -106,6 +132,7 @@ void run(const Options& o, Ranks& ranks) {
     if (!o.restart_file.empty())
       restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
     if (ranks.is_root()) check_output_dir(o.output_dir);
+    if (ranks.is_root() && o.checkpoint_every > 0) lock = std::make_unique<CheckpointDirLock>(o.output_dir);
     extra = plan_extra_outputs(o, params.max_iters, ranks.is_root());
     if (ranks.is_root()) check_output_targets(o, extra);
   } catch (...) {
