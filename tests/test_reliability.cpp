@@ -346,3 +346,30 @@ TEST_CASE("restart: a second checkpointing run in the same output directory is r
   ::close(fd);
   CHECK(run_program({pf, of, "-o", out.path, "-q", "--checkpoint-every", "10"}).status == 0);
 }
+
+TEST_CASE("restart: SIGTERM while the final files are written leaves the previous outputs and no temporaries") {
+  TempDir in, out;
+  // A large grid and two steps: writing final_state.dat takes most of the run.
+  const auto pf = in.write("big.params", "1024\n1024\n2\n10\n0.1\n0.005\n1.85\n");
+  const auto of = in.write("obs.dat", "0 0 1\n");
+  out.write("av_vels.dat", "old av_vels\n");
+  out.write("final_state.dat", "old final state\n");
+  TempDir io;
+  Child child({pf, of, "-o", out.path, "-q"}, io);
+  // The temporary files exist only while the final files are written.
+  bool writing = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!writing && child.running() && std::chrono::steady_clock::now() < deadline) {
+    writing = out.listing().find("final_state.dat.tmp.") != std::string::npos;
+    if (!writing) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  REQUIRE_MESSAGE(writing, "never saw the final files being written");
+  child.signal(SIGTERM);
+  const Result r = child.wait();
+  CHECK(r.status == 128 + SIGTERM);
+  CHECK(r.err == "error: interrupted by SIGTERM while writing the outputs; the previous outputs in " + out.path +
+                     " are unchanged\n");
+  CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\n");
+  CHECK(slurp(out.file("av_vels.dat")) == "old av_vels\n");
+  CHECK(slurp(out.file("final_state.dat")) == "old final state\n");
+}

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
@@ -190,6 +191,9 @@ void run(const Options& o, Ranks& ranks) {
   }
 
   ranks.on_root([&] {
+    // A signal while the files are written leaves the previous outputs: the
+    // temporaries go with `outputs`, and nothing has replaced anything yet.
+    StopSignals signals;
     check_distributions(params, mask, f, av_vels.size() - 1);
     // Every file is complete before any replaces an older one, and they
     // replace their targets together or not at all.
@@ -219,7 +223,25 @@ void run(const Options& o, Ranks& ranks) {
     summary.system_cpu_s = seconds(usage.ru_stime);
     summary.final_average_velocity = av_vels.back();
     if (!extra.summary_json.empty()) std::fputs(summary_json(summary).c_str(), outputs.add(extra.summary_json));
-    outputs.commit();
+    if (const int sig = signals.received())
+      throw InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                                      " while writing the outputs; the previous outputs in " + o.output_dir +
+                                      " are unchanged");
+    {
+      // The renames run as one: a signal now waits until they are done.
+      sigset_t stop, previous;
+      sigemptyset(&stop);
+      sigaddset(&stop, SIGINT);
+      sigaddset(&stop, SIGTERM);
+      ::sigprocmask(SIG_BLOCK, &stop, &previous);
+      try {
+        outputs.commit();
+      } catch (...) {
+        ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+        throw;
+      }
+      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    }
     // The outputs now hold the finished run; its checkpoint has no further use.
     if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
     if (!o.quiet) print_summary(stdout, summary);

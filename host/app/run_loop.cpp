@@ -16,30 +16,27 @@ volatile std::sig_atomic_t g_signal = 0;
 
 extern "C" void remember_signal(int signal) { g_signal = signal; }
 
-// SIGINT and SIGTERM only set g_signal while this is alive; the previous
-// handlers come back afterwards (the output files are then written as usual).
-class StopSignals {
- public:
-  StopSignals() {
-    g_signal = 0;
-    struct sigaction action {};
-    action.sa_handler = remember_signal;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~StopSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-  int received() const { return g_signal; }
+struct sigaction g_old_int {}, g_old_term {};
 
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
+}  // namespace
+
+StopSignals::StopSignals() {
+  g_signal = 0;
+  struct sigaction action {};
+  action.sa_handler = remember_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, &g_old_int);
+  ::sigaction(SIGTERM, &action, &g_old_term);
+}
+
+StopSignals::~StopSignals() {
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+int StopSignals::received() const { return g_signal; }
+
+namespace {
 
 // Collective: the whole grid comes to rank 0, which checks and writes it.
 void save(Solver& solver, const Params& params, const ObstacleMask& mask, const std::vector<double>& av_vels,

@@ -31,6 +31,17 @@ class InterruptedError : public std::runtime_error {
   int signal_;
 };
 
+// SIGINT and SIGTERM only remembered while this is alive; the previous
+// handlers come back afterwards.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  int received() const;
+};
+
 struct RunLoopOptions {
   int checkpoint_every = 0;  // 0: no checkpoints, and the whole run is one Solver::run call
   std::string checkpoint_path;
