@@ -6,12 +6,13 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # Open MPI splits a grid across devices and hosts (host/mpi/; the build works without it).
-# OpenCL: ICD loader, C and C++ headers, and PoCL as a CPU device where no GPU driver is present.
+# OpenCL: ICD loader, C and C++ headers, PoCL as a CPU device where no GPU driver is present, and
+# oclgrind, a second OpenCL implementation the tests run the kernels under.
 $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev \
-  libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev >/dev/null
+  libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev oclgrind >/dev/null
 # clang and its libFuzzer runtime, for the "fuzz" CMake preset only (Debian 12
 # packages the runtime apart; older releases ship it inside clang).
 fuzz_pkgs="clang"
