@@ -105,7 +105,10 @@ __kernel void accelerate_flow(__global real* restrict cells, __global const ucha
 
 // Incoming distributions of cell (ii, jj) from the given neighbouring columns
 // and rows: g_k = f_k((ii, jj) - e_k).
-ALWAYS_INLINE void pull_from(__global const real* restrict src, const int ii, const int jj, const int x_e, const int x_w,
+// The helpers take no `restrict` (the kernels' arguments carry it): inlined
+// restrict parameters inside the rows kernel's loop leave
+// llvm.experimental.noalias.scope.decl calls that oclgrind cannot run.
+ALWAYS_INLINE void pull_from(__global const real* src, const int ii, const int jj, const int x_e, const int x_w,
                       const int y_n, const int y_s, real* g) {
   g[0] = src[0 * NCELLS + ii + jj * NX];
   g[1] = src[1 * NCELLS + x_w + jj * NX];
@@ -119,7 +122,7 @@ ALWAYS_INLINE void pull_from(__global const real* restrict src, const int ii, co
 }
 
 // Incoming distributions of cell (ii, jj), periodic in both directions.
-ALWAYS_INLINE void pull(__global const real* restrict src, const int ii, const int jj, real* g) {
+ALWAYS_INLINE void pull(__global const real* src, const int ii, const int jj, real* g) {
   const int x_e = (ii + 1 == NX) ? 0 : ii + 1;
   const int x_w = (ii == 0) ? NX - 1 : ii - 1;
   const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
@@ -127,7 +130,7 @@ ALWAYS_INLINE void pull(__global const real* restrict src, const int ii, const i
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
 }
 
-ALWAYS_INLINE void store(__global real* restrict dst, const int cell, const real* f) {
+ALWAYS_INLINE void store(__global real* dst, const int cell, const real* f) {
   dst[0 * NCELLS + cell] = f[0];
   dst[1 * NCELLS + cell] = f[1];
   dst[2 * NCELLS + cell] = f[2];
@@ -311,8 +314,7 @@ __kernel void propagate_rebound_collide_x2(__global const real* restrict src, __
 
 // One cell of propagate_rebound_collide_rows, with its neighbouring columns
 // and rows given; returns its |u|.
-ALWAYS_INLINE real row_cell(__global const real* restrict src, __global real* restrict dst,
-                     __global const uchar* restrict obstacles, const int ii, const int jj, const int x_e,
+ALWAYS_INLINE real row_cell(__global const real* src, __global real* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
                      const int x_w, const int y_n, const int y_s, const int accelerate) {
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
