@@ -346,9 +346,8 @@ std::vector<double> SlabSolver::distributions() {
     MPI_Gatherv(mine.data() + k * own * real_size_, static_cast<int>(own), type, speed.data(), counts.data(),
                 displs.data(), type, 0, comm_);
     if (rank_ != 0) continue;
-    for (std::size_t i = 0; i < cells; ++i)
-      f[k * cells + i] = precision_ == Precision::Float ? reinterpret_cast<const float*>(speed.data())[i]
-                                                        : reinterpret_cast<const double*>(speed.data())[i];
+    const std::vector<double> plane = from_device_reals(speed.data(), cells, precision_);
+    std::copy(plane.begin(), plane.end(), f.begin() + static_cast<std::ptrdiff_t>(k * cells));
   }
   return f;
 }
@@ -363,16 +362,7 @@ void SlabSolver::load_distributions(const std::vector<double>& f) {
       std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(k * cells + global_row * params_.nx), params_.nx,
                   local.begin() + static_cast<std::ptrdiff_t>(k * local_cells_ + row * params_.nx));
     }
-  try {
-    if (precision_ == Precision::Float) {
-      const std::vector<float> tmp(local.begin(), local.end());
-      lattice_.queue.enqueueWriteBuffer(lattice_.lattices[current_], CL_TRUE, 0, tmp.size() * sizeof(float), tmp.data());
-    } else {
-      lattice_.queue.enqueueWriteBuffer(lattice_.lattices[current_], CL_TRUE, 0, local.size() * sizeof(double), local.data());
-    }
-  } catch (const cl::Error& e) {
-    rethrow_cl(e, "uploading distributions to " + lattice_.device_name);
-  }
+  lattice_.upload(current_, local);
 }
 
 }  // namespace
