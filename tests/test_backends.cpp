@@ -43,11 +43,9 @@ std::string unavailable(Backend b) {
   return {};
 }
 
-// doctest has no run-time skip: say so loudly and leave the test case.
-#define SKIP_IF_UNAVAILABLE(b)                                                        \
-  if (const std::string why_skipped = unavailable(b); !why_skipped.empty()) {        \
-    MESSAGE("SKIPPED: backend " << to_string(b) << " cannot run here: " << why_skipped); \
-    return;                                                                           \
+#define SKIP_IF_UNAVAILABLE(b)                                                 \
+  if (const std::string why_skipped = unavailable(b); !why_skipped.empty()) { \
+    D2Q9_SKIP("backend " << std::string(to_string(b)) << " cannot run here: " << why_skipped); \
   }
 
 // The one-cell-per-item variants every device backend has; fused-rows, an
@@ -67,13 +65,17 @@ TEST_CASE_TEMPLATE("conformance: each backend matches the reference on small gri
   for (Precision precision : {Precision::Float, Precision::Double}) {
     const RunOutput ref = reference(p, m, precision);
     REQUIRE(ref.av_vels.back() > 1e-4);
-    // Float: rounding differs (reduction order, fused constants) and grows over the run.
-    const double tol = precision == Precision::Float ? 2e-4 : 1e-11;
+    // Rounding differs (reduction order, fused constants) and grows over the
+    // run: measured 7.2e-6 (float) and 9.3e-15 (double) on PoCL; about 3x and
+    // 50x that, for FMA contraction on other devices.
+    const double tol = precision == Precision::Float ? 2e-5 : 5e-13;
     const std::vector<LocalSize> shapes =
         b == Backend::Reference ? std::vector<LocalSize>{LocalSize{}}
-                                : std::vector<LocalSize>{{1, 1}, {8, 1}, {16, 4}, {5, 3}, {32, 2}, {64, 1}};
+                                : std::vector<LocalSize>{{1, 1}, {8, 1}, {16, 4}, {32, 2}, {64, 1},
+                                                          // Not powers of two: the reduction's tree has odd levels.
+                                                          {5, 3}, {3, 1}, {7, 3}, {6, 5}, {24, 1}};
     for (LocalSize local : shapes) {
-      CAPTURE(to_string(precision));
+      CAPTURE(std::string(to_string(precision)));
       CAPTURE(local.text());
       auto solver = make_solver(b, p, m, config(precision, local));
       CHECK(solver->backend() == b);
@@ -107,7 +109,7 @@ TEST_CASE_TEMPLATE("conformance: runs in pieces and small partial-sum chunks giv
   const Params p = d2q9::test::make_params(20, 12, 50, 0.02);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
-    CAPTURE(to_string(precision));
+    CAPTURE(std::string(to_string(precision)));
     const LocalSize shape = b == Backend::Reference ? LocalSize{} : LocalSize{4, 4};
     auto whole = make_solver(b, p, m, config(precision, shape));
     const RunOutput a = run(*whole, 50);
@@ -124,20 +126,17 @@ TEST_CASE_TEMPLATE("conformance: runs in pieces and small partial-sum chunks giv
 TEST_CASE_TEMPLATE("conformance: every kernel variant gives bit-identical results", T, BACKENDS) {
   constexpr Backend b = T::backend;
   SKIP_IF_UNAVAILABLE(b);
-  if (b == Backend::Reference) {
-    MESSAGE("SKIPPED: the serial reference has no kernel variants");
-    return;
-  }
+  if (b == Backend::Reference) D2Q9_SKIP("the serial reference has no kernel variants");
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
-    CAPTURE(to_string(precision));
+    CAPTURE(std::string(to_string(precision)));
     const LocalSize shape = b == Backend::Reference ? LocalSize{} : LocalSize{8, 2};
     const KernelVariant first = variants_of(b).front();
     auto a = make_solver(b, p, m, config(precision, shape, first));
     const RunOutput ra = run(*a, 120);
     for (KernelVariant v : variants_of(b)) {
-      CAPTURE(to_string(v));
+      CAPTURE(std::string(to_string(v)));
       // Odd chunks: two-step launches meet single-step remainders.
       auto s = make_solver(b, p, m, config(precision, shape, v, 7));
       if (b != Backend::Reference) CHECK(s->launch_plan()->variant == v);
@@ -158,7 +157,7 @@ TEST_CASE_TEMPLATE("conformance: a run resumed from its distributions in a new s
   const Params p = d2q9::test::make_params(20, 12, 60, 0.02);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
-    CAPTURE(to_string(precision));
+    CAPTURE(std::string(to_string(precision)));
     const LocalSize shape = b == Backend::Reference ? LocalSize{} : LocalSize{8, 2};
     auto whole = make_solver(b, p, m, config(precision, shape));
     const RunOutput a = run(*whole, 60);

@@ -47,11 +47,9 @@ std::string no_cuda_device_reason() {
   return {};
 }
 
-// doctest has no run-time skip: say so loudly and leave the test case.
 #define SKIP_WITHOUT_CUDA_DEVICE()                                                     \
   if (const std::string why_skipped = no_cuda_device_reason(); !why_skipped.empty()) { \
-    MESSAGE("SKIPPED (needs an NVIDIA GPU): " << why_skipped);                         \
-    return;                                                                            \
+    D2Q9_SKIP("needs an NVIDIA GPU: " << why_skipped);                                 \
   }
 
 // A CUDA solver with graphs on or off (the registry always uses them).
@@ -74,7 +72,7 @@ TEST_CASE("CUDA: NVRTC compiles the shared kernels to PTX for sm_90, with every 
   const Params p = d2q9::test::make_params(128, 64, 10);
   for (Precision precision : {Precision::Float, Precision::Double}) {
     for (LocalSize local : {LocalSize{128, 1}, LocalSize{16, 4}, LocalSize{5, 3}, LocalSize{1, 1}}) {
-      CAPTURE(to_string(precision));
+      CAPTURE(std::string(to_string(precision)));
       CAPTURE(local.x);
       CAPTURE(local.y);
       const CompiledKernels k =
@@ -216,14 +214,14 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kern
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
-    CAPTURE(to_string(precision));
+    CAPTURE(std::string(to_string(precision)));
     auto a = cuda_solver(p, m, config(precision, LocalSize{8, 2}, KernelVariant::Split), false);
     const RunOutput ra = run(*a, 120);
     CHECK(cuda_launch_mode(*a) == "plain launches (graphs turned off)");
 
     for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2}) {
       for (bool graphs : {true, false}) {
-        CAPTURE(to_string(variant));
+        CAPTURE(std::string(to_string(variant)));
         CAPTURE(graphs);
         // Chunks of 15: two-step launches meet single-step remainders.
         auto b = cuda_solver(p, m, config(precision, LocalSize{8, 2}, variant, 15), graphs);
@@ -245,10 +243,7 @@ TEST_CASE("CUDA and OpenCL give the same flow on the same device's problem") {
   // with the same rounding, so they agree with each other as with the reference.
   const Params p = d2q9::test::make_params(33, 21, 200, 0.02);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
-  if (list_opencl_devices().empty()) {
-    MESSAGE("SKIPPED: no OpenCL device to compare with");
-    return;
-  }
+  if (list_opencl_devices().empty()) D2Q9_SKIP("no OpenCL device to compare with");
   auto cuda = make_solver(Backend::Cuda, p, m, config(Precision::Double, LocalSize{16, 2}));
   auto opencl = make_solver(Backend::OpenCL, p, m, config(Precision::Double, LocalSize{16, 2}));
   const RunOutput a = run(*cuda, p.max_iters), b = run(*opencl, p.max_iters);
@@ -266,10 +261,8 @@ TEST_CASE("CUDA: the four coursework problems agree with the OpenCL backend with
   std::string opencl_gpu;
   for (std::string line; std::getline(lines, line) && opencl_gpu.empty();)
     if (contains(line, " [GPU] ")) opencl_gpu = line.substr(line.find_first_not_of(' '), line.find(':') - 2);
-  if (opencl_gpu.empty()) {
-    MESSAGE("SKIPPED: OpenCL has no GPU here, and the full problems would take many minutes on a CPU:\n" << list.out);
-    return;
-  }
+  if (opencl_gpu.empty())
+    D2Q9_SKIP("OpenCL has no GPU here, and the full problems would take many minutes on a CPU:\n" << list.out);
   const std::string opencl_device = "--device " + opencl_gpu + " ";
   for (const std::string size : {"128x128", "128x256", "256x256", "1024x1024"}) {
     CAPTURE(size);

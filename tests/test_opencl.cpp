@@ -57,7 +57,7 @@ TEST_CASE("OpenCL: the fused-rows kernel gives the split kernel's distributions,
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
-    CAPTURE(to_string(precision));
+    CAPTURE(std::string(to_string(precision)));
     auto a = make_solver(Backend::OpenCL, p, m, config(precision, LocalSize{8, 2}, KernelVariant::Split));
     const RunOutput ra = run(*a, 120);
     auto c = make_solver(Backend::OpenCL, p, m, config(precision, LocalSize{}, KernelVariant::FusedRows));
@@ -80,7 +80,7 @@ TEST_CASE("OpenCL: the fused-rows kernel's peeled edge columns and column chunks
     for (int x = 0; x < nx; x += 3) m.blocked[x + 2 * nx] = 1;
     m.blocked[nx - 1 + 5 * nx] = 1;  // in the accelerated row, at the wrapping edge
     for (Precision precision : {Precision::Float, Precision::Double}) {
-      CAPTURE(to_string(precision));
+      CAPTURE(std::string(to_string(precision)));
       auto a = make_solver(Backend::OpenCL, p, m, config(precision, LocalSize{1, 1}, KernelVariant::Split));
       const RunOutput ra = run(*a, 40);
       auto b = make_solver(Backend::OpenCL, p, m, config(precision, LocalSize{}, KernelVariant::FusedRows));

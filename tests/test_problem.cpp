@@ -93,6 +93,8 @@ TEST_CASE("read_obstacles rejects malformed lines with file:line") {
   CHECK(obstacles_error("\n\n8 0 1\n") == "o.dat:3: x = 8 is outside the grid [0, 7]");
   CHECK(obstacles_error("-1 0 1\n") == "o.dat:1: x = -1 is outside the grid [0, 7]");
   CHECK(obstacles_error("0 6 1\n") == "o.dat:1: y = 6 is outside the grid [0, 5]");
+  CHECK(obstacles_error("0 -1 1\n") == "o.dat:1: y = -1 is outside the grid [0, 5]");
+  CHECK(obstacles_error("7 -6 1\n") == "o.dat:1: y = -6 is outside the grid [0, 5]");
   CHECK(obstacles_error("0 0 2\n") == "o.dat:1: blocked value must be 1, got 2");
   CHECK(obstacles_error("0 0 1\n1 0 1\n0 1 1\n1 1 1\n", 2, 2) == "o.dat: every cell is blocked; there is no fluid to simulate");
 }
