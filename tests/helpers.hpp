@@ -23,6 +23,8 @@
 
 namespace d2q9::test {
 
+inline bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
 // A fresh empty directory under /tmp, removed at scope exit.
 struct TempDir {
   std::string path;

@@ -20,6 +20,7 @@
 
 using namespace d2q9;
 using d2q9::test::config;
+using d2q9::test::contains;
 using d2q9::test::max_relative_difference;
 using d2q9::test::reference;
 using d2q9::test::run;
@@ -31,7 +32,6 @@ using d2q9::test::TempDir;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -142,11 +142,13 @@ TEST_CASE("CUDA: a kernel that does not compile is reported with NVRTC's log") {
     message = e.what();
   }
   CHECK(message.rfind(broken.path + "/d2q9_bgk.cl: kernel build failed for CUDA compute_90", 0) == 0);
-  const auto log_at = message.find("build log:\n");
+  CHECK(message.find('\n') == std::string::npos);
+  const auto log_at = message.find(" (options and full build log in ");
   REQUIRE(log_at != std::string::npos);
-  // The log names the kernel file and its own line (the prelude is not counted).
-  CHECK(contains(message.substr(log_at), broken.path + "/d2q9_bgk.cl(2)"));
-  CHECK(contains(message.substr(log_at), "error"));
+  // The first diagnostic names the kernel file and its own line (the prelude is not counted).
+  CHECK(contains(message.substr(0, log_at), broken.path + "/d2q9_bgk.cl(2): error"));
+  const std::string log = slurp(message.substr(log_at + 32, message.size() - log_at - 33));
+  CHECK(contains(log, "options: --gpu-architecture=compute_90"));
 
   TempDir no_prelude;
   no_prelude.write(kKernelFile, slurp(std::string(D2Q9_KERNELS_DIR "/") + kKernelFile));
@@ -198,7 +200,8 @@ TEST_CASE("CUDA: the command line lists CUDA devices and runs --backend cuda, or
   Result bad = run_program(files2 + "--kernels-dir '" + broken.path + "'");
   CHECK(bad.status == 1);
   CHECK(bad.err.rfind("error: " + broken.path + "/d2q9_bgk.cl: kernel build failed for CUDA ", 0) == 0);
-  CHECK(contains(bad.err, "build log:\n"));
+  CHECK(contains(bad.err, "(options and full build log in "));
+  CHECK(count_lines(bad.err) == 1);
   bad = run_program(files2 + "--device 99");
   CHECK(bad.status == 1);
   CHECK(bad.err.rfind("error: --device 99 does not exist: there are ", 0) == 0);

@@ -373,3 +373,22 @@ TEST_CASE("restart: SIGTERM while the final files are written leaves the previou
   CHECK(slurp(out.file("av_vels.dat")) == "old av_vels\n");
   CHECK(slurp(out.file("final_state.dat")) == "old final state\n");
 }
+
+TEST_CASE("errors: control characters in paths and files are escaped, so every error is one line") {
+  TempDir dir;
+  const auto pf = dir.write("in.params", "12\n10\n40\n10\n0.1\n0.02\n1.7\n");
+  const auto of = dir.write("obs.dat", "0 0 1\n");
+  // A missing input, an output directory and a value, each with a newline, a tab or ESC.
+  Result r = run_program({dir.file("no\nsuch.params"), of, "-o", dir.path});
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + dir.path + "/no\\nsuch.params: cannot open file (No such file or directory)\n");
+  r = run_program({pf, of, "-o", dir.path + "/out\t\x1b[31m"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + dir.path + "/out\\t\\x1b[31m: output directory does not exist\n");
+  const auto bad = dir.write("bad.dat", "0 0 1\n1\x01 1 1\n");
+  r = run_program({pf, bad, "-o", dir.path});
+  CHECK(r.status == 1);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err == "error: " + bad + ":2: expected three integers 'x y 1', got '1\\x01 1 1'\n");
+  CHECK(r.out == "");
+}

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "model/printable.hpp"
 #include "app/cli.hpp"
 #include "d2q9_commit.hpp"
 #include "device/backend.hpp"
@@ -198,7 +199,7 @@ int main(int argc, char* argv[]) {
     po::store(po::parse_command_line(argc, argv, desc), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "error: %s (see --help)\n", printable(e.what()).c_str());
     return 2;
   }
   if (vm.count("help")) {
@@ -290,10 +291,10 @@ int main(int argc, char* argv[]) {
     std::printf("wrote %s.csv and %s.json\n", stem.c_str(), stem.c_str());
     return 0;
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", printable(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", printable(e.what()).c_str());
     return 1;
   }
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "model/printable.hpp"
 #include "model/compare.hpp"
 #include "model/problem.hpp"
 
@@ -20,7 +21,7 @@ int main(int argc, char* argv[]) {
     char* end = nullptr;
     tolerance = std::strtod(argv[3], &end);
     if (*end != '\0' || !(tolerance > 0)) {
-      std::fprintf(stderr, "error: tolerance must be a positive number, got '%s'\n", argv[3]);
+      std::fprintf(stderr, "error: tolerance must be a positive number, got '%s'\n", d2q9::printable(argv[3]).c_str());
       return 2;
     }
   }
@@ -34,7 +35,7 @@ int main(int argc, char* argv[]) {
                 d2q9::kAbsoluteFloor, d2q9::kAbsoluteFloor);
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", d2q9::printable(e.what()).c_str());
     return 1;
   }
 }

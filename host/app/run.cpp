@@ -1,3 +1,4 @@
+#include "model/printable.hpp"
 #include "app/run.hpp"
 
 #include <fcntl.h>
@@ -253,7 +254,7 @@ int run_program(int argc, const char* const argv[], Ranks& ranks) {
   try {
     options = parse_command_line(argc, argv);  // the same arguments everywhere: every rank agrees
   } catch (const UsageError& e) {
-    if (ranks.is_root()) std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    if (ranks.is_root()) std::fprintf(stderr, "error: %s (see --help)\n", printable(e.what()).c_str());
     return 2;
   }
   try {
@@ -266,7 +267,7 @@ int run_program(int argc, const char* const argv[], Ranks& ranks) {
     return 0;
   } catch (const std::exception& e) {
     const auto* agreed = dynamic_cast<const RanksFailure*>(&e);
-    if (ranks.is_root() && !(agreed && agreed->silent())) std::fprintf(stderr, "error: %s\n", e.what());
+    if (ranks.is_root() && !(agreed && agreed->silent())) std::fprintf(stderr, "error: %s\n", printable(e.what()).c_str());
     return exit_status(e);
   }
 }

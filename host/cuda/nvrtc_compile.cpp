@@ -76,8 +76,10 @@ CompiledKernels compile_kernels_nvrtc(const std::string& kernels_dir, const std:
   out.log = program_log(program.get());
   out.options = joined;
   if (built != NVRTC_SUCCESS)
-    throw DeviceError(kernel_path + ": kernel build failed for CUDA " + (target.cubin ? "sm_" : "compute_") + arch +
-                      " (" + nvrtcGetErrorString(built) + ") with options '" + joined + "'; build log:\n" + out.log);
+    throw DeviceError(build_failure_message(kernel_path + ": kernel build failed for CUDA " +
+                                                (target.cubin ? "sm_" : "compute_") + arch + " (" +
+                                                nvrtcGetErrorString(built) + ")",
+                                            joined, out.log));
 
   std::size_t size = 0;
   if (target.cubin) {

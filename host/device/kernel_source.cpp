@@ -1,7 +1,10 @@
 #include "device/kernel_source.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -18,6 +21,20 @@ std::string executable_dir() {
   std::string path(buf, static_cast<std::size_t>(n));
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// The line of a compiler log a reader needs first: its first error, else its
+// first non-empty line.
+std::string first_diagnostic(const std::string& log) {
+  std::istringstream lines(log);
+  std::string first;
+  for (std::string line; std::getline(lines, line);) {
+    std::string lower = line;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower.find("error") != std::string::npos) return line;
+    if (first.empty() && line.find_first_not_of(" \t\r") != std::string::npos) first = line;
+  }
+  return first.empty() ? "the compiler gave no log" : first;
 }
 
 bool has_kernel(const std::string& dir) { return std::ifstream(dir + "/" + kKernelFile).good(); }
@@ -79,6 +96,18 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("ACCEL_ROW=" + std::to_string(slab->accel_row));
   }
   return defines;
+}
+
+std::string build_failure_message(const std::string& where, const std::string& options, const std::string& log) {
+  std::string message = where + ": " + first_diagnostic(log);
+  std::error_code ec;
+  const auto dir = std::filesystem::temp_directory_path(ec);
+  const std::string path = (ec ? std::string("/tmp") : dir.string()) + "/d2q9-build-" + std::to_string(::getpid()) + ".log";
+  std::ofstream out(path, std::ios::trunc);
+  out << where << "\noptions: " << options << "\n\n" << log;
+  out.close();
+  if (out) return message + " (options and full build log in " + path + ")";
+  return message + " (the full build log could not be saved to " + path + "; options: " + options + ")";
 }
 
 void check_index_range(const Params& params) {

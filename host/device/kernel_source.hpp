@@ -37,6 +37,11 @@ inline std::vector<std::string> kernel_defines(const Params& params, Precision p
   return kernel_defines(params, precision, plan.local, plan.rows_per_item, slab);
 }
 
+// The one-line message for a kernel build that failed at `where`: the
+// compiler's first diagnostic, and the file the whole log (with the options)
+// was saved to, since a log is many lines and an error is one.
+std::string build_failure_message(const std::string& where, const std::string& options, const std::string& log);
+
 // Kernels index with 32-bit ints: refuse grids whose arrays would overflow them.
 void check_index_range(const Params& params);
 

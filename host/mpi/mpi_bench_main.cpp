@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "model/printable.hpp"
 #include "app/cli.hpp"
 #include "device/backend.hpp"
 #include "device/kernel_source.hpp"
@@ -92,7 +93,7 @@ int main(int argc, char* argv[]) {
   try {
     o = parse(argc, argv);
   } catch (const UsageError& e) {
-    if (ranks.is_root()) std::fprintf(stderr, "error: %s (see --help)\n", e.what());
+    if (ranks.is_root()) std::fprintf(stderr, "error: %s (see --help)\n", printable(e.what()).c_str());
     return 2;
   }
   try {

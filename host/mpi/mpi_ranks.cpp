@@ -1,3 +1,4 @@
+#include "model/printable.hpp"
 #include "mpi/mpi_ranks.hpp"
 
 #include <cstdio>
@@ -129,7 +130,7 @@ void MpiRanks::abort(std::exception_ptr failure) {
     message = e.what();
   } catch (...) {
   }
-  std::fprintf(stderr, "error: rank %d: %s\n", rank_, message.c_str());
+  std::fprintf(stderr, "error: rank %d: %s\n", rank_, printable(message).c_str());
   std::fflush(stderr);
   MPI_Abort(comm_, 1);
   std::exit(1);

@@ -135,20 +135,20 @@ cl::Program build_opencl_program(const cl::Context& context, const cl::Device& d
   const std::string where = kernels_dir + "/" + file + ": kernel build failed on " + trimmed(device.getInfo<CL_DEVICE_NAME>());
   try {
     // Some drivers (PoCL) also print compiler diagnostics straight to stderr;
-    // the build log below already holds them, so keep stderr to our one line.
+    // the saved build log already holds them, so keep stderr to our one line.
     StderrSilencer quiet;
     program.build({device}, flags.c_str());
   } catch (const cl::BuildError& e) {
     std::string log;
     for (const auto& entry : e.getBuildLog()) log += entry.second;
-    throw DeviceError(where + " with options '" + flags + "'; build log:\n" + log);
+    throw DeviceError(build_failure_message(where, flags, log));
   } catch (const cl::Error& e) {
     std::string log;
     try {
       log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
     } catch (const cl::Error&) {
     }
-    throw DeviceError(where + " (" + cl_error_name(e.err()) + ") with options '" + flags + "'; build log:\n" + log);
+    throw DeviceError(build_failure_message(where + " (" + cl_error_name(e.err()) + ")", flags, log));
   }
   return program;
 }
