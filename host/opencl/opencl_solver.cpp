@@ -30,8 +30,9 @@ class OpenCLSolver final : public ChunkedSolver {
     global_ = cl::NDRange(static_cast<std::size_t>(plan.groups_x) * plan.local.x,
                           static_cast<std::size_t>(plan.groups_y) * plan.local.y);
     local_range_ = cl::NDRange(plan.local.x, plan.local.y);
-    // Uploaded, not filled on the device: oclgrind does not count
-    // clEnqueueFillBuffer as initialising memory, and one grid fits the host.
+    // Uploaded whole, not filled on the device, so oclgrind can check reads
+    // of uninitialised memory: its shadow of a buffer keeps only the last host
+    // write (a fill is many small ones). One grid fits the host.
     lattice_.upload(current_, initial_distributions(params));
   }
 
