@@ -52,4 +52,23 @@ __device__ __forceinline__ size_t get_global_size(const unsigned dim) {
 #define CLK_GLOBAL_MEM_FENCE 2
 #define barrier(flags) __syncthreads()
 
+// Reinterpretation and conversion built-ins.
+__device__ __forceinline__ unsigned int as_uint(const float x) { return __float_as_uint(x); }
+__device__ __forceinline__ float as_float(const unsigned int x) { return __uint_as_float(x); }
+__device__ __forceinline__ unsigned int convert_uint_rte(const float x) { return __float2uint_rn(x); }
+
+// 16-bit half loads and stores (vload_half / vstore_half_rte): the data are
+// unsigned shorts holding IEEE half bits, converted by the hardware.
+typedef unsigned short half;
+__device__ __forceinline__ float vload_half(const size_t i, const half* p) {
+  float x;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(x) : "h"(p[i]));
+  return x;
+}
+__device__ __forceinline__ void vstore_half_rte(const float x, const size_t i, half* p) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+  p[i] = h;
+}
+
 #endif  // D2Q9_CUDA_PRELUDE_H

@@ -7,6 +7,8 @@
 //   LOCAL_SIZE_X, LOCAL_SIZE_Y  work-group shape (the reduction's local array size)
 //   REDUCE_POW2         largest power of two below LOCAL_SIZE_X*LOCAL_SIZE_Y (0 when it is 1)
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
+//   STORAGE_FP16S or STORAGE_FP16C, with STORAGE_SCALE and STORAGE_INV_SCALE:
+//                       distributions stored in 16 bits (float arithmetic; see below)
 // and, only for one slab of a grid split across MPI ranks (host/mpi/), whose
 // local lattice has a halo row below (row 0) and above (row NY-1):
 //   FIRST_ROW, LAST_ROW  rows propagate_rebound_collide updates (default 0 and NY-1);
@@ -32,6 +34,21 @@ typedef double real;
 typedef float real;
 #endif
 
+// Distributions in device memory: `real` by default, or 16 bits with
+// STORAGE_FP16S / STORAGE_FP16C. A 16-bit value holds the distribution's
+// difference from its value at rest, w_k * DENSITY, times STORAGE_SCALE (a
+// power of two, so scaling is exact): the constant part costs no bits, and
+// the bits go to the flow (Lehmann et al., Phys. Rev. E 106, 015308, 2022).
+// FP16S is IEEE half. FP16C has a sign, 4 exponent bits and 11 mantissa bits
+// (one more than half) for magnitudes in [2^-14, 2), evenly spaced below.
+// host/model/storage16.cpp converts exactly as these helpers do.
+#if defined(STORAGE_FP16S) || defined(STORAGE_FP16C)
+#define STORAGE_16 1
+typedef ushort stored;
+#else
+typedef real stored;
+#endif
+
 #ifdef __OPENCL_VERSION__
 // Keep a*b+c as two roundings, as the serial reference computes it.
 #pragma OPENCL FP_CONTRACT OFF
@@ -49,6 +66,65 @@ typedef float real;
 #endif
 
 #define NCELLS (NX * NY)
+
+// The value of speed k at rest, the same float operations as the host's.
+ALWAYS_INLINE real rest_value(const int k) {
+  const real w = k == 0 ? (real)4 / (real)9 : k < 5 ? (real)1 / (real)9 : (real)1 / (real)36;
+  return w * (real)DENSITY;
+}
+
+#if defined(STORAGE_FP16S)
+ALWAYS_INLINE float load16(__global const ushort* p, const int i) { return vload_half(i, (__global const half*)p); }
+ALWAYS_INLINE void store16(__global ushort* p, const int i, const float x) { vstore_half_rte(x, i, (__global half*)p); }
+ALWAYS_INLINE float round16(const float x) {
+  ushort code;
+  vstore_half_rte(x, 0, (half*)&code);
+  return vload_half(0, (const half*)&code);
+}
+#elif defined(STORAGE_FP16C)
+ALWAYS_INLINE ushort encode16(const float x) {
+  const float a = fabs(x);
+  // Normal: re-bias the exponent, keep 11 mantissa bits rounding to nearest
+  // even (a carry rolls into the exponent); saturates, also for inf and NaN.
+  const uint v = as_uint(a) - (112u << 23);
+  const uint normal = min((v + 0x7ffu + ((v >> 12) & 1u)) >> 12, 0x7fffu);
+  const uint linear = convert_uint_rte(a * 0x1p25f);  // below 2^-14: steps of 2^-25
+  return (ushort)(((as_uint(x) >> 16) & 0x8000u) | (a < 0x1p-14f ? linear : normal));
+}
+ALWAYS_INLINE float decode16(const ushort code) {
+  const uint m = code & 0x7fffu;
+  const float a = m < 2048u ? (float)m * 0x1p-25f : as_float((m << 12) + (112u << 23));
+  return (code & 0x8000u) ? -a : a;
+}
+ALWAYS_INLINE float load16(__global const ushort* p, const int i) { return decode16(p[i]); }
+ALWAYS_INLINE void store16(__global ushort* p, const int i, const float x) { p[i] = encode16(x); }
+ALWAYS_INLINE float round16(const float x) { return decode16(encode16(x)); }
+#endif
+
+// Speed k of a cell, read from and written to device memory.
+ALWAYS_INLINE real load_f(__global const stored* p, const int k, const int cell) {
+#ifdef STORAGE_16
+  return load16(p, k * NCELLS + cell) * (real)STORAGE_INV_SCALE + rest_value(k);
+#else
+  return p[k * NCELLS + cell];
+#endif
+}
+ALWAYS_INLINE void store_f(__global stored* p, const int k, const int cell, const real value) {
+#ifdef STORAGE_16
+  store16(p, k * NCELLS + cell, (value - rest_value(k)) * (real)STORAGE_SCALE);
+#else
+  p[k * NCELLS + cell] = value;
+#endif
+}
+// What store_f then load_f give back: where a variant keeps in registers a
+// value that another variant stores, it rounds it so, and all agree.
+ALWAYS_INLINE real as_stored(const int k, const real value) {
+#ifdef STORAGE_16
+  return round16((value - rest_value(k)) * (real)STORAGE_SCALE) * (real)STORAGE_INV_SCALE + rest_value(k);
+#else
+  return value;
+#endif
+}
 #ifndef FIRST_ROW
 #define FIRST_ROW 0
 #endif
@@ -81,7 +157,7 @@ typedef float real;
 #define ACCEL_W2 ((real)DENSITY * (real)ACCEL / (real)36)
 
 // Moves momentum into +x along row ACCEL_ROW where no distribution would go negative.
-__kernel void accelerate_flow(__global real* restrict cells, __global const uchar* restrict obstacles) {
+__kernel void accelerate_flow(__global stored* restrict cells, __global const uchar* restrict obstacles) {
   const int ii = (int)get_global_id(0);
   if (ACCEL_ROW < 0) return;  // the row is another slab's
   if (ii >= NX) return;
@@ -90,16 +166,16 @@ __kernel void accelerate_flow(__global real* restrict cells, __global const ucha
 
   const real w1 = ACCEL_W1;
   const real w2 = ACCEL_W2;
-  const real f3 = cells[3 * NCELLS + cell];
-  const real f6 = cells[6 * NCELLS + cell];
-  const real f7 = cells[7 * NCELLS + cell];
+  const real f3 = load_f(cells, 3, cell);
+  const real f6 = load_f(cells, 6, cell);
+  const real f7 = load_f(cells, 7, cell);
   if (f3 - w1 > (real)0 && f6 - w2 > (real)0 && f7 - w2 > (real)0) {
-    cells[1 * NCELLS + cell] += w1;
-    cells[5 * NCELLS + cell] += w2;
-    cells[8 * NCELLS + cell] += w2;
-    cells[3 * NCELLS + cell] = f3 - w1;
-    cells[6 * NCELLS + cell] = f6 - w2;
-    cells[7 * NCELLS + cell] = f7 - w2;
+    store_f(cells, 1, cell, load_f(cells, 1, cell) + w1);
+    store_f(cells, 5, cell, load_f(cells, 5, cell) + w2);
+    store_f(cells, 8, cell, load_f(cells, 8, cell) + w2);
+    store_f(cells, 3, cell, f3 - w1);
+    store_f(cells, 6, cell, f6 - w2);
+    store_f(cells, 7, cell, f7 - w2);
   }
 }
 
@@ -108,21 +184,21 @@ __kernel void accelerate_flow(__global real* restrict cells, __global const ucha
 // The helpers take no `restrict` (the kernels' arguments carry it): inlined
 // restrict parameters inside the rows kernel's loop leave
 // llvm.experimental.noalias.scope.decl calls that oclgrind cannot run.
-ALWAYS_INLINE void pull_from(__global const real* src, const int ii, const int jj, const int x_e, const int x_w,
+ALWAYS_INLINE void pull_from(__global const stored* src, const int ii, const int jj, const int x_e, const int x_w,
                       const int y_n, const int y_s, real* g) {
-  g[0] = src[0 * NCELLS + ii + jj * NX];
-  g[1] = src[1 * NCELLS + x_w + jj * NX];
-  g[2] = src[2 * NCELLS + ii + y_s * NX];
-  g[3] = src[3 * NCELLS + x_e + jj * NX];
-  g[4] = src[4 * NCELLS + ii + y_n * NX];
-  g[5] = src[5 * NCELLS + x_w + y_s * NX];
-  g[6] = src[6 * NCELLS + x_e + y_s * NX];
-  g[7] = src[7 * NCELLS + x_e + y_n * NX];
-  g[8] = src[8 * NCELLS + x_w + y_n * NX];
+  g[0] = load_f(src, 0, ii + jj * NX);
+  g[1] = load_f(src, 1, x_w + jj * NX);
+  g[2] = load_f(src, 2, ii + y_s * NX);
+  g[3] = load_f(src, 3, x_e + jj * NX);
+  g[4] = load_f(src, 4, ii + y_n * NX);
+  g[5] = load_f(src, 5, x_w + y_s * NX);
+  g[6] = load_f(src, 6, x_e + y_s * NX);
+  g[7] = load_f(src, 7, x_e + y_n * NX);
+  g[8] = load_f(src, 8, x_w + y_n * NX);
 }
 
 // Incoming distributions of cell (ii, jj), periodic in both directions.
-ALWAYS_INLINE void pull(__global const real* src, const int ii, const int jj, real* g) {
+ALWAYS_INLINE void pull(__global const stored* src, const int ii, const int jj, real* g) {
   const int x_e = (ii + 1 == NX) ? 0 : ii + 1;
   const int x_w = (ii == 0) ? NX - 1 : ii - 1;
   const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
@@ -130,16 +206,8 @@ ALWAYS_INLINE void pull(__global const real* src, const int ii, const int jj, re
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
 }
 
-ALWAYS_INLINE void store(__global real* dst, const int cell, const real* f) {
-  dst[0 * NCELLS + cell] = f[0];
-  dst[1 * NCELLS + cell] = f[1];
-  dst[2 * NCELLS + cell] = f[2];
-  dst[3 * NCELLS + cell] = f[3];
-  dst[4 * NCELLS + cell] = f[4];
-  dst[5 * NCELLS + cell] = f[5];
-  dst[6 * NCELLS + cell] = f[6];
-  dst[7 * NCELLS + cell] = f[7];
-  dst[8 * NCELLS + cell] = f[8];
+ALWAYS_INLINE void store(__global stored* dst, const int cell, const real* f) {
+  for (int k = 0; k < 9; ++k) store_f(dst, k, cell, f[k]);
 }
 
 // The new state f of a cell from its incoming distributions g: rebound on
@@ -194,15 +262,18 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int accelerat
   }
 
   if (accelerate && !blocked) {
+    // What the separate accelerate_flow kernel would read back: with 16-bit
+    // storage, the stored values (as_stored is the identity otherwise).
     const real aw1 = ACCEL_W1;
     const real aw2 = ACCEL_W2;
-    if (f[3] - aw1 > (real)0 && f[6] - aw2 > (real)0 && f[7] - aw2 > (real)0) {
-      f[1] += aw1;
-      f[5] += aw2;
-      f[8] += aw2;
-      f[3] -= aw1;
-      f[6] -= aw2;
-      f[7] -= aw2;
+    const real f3 = as_stored(3, f[3]), f6 = as_stored(6, f[6]), f7 = as_stored(7, f[7]);
+    if (f3 - aw1 > (real)0 && f6 - aw2 > (real)0 && f7 - aw2 > (real)0) {
+      f[1] = as_stored(1, f[1]) + aw1;
+      f[5] = as_stored(5, f[5]) + aw2;
+      f[8] = as_stored(8, f[8]) + aw2;
+      f[3] = f3 - aw1;
+      f[6] = f6 - aw2;
+      f[7] = f7 - aw2;
     }
   }
   return speed;
@@ -233,7 +304,7 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int accelerat
 // identical to launching accelerate_flow separately. A launch may cover part
 // of the rows through a global work offset: groups are numbered within the
 // launch, so the host shifts partial_offset to match.
-ONE_STEP_KERNEL void propagate_rebound_collide(__global const real* restrict src, __global real* restrict dst,
+ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict src, __global stored* restrict dst,
                                         __global const uchar* restrict obstacles,
                                         __global real* restrict partial_sums, const int partial_offset,
                                         const int accelerate_next) {
@@ -270,7 +341,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const real* restrict src
     real h[9], f1[9];                                                             \
     pull(src, x, y, h);                                                           \
     const real s = collide(h, obstacles[x + y * NX], y == ACCEL_ROW, f1);            \
-    g[k] = f1[k];                                                                 \
+    g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
     if (k == 0) speed1 = s;                                                       \
   } while (0)
 
@@ -281,7 +352,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const real* restrict src
 // launch); step 2's follows when accelerate_next. |u| of step 1 goes to
 // partial_sums[partial_offset + group], of step 2 one step's worth of groups
 // further on. Bit-identical to two propagate_rebound_collide launches.
-__kernel void propagate_rebound_collide_x2(__global const real* restrict src, __global real* restrict dst,
+__kernel void propagate_rebound_collide_x2(__global const stored* restrict src, __global stored* restrict dst,
                                            __global const uchar* restrict obstacles,
                                            __global real* restrict partial_sums, const int partial_offset,
                                            const int accelerate_next) {
@@ -314,7 +385,7 @@ __kernel void propagate_rebound_collide_x2(__global const real* restrict src, __
 
 // One cell of propagate_rebound_collide_rows, with its neighbouring columns
 // and rows given; returns its |u|.
-ALWAYS_INLINE real row_cell(__global const real* src, __global real* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
+ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
                      const int x_w, const int y_n, const int y_s, const int accelerate) {
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
@@ -333,7 +404,7 @@ ALWAYS_INLINE real row_cell(__global const real* src, __global real* dst, __glob
 // sum. The wrapping edge columns are peeled off, so the inner loop reads
 // contiguous neighbours and keeps |u| in an array rather than a running sum:
 // both let the compiler vectorise it across columns.
-__kernel void propagate_rebound_collide_rows(__global const real* restrict src, __global real* restrict dst,
+__kernel void propagate_rebound_collide_rows(__global const stored* restrict src, __global stored* restrict dst,
                                              __global const uchar* restrict obstacles,
                                              __global real* restrict partial_sums, const int partial_offset,
                                              const int accelerate_next) {

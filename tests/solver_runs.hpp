@@ -22,6 +22,10 @@ inline RunOutput run(Solver& s, int steps) {
 
 // The serial reference's whole run of p.max_iters steps.
 inline RunOutput reference(const Params& p, const ObstacleMask& m, Precision precision) {
+  if (is_16bit(precision)) {
+    ReferenceSolver<float> s(p, m, precision);
+    return run(s, p.max_iters);
+  }
   if (precision == Precision::Float) {
     ReferenceSolver<float> s(p, m);
     return run(s, p.max_iters);

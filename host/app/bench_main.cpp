@@ -181,7 +181,7 @@ int main(int argc, char* argv[]) {
     ("help,h", "show this help")
     ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
     ("device,d", po::value<int>()->default_value(-1), "OpenCL device index (default: first GPU, else first device)")
-    ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
+    ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c")
     ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | split | fused | fused-x2")
     ("local-size,l", po::value<std::string>()->default_value("auto"), "WxH or auto (tuned per case, cached)")
     ("kernels-dir", po::value<std::string>(), "folder holding the .cl files")
@@ -215,8 +215,8 @@ int main(int argc, char* argv[]) {
     SolverConfig base;
     base.device.device = vm["device"].as<int>();
     const std::string precision = vm["precision"].as<std::string>();
-    if (precision != "float" && precision != "double") throw UsageError("--precision must be float or double");
-    base.device.precision = precision == "float" ? Precision::Float : Precision::Double;
+    if (!parse_precision(precision, base.device.precision))
+      throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + precision + "'");
     const std::string variant = vm["kernel-variant"].as<std::string>();
     try {
       base.launch.variant = parse_kernel_variant(variant);
@@ -229,7 +229,7 @@ int main(int argc, char* argv[]) {
     base.launch.local = parse_local_size(vm["local-size"].as<std::string>());
     base.device.kernels_dir = find_kernels_dir(vm.count("kernels-dir") ? vm["kernels-dir"].as<std::string>() : "");
     const DeviceDescription dev = describe_device(backend_id, base.device.device);
-    const std::size_t real_size = d2q9::real_size(base.device.precision);
+    const std::size_t real_size = d2q9::stored_size(base.device.precision);
     const double bytes_per_update = 2.0 * kSpeeds * real_size + 1.0;  // read + write 9 values, one mask byte
     const std::string out_dir =
         vm.count("output-dir") ? vm["output-dir"].as<std::string>() : "results/" + slug(dev.name);

@@ -25,7 +25,7 @@ po::options_description visible_options() {
     ("tune", "search the work-group shapes afresh, print their timings and cache the fastest")
     ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
-    ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
+    ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c: fp16s and fp16c compute in float and store the distributions in 16 bits (half the memory traffic; see docs/performance.md)")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
      "(acceleration folded into the step before) | fused-x2: two steps per launch | fused-rows: a row per "
@@ -130,12 +130,8 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.output_dir = vm["output-dir"].as<std::string>();
   if (vm.count("kernels-dir")) o.kernels_dir = vm["kernels-dir"].as<std::string>();
   const std::string precision = vm["precision"].as<std::string>();
-  if (precision == "float")
-    o.precision = Precision::Float;
-  else if (precision == "double")
-    o.precision = Precision::Double;
-  else
-    throw UsageError("--precision must be float or double, got '" + precision + "'");
+  if (!parse_precision(precision, o.precision))
+    throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + precision + "'");
   try {
     o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
   } catch (const std::invalid_argument& e) {

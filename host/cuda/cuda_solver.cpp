@@ -154,7 +154,7 @@ void CudaSolver::setup(const ObstacleMask& mask, const DeviceConfig& config) {
   device_name_ = info.name;
 
   const std::size_t cells = params.cells();
-  const std::size_t lattice_bytes = kSpeeds * cells * real_size(precision_);
+  const std::size_t lattice_bytes = kSpeeds * cells * stored_size(precision_);
   const std::size_t half_bytes = half_values() * real_size(precision_);
 
   CU_CALL(cuDevicePrimaryCtxRetain, &context_, device_);
@@ -328,16 +328,16 @@ const void* CudaSolver::wait_partials(int half) {
 
 std::vector<double> CudaSolver::distributions() {
   const std::size_t count = kSpeeds * params_.cells();
-  std::vector<unsigned char> raw(count * real_size(precision_));
+  std::vector<unsigned char> raw(count * stored_size(precision_));
   CU_CALL(cuCtxSetCurrent, context_);
   CU_CALL(cuMemcpyDtoHAsync, raw.data(), cells_[current_], raw.size(), stream_);
   CU_CALL(cuStreamSynchronize, stream_);
-  return from_device_reals(raw.data(), count, precision_);
+  return from_device_reals(raw.data(), count, precision_, params_.density);
 }
 
 void CudaSolver::load_distributions(const std::vector<double>& f) {
   if (f.size() != kSpeeds * params_.cells()) throw std::invalid_argument("load_distributions: wrong number of values");
-  const std::vector<unsigned char> raw = to_device_reals(f, precision_);
+  const std::vector<unsigned char> raw = to_device_reals(f, precision_, params_.density);
   CU_CALL(cuCtxSetCurrent, context_);
   CU_CALL(cuMemcpyHtoDAsync, cells_[current_], raw.data(), raw.size(), stream_);
   CU_CALL(cuStreamSynchronize, stream_);

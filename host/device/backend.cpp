@@ -92,6 +92,9 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
                                     const SolverConfig& config, Ranks* ranks) {
   require_built(b);
   if (ranks && ranks->size() > 1) {
+    if (is_16bit(config.device.precision))
+      throw InputError(std::string("-p ") + to_string(config.device.precision) +
+                       " (16-bit storage) does not run under mpirun yet: use -p float");
 #ifdef D2Q9_WITH_MPI
     if (auto* mpi = dynamic_cast<MpiRanks*>(ranks)) return make_slab(b, params, mask, config, *mpi);
 #endif
@@ -101,8 +104,10 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
     throw InputError("--slab-rows splits the grid between MPI ranks: give it under mpirun with one height per rank");
   switch (b) {
     case Backend::Reference:
-      if (config.device.precision == Precision::Float) return std::make_unique<ReferenceSolver<float>>(params, mask);
-      return std::make_unique<ReferenceSolver<double>>(params, mask);
+      if (config.device.precision == Precision::Double) return std::make_unique<ReferenceSolver<double>>(params, mask);
+      if (is_16bit(config.device.precision))
+        return std::make_unique<ReferenceSolver<float>>(params, mask, config.device.precision);
+      return std::make_unique<ReferenceSolver<float>>(params, mask);
     case Backend::OpenCL:
       return make_opencl_solver(params, mask, config.device, *plan_for(b, params, config));
 #ifdef D2Q9_HAVE_CUDA

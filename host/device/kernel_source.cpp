@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "model/storage16.hpp"
+
 namespace d2q9 {
 
 namespace {
@@ -42,7 +44,7 @@ bool has_kernel(const std::string& dir) { return std::ifstream(dir + "/" + kKern
 std::string literal(double value, Precision precision) {
   char buf[64];
   // Exponent form always has a '.', so the 'f' suffix stays a valid literal.
-  if (precision == Precision::Float)
+  if (precision != Precision::Double)
     std::snprintf(buf, sizeof buf, "%.9ef", static_cast<double>(static_cast<float>(value)));
   else
     std::snprintf(buf, sizeof buf, "%.17e", value);
@@ -90,6 +92,12 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "ROWS_PER_ITEM=" + std::to_string(rows_per_item),
   };
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
+  if (is_16bit(precision)) {
+    const Storage16 storage(precision, params.density);
+    defines.push_back(precision == Precision::Fp16s ? "STORAGE_FP16S=1" : "STORAGE_FP16C=1");
+    defines.push_back("STORAGE_SCALE=" + literal(storage.scale(), precision));
+    defines.push_back("STORAGE_INV_SCALE=" + literal(storage.inv_scale(), precision));
+  }
   if (slab) {
     defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
     defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));

@@ -105,7 +105,7 @@ void check_device_memory(const std::string& what, unsigned long long needed, uns
 
 unsigned long long device_bytes_needed(const Params& params, const LaunchPlan& plan, Precision precision) {
   const unsigned long long cells = params.cells();
-  const unsigned long long lattice = kSpeeds * cells * real_size(precision);
+  const unsigned long long lattice = kSpeeds * cells * stored_size(precision);
   const unsigned long long partials = 2ULL * plan.chunk_steps * plan.num_groups() * real_size(precision);
   return 2 * lattice + cells + partials;
 }

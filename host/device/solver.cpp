@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "model/stability.hpp"
+#include "model/storage16.hpp"
 
 namespace d2q9 {
 
@@ -27,18 +28,24 @@ void append_average_velocities(const void* partials, Precision precision, int st
     double sum = 0.0;
     for (int g = 0; g < num_groups; ++g) {
       const std::size_t i = static_cast<std::size_t>(t) * num_groups + g;
-      sum += precision == Precision::Float ? static_cast<const float*>(partials)[i]
-                                           : static_cast<const double*>(partials)[i];
+      sum += precision == Precision::Double ? static_cast<const double*>(partials)[i]
+                                            : static_cast<const float*>(partials)[i];
     }
     av_vels.push_back(sum / static_cast<double>(fluid_cells));
     check_average_velocity(av_vels.back(), av_vels.size() - 1);
   }
 }
 
-std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision) {
-  std::vector<unsigned char> out(f.size() * real_size(precision));
+std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, double density) {
+  std::vector<unsigned char> out(f.size() * stored_size(precision));
   if (precision == Precision::Double) {
     std::memcpy(out.data(), f.data(), out.size());
+  } else if (is_16bit(precision)) {
+    const Storage16 storage(precision, density);
+    const std::size_t plane = f.size() / kSpeeds;
+    std::uint16_t* p = reinterpret_cast<std::uint16_t*>(out.data());
+    for (std::size_t i = 0; i < f.size(); ++i)
+      p[i] = storage.encode_exact(static_cast<int>(i / plane), f[i]);
   } else {
     float* p = reinterpret_cast<float*>(out.data());
     for (std::size_t i = 0; i < f.size(); ++i) p[i] = static_cast<float>(f[i]);
@@ -46,10 +53,15 @@ std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precisi
   return out;
 }
 
-std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision) {
+std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, double density) {
   std::vector<double> f(count);
   if (precision == Precision::Double) {
     std::memcpy(f.data(), reals, count * sizeof(double));
+  } else if (is_16bit(precision)) {
+    const Storage16 storage(precision, density);
+    const std::size_t plane = count / kSpeeds;
+    const std::uint16_t* p = static_cast<const std::uint16_t*>(reals);
+    for (std::size_t i = 0; i < count; ++i) f[i] = storage.decode(static_cast<int>(i / plane), p[i]);
   } else {
     const float* p = static_cast<const float*>(reals);
     for (std::size_t i = 0; i < count; ++i) f[i] = p[i];

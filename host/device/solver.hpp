@@ -57,8 +57,9 @@ class Solver {
 void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
                                std::size_t fluid_cells, std::vector<double>& av_vels);
 
-// Distributions as a device holds them (the run's precision) and back.
-std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision);
-std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision);
+// Distributions (all nine planes) as a device holds them (the run's
+// precision; 16-bit formats need the problem's density) and back.
+std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, double density);
+std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, double density);
 
 }  // namespace d2q9

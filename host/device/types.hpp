@@ -13,10 +13,34 @@ class DeviceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Precision { Float, Double };
+// Arithmetic and storage of the distributions. Float and Double store what
+// they compute with; Fp16s and Fp16c compute in float and store 16 bits in
+// device memory (formats in host/model/storage16.hpp).
+enum class Precision { Float, Double, Fp16s, Fp16c };
 
-inline const char* to_string(Precision p) { return p == Precision::Float ? "float" : "double"; }
-inline std::size_t real_size(Precision p) { return p == Precision::Float ? sizeof(float) : sizeof(double); }
+inline const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::Double: return "double";
+    case Precision::Fp16s: return "fp16s";
+    case Precision::Fp16c: return "fp16c";
+    default: return "float";
+  }
+}
+constexpr Precision kPrecisions[] = {Precision::Float, Precision::Double, Precision::Fp16s, Precision::Fp16c};
+// "float", "double", "fp16s" or "fp16c"; false for anything else.
+inline bool parse_precision(const std::string& text, Precision& out) {
+  for (Precision p : kPrecisions)
+    if (text == to_string(p)) {
+      out = p;
+      return true;
+    }
+  return false;
+}
+inline bool is_16bit(Precision p) { return p == Precision::Fp16s || p == Precision::Fp16c; }
+// Bytes of the arithmetic type (partial sums, local memory).
+inline std::size_t real_size(Precision p) { return p == Precision::Double ? sizeof(double) : sizeof(float); }
+// Bytes of one stored distribution value.
+inline std::size_t stored_size(Precision p) { return is_16bit(p) ? 2 : real_size(p); }
 
 // Work-group (thread-block) shape; 0x0 means "let the launch plan choose".
 struct LocalSize {

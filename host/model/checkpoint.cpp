@@ -1,5 +1,7 @@
 #include "model/checkpoint.hpp"
 
+#include "model/storage16.hpp"
+
 #include <dirent.h>
 
 #include <fcntl.h>
@@ -30,7 +32,18 @@ constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 4 * 4 + 3 * 8 + 8 + 8;
 constexpr std::size_t kChecksumBytes = 8;
 
-std::size_t real_bytes(Precision p) { return p == Precision::Float ? sizeof(float) : sizeof(double); }
+// The header's value format: bytes per value, and in the upper half which
+// 16-bit format (codes kept exactly, so a restart continues bit-exactly).
+constexpr std::uint32_t kFp16cTag = 1u << 16;
+std::uint32_t value_format(Precision p) {
+  switch (p) {
+    case Precision::Double: return sizeof(double);
+    case Precision::Fp16s: return 2;
+    case Precision::Fp16c: return 2 | kFp16cTag;
+    default: return sizeof(float);
+  }
+}
+
 
 // Appends and hashes everything written, so the checksum needs no second pass.
 class HashingWriter {
@@ -70,6 +83,20 @@ void write_values(HashingWriter& w, const std::vector<double>& values) {
     const std::size_t n = std::min(kBlock, values.size() - at);
     block.assign(values.begin() + at, values.begin() + at + n);
     w.write(block.data(), n * sizeof(Real));
+  }
+}
+
+void write_codes(HashingWriter& w, const Checkpoint& c) {
+  const Storage16 storage(c.precision, c.params.density);
+  const std::size_t plane = c.f.size() / kSpeeds;
+  constexpr std::size_t kBlock = 1 << 16;
+  std::vector<std::uint16_t> block;
+  block.reserve(kBlock);
+  for (std::size_t at = 0; at < c.f.size(); at += kBlock) {
+    block.clear();
+    for (std::size_t i = at; i < std::min(c.f.size(), at + kBlock); ++i)
+      block.push_back(storage.encode_exact(static_cast<int>(i / plane), c.f[i]));
+    w.write(block.data(), block.size() * sizeof(std::uint16_t));
   }
 }
 
@@ -220,13 +247,15 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   HashingWriter w(file.get(), path);
   w.write(kMagic, sizeof kMagic);
   w.put<std::uint32_t>(kVersion);
-  w.put<std::uint32_t>(static_cast<std::uint32_t>(real_bytes(c.precision)));
+  w.put<std::uint32_t>(value_format(c.precision));
   for (int v : {c.params.nx, c.params.ny, c.params.max_iters, c.params.reynolds_dim}) w.put<std::int32_t>(v);
   for (double v : {c.params.density, c.params.accel, c.params.omega}) w.put<double>(v);
   w.put<std::uint64_t>(c.mask_hash);
   w.put<std::uint64_t>(c.av_vels.size());
   w.write(c.av_vels.data(), c.av_vels.size() * sizeof(double));
-  if (c.precision == Precision::Float)
+  if (is_16bit(c.precision))
+    write_codes(w, c);
+  else if (c.precision == Precision::Float)
     write_values<float>(w, c.f);
   else
     write_values<double>(w, c.f);
@@ -249,10 +278,16 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
     throw fail("checkpoint format version " + std::to_string(version) + " is not supported (this program reads " +
                std::to_string(kVersion) + ")");
   Checkpoint c;
-  const auto real_size = r.get<std::uint32_t>();
-  if (real_size != sizeof(float) && real_size != sizeof(double))
-    throw fail("corrupt checkpoint: " + std::to_string(real_size) + " bytes per value is neither float nor double");
-  c.precision = real_size == sizeof(float) ? Precision::Float : Precision::Double;
+  const auto format = r.get<std::uint32_t>();
+  bool known = false;
+  for (Precision p : {Precision::Float, Precision::Double, Precision::Fp16s, Precision::Fp16c})
+    if (format == value_format(p)) {
+      c.precision = p;
+      known = true;
+    }
+  if (!known)
+    throw fail("corrupt checkpoint: value format " + std::to_string(format) + " is none of float, double, fp16s, fp16c");
+  const std::uint32_t real_size = format & 0xffffu;
   c.params.nx = r.get<std::int32_t>();
   c.params.ny = r.get<std::int32_t>();
   c.params.max_iters = r.get<std::int32_t>();
@@ -286,10 +321,16 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
     throw fail("corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
 
   r.get_values<double>(c.av_vels, steps);
-  if (c.precision == Precision::Float)
+  if (is_16bit(c.precision)) {
+    r.get_values<std::uint16_t>(c.f, kSpeeds * cells);  // the codes, as exact integers
+    const Storage16 storage(c.precision, c.params.density);
+    for (std::size_t i = 0; i < c.f.size(); ++i)
+      c.f[i] = storage.decode(static_cast<int>(i / cells), static_cast<std::uint16_t>(c.f[i]));
+  } else if (c.precision == Precision::Float) {
     r.get_values<float>(c.f, kSpeeds * cells);
-  else
+  } else {
     r.get_values<double>(c.f, kSpeeds * cells);
+  }
   return c;
 }
 

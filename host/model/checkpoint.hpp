@@ -4,7 +4,8 @@
 // Format (version 1, little-endian; all offsets fixed by the header):
 //   8 bytes  magic "D2Q9CKPT"
 //   u32      format version (1)
-//   u32      bytes per distribution value: 4 (float run) or 8 (double run)
+//   u32      the values' format: 4 (float run), 8 (double run), or the stored
+//            16-bit codes of a 16-bit run: 2 (fp16s) or 2 + 65536 (fp16c)
 //   i32 x4   nx, ny, maxIters, reynolds_dim
 //   f64 x3   density, accel, omega
 //   u64      hash of the obstacle mask (obstacle_mask_hash)

@@ -23,7 +23,7 @@ std::string printable_number(double v) {
 
 std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
   const std::uint64_t cells = params.cells();
-  const std::uint64_t real = precision == Precision::Float ? sizeof(float) : sizeof(double);
+  const std::uint64_t real = real_size(precision);
   const std::uint64_t values = kSpeeds * cells;
   std::uint64_t bytes = values * (sizeof(double) + real) + cells;
   if (reference_backend) bytes += 2 * values * real;

@@ -346,7 +346,7 @@ std::vector<double> SlabSolver::distributions() {
     MPI_Gatherv(mine.data() + k * own * real_size_, static_cast<int>(own), type, speed.data(), counts.data(),
                 displs.data(), type, 0, comm_);
     if (rank_ != 0) continue;
-    const std::vector<double> plane = from_device_reals(speed.data(), cells, precision_);
+    const std::vector<double> plane = from_device_reals(speed.data(), cells, precision_, params_.density);
     std::copy(plane.begin(), plane.end(), f.begin() + static_cast<std::ptrdiff_t>(k * cells));
   }
   return f;

@@ -27,7 +27,7 @@ DeviceLimits opencl_device_limits(const cl::Device& device) {
 OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const LaunchPlan& plan, Precision p,
                              const std::string& kernels_dir, const std::vector<std::string>& defines,
                              std::size_t partial_values, const std::vector<std::uint8_t>& blocked)
-    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), cells(lattice.cells()) {
+    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), density(lattice.density), cells(lattice.cells()) {
   if (precision == Precision::Double && device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name + " does not support double precision (cl_khr_fp64); use --precision float");
   const std::size_t lattice_bytes = kSpeeds * plane_bytes();
@@ -78,12 +78,12 @@ std::vector<double> OpenCLLattice::download(int which) {
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading results from " + device_name);
   }
-  return from_device_reals(raw.data(), kSpeeds * cells, precision);
+  return from_device_reals(raw.data(), kSpeeds * cells, precision, density);
 }
 
 void OpenCLLattice::upload(int which, const std::vector<double>& f) {
   if (f.size() != kSpeeds * cells) throw std::invalid_argument("load_distributions: wrong number of values");
-  const std::vector<unsigned char> raw = to_device_reals(f, precision);
+  const std::vector<unsigned char> raw = to_device_reals(f, precision, density);
   try {
     queue.enqueueWriteBuffer(lattices[which], CL_TRUE, 0, raw.size(), raw.data());
   } catch (const cl::Error& e) {
@@ -97,7 +97,9 @@ void OpenCLLattice::fill_at_rest(int which, const Params& params) {
   const std::vector<double> rest = initial_distributions(one_cell);
   try {
     for (int k = 0; k < kSpeeds; ++k) {
-      if (precision == Precision::Float)
+      if (is_16bit(precision))  // a value at rest is stored as 0 in both formats
+        queue.enqueueFillBuffer(lattices[which], static_cast<std::uint16_t>(0), k * plane_bytes(), plane_bytes());
+      else if (precision == Precision::Float)
         queue.enqueueFillBuffer(lattices[which], static_cast<float>(rest[k]), k * plane_bytes(), plane_bytes());
       else
         queue.enqueueFillBuffer(lattices[which], rest[k], k * plane_bytes(), plane_bytes());

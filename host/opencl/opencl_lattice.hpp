@@ -25,6 +25,7 @@ struct OpenCLLattice {
   cl::Device device;
   std::string device_name;
   Precision precision;
+  double density;     // the problem's (16-bit storage is relative to it)
   std::size_t cells;  // of the lattice held
   cl::Context context;
   cl::CommandQueue queue;  // in order: every solver relies on it
@@ -36,7 +37,7 @@ struct OpenCLLattice {
   cl::Kernel collide[2];     // reading lattices[0] / [1], writing the other
   cl::Kernel collide_x2[2];  // two steps; not built for the rows kernel
 
-  std::size_t plane_bytes() const { return cells * real_size(precision); }
+  std::size_t plane_bytes() const { return cells * stored_size(precision); }
   // The whole of lattice `which` as doubles, and back (blocking).
   std::vector<double> download(int which);
   void upload(int which, const std::vector<double>& f);

@@ -1,14 +1,23 @@
 #include "reference/reference_solver.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "model/stability.hpp"
 
 namespace d2q9 {
 
 template <typename Real>
-ReferenceSolver<Real>::ReferenceSolver(const Params& params, const ObstacleMask& mask)
+ReferenceSolver<Real>::ReferenceSolver(const Params& params, const ObstacleMask& mask,
+                                       std::optional<Precision> storage)
     : params_(params), mask_(mask), cells_(params.cells()), tmp_cells_(params.cells()) {
+  if (storage) {
+    if (!is_16bit(*storage) || sizeof(Real) != sizeof(float))
+      throw std::invalid_argument("ReferenceSolver: 16-bit storage needs float arithmetic");
+    storage_format_ = storage;
+    storage_.emplace(*storage, params.density);
+    codes_.resize(cells_.size());
+  }
   load_distributions(initial_distributions(params));
 }
 
@@ -16,7 +25,20 @@ template <typename Real>
 void ReferenceSolver<Real>::load_distributions(const std::vector<double>& f) {
   const std::size_t n = cells_.size();
   for (std::size_t i = 0; i < n; ++i)
-    for (int k = 0; k < kSpeeds; ++k) cells_[i][k] = static_cast<Real>(f[k * n + i]);
+    for (int k = 0; k < kSpeeds; ++k) {
+      if (storage_) {
+        codes_[i][k] = storage_->encode_exact(k, f[k * n + i]);
+        cells_[i][k] = static_cast<Real>(storage_->load(k, codes_[i][k]));
+      } else {
+        cells_[i][k] = static_cast<Real>(f[k * n + i]);
+      }
+    }
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::store(std::size_t i, int k) {
+  codes_[i][k] = storage_->encode(k, static_cast<float>(cells_[i][k]));
+  cells_[i][k] = static_cast<Real>(storage_->load(k, codes_[i][k]));
 }
 
 template <typename Real>
@@ -28,6 +50,10 @@ void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
     collision();
     av_vels.push_back(static_cast<double>(av_velocity()));
     check_average_velocity(av_vels.back(), av_vels.size() - 1);
+    // The kernels measure |u| before they store the new state.
+    if (storage_)
+      for (std::size_t i = 0; i < cells_.size(); ++i)
+        for (int k = 0; k < kSpeeds; ++k) store(i, k);
   }
 }
 
@@ -40,7 +66,8 @@ void ReferenceSolver<Real>::accelerate_flow() {
   const int jj = params_.ny - 2;
   for (int ii = 0; ii < params_.nx; ++ii) {
     if (mask_.at(ii, jj)) continue;
-    Cell& c = cells_[ii + jj * params_.nx];
+    const std::size_t i = ii + jj * params_.nx;
+    Cell& c = cells_[i];
     if (c[3] - w1 > Real(0) && c[6] - w2 > Real(0) && c[7] - w2 > Real(0)) {
       c[1] += w1;
       c[5] += w2;
@@ -48,6 +75,8 @@ void ReferenceSolver<Real>::accelerate_flow() {
       c[3] -= w1;
       c[6] -= w2;
       c[7] -= w2;
+      if (storage_)
+        for (int k : {1, 3, 5, 6, 7, 8}) store(i, k);
     }
   }
 }
@@ -120,7 +149,8 @@ std::vector<double> ReferenceSolver<Real>::distributions() {
   const std::size_t n = cells_.size();
   std::vector<double> f(kSpeeds * n);
   for (std::size_t i = 0; i < n; ++i)
-    for (int k = 0; k < kSpeeds; ++k) f[k * n + i] = static_cast<double>(cells_[i][k]);
+    for (int k = 0; k < kSpeeds; ++k)
+      f[k * n + i] = storage_ ? storage_->decode(k, codes_[i][k]) : static_cast<double>(cells_[i][k]);
   return f;
 }
 

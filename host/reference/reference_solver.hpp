@@ -3,20 +3,28 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "device/solver.hpp"
+#include "model/storage16.hpp"
 
 namespace d2q9 {
 
 template <typename Real>
 class ReferenceSolver final : public Solver {
  public:
-  ReferenceSolver(const Params& params, const ObstacleMask& mask);
+  // `storage` Fp16s or Fp16c (with Real = float): the state is kept in that
+  // 16-bit format between steps, rounded where the kernels store it.
+  ReferenceSolver(const Params& params, const ObstacleMask& mask, std::optional<Precision> storage = std::nullopt);
 
   Backend backend() const override { return Backend::Reference; }
   std::string device_name() const override { return "serial CPU reference"; }
-  Precision precision() const override { return sizeof(Real) == sizeof(float) ? Precision::Float : Precision::Double; }
+  Precision precision() const override {
+    if (storage_format_) return *storage_format_;
+    return sizeof(Real) == sizeof(float) ? Precision::Float : Precision::Double;
+  }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
@@ -30,6 +38,11 @@ class ReferenceSolver final : public Solver {
 
  private:
   using Cell = std::array<Real, kSpeeds>;
+  // 16-bit storage: speed k of cell i stored, and read back as the kernels do.
+  void store(std::size_t i, int k);
+  std::optional<Precision> storage_format_;
+  std::optional<Storage16> storage_;
+  std::vector<std::array<std::uint16_t, kSpeeds>> codes_;
   Params params_;
   ObstacleMask mask_;
   std::vector<Cell> cells_;
