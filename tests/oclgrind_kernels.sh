@@ -15,19 +15,26 @@ trap 'rm -rf "$dir"' EXIT
 printf '13\n11\n6\n10\n0.1\n0.02\n1.7\n' > "$dir/in.params"
 printf '0 0 1\n5 5 1\n6 9 1\n12 10 1\n' > "$dir/obs.dat"
 status=0
+# check LABEL COMMAND...: runs the command; any output or a failure is a report.
+check() {
+  local label=$1
+  shift
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ] || [ -n "$out" ]; then
+    echo "FAIL: $label (exit $rc):"; echo "$out" | head -20; status=1
+  else
+    echo "ok: $label"
+  fi
+}
 for variant in split fused fused-x2 fused-rows; do
   for precision in float double; do
     shapes="4x2 5x3 1x1 16x1"
     [ $variant = fused-rows ] && shapes=auto  # a row per work-item: no shape to choose
     for shape in $shapes; do
-      out=$(oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" "$dir/obs.dat" -o "$dir" -q \
-              --no-png --kernel-variant $variant -p $precision -l $shape 2>&1)
-      rc=$?
-      if [ $rc -ne 0 ] || [ -n "$out" ]; then
-        echo "FAIL: $variant $precision $shape (exit $rc):"; echo "$out" | head -20; status=1
-      else
-        echo "ok: $variant $precision $shape"
-      fi
+      check "$variant $precision $shape" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" \
+        "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape
     done
   done
 done
@@ -47,14 +54,9 @@ else
     ranks=$1 shape=$2
     shift 2
     for precision in float double; do
-      out=$("$mpiexec" --oversubscribe -np $ranks oclgrind --data-races --check-api "$exe" "$dir/in.params" \
-              "$dir/obs.dat" -o "$dir" -q --no-png -p $precision -l $shape "$@" 2>&1)
-      rc=$?
-      if [ $rc -ne 0 ] || [ -n "$out" ]; then
-        echo "FAIL: slabs on $ranks ranks, $precision $shape $* (exit $rc):"; echo "$out" | head -20; status=1
-      else
-        echo "ok: slabs on $ranks ranks, $precision $shape $*"
-      fi
+      check "slabs on $ranks ranks, $precision $shape $*" "$mpiexec" --oversubscribe -np $ranks oclgrind \
+        --data-races --check-api "$exe" "$dir/in.params" "$dir/obs.dat" -o "$dir" -q --no-png -p $precision \
+        -l $shape "$@"
     done
   done
 fi
