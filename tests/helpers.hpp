@@ -1,6 +1,7 @@
 // Small shared pieces of the test suite.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 namespace d2q9::test {
 
 inline bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 // A fresh empty directory under /tmp, removed at scope exit.
 struct TempDir {

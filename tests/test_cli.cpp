@@ -24,7 +24,7 @@ std::vector<double> numbers(const std::string& text) {
   return out;
 }
 
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using d2q9::test::count_lines;
 
 const std::string kParams = "12\n10\n40\n10\n0.1\n0.02\n1.7\n";
 const std::string kObstacles = "0 0 1\n5 5 1\n11 9 1\n";

@@ -57,7 +57,7 @@ std::unique_ptr<Solver> cuda_solver(const Params& p, const ObstacleMask& m, cons
   return make_cuda_solver(p, m, c.device, *plan_for(Backend::Cuda, p, c), graphs);
 }
 
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using d2q9::test::count_lines;
 
 // A kernels directory holding the real prelude and the given kernel file.
 void write_kernels_dir(const TempDir& dir, const std::string& kernel_source) {

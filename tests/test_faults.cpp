@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 
 using d2q9::test::contains;
+using d2q9::test::count_lines;
 using d2q9::test::Result;
 using d2q9::test::run_shell;
 using d2q9::test::slurp;
@@ -36,12 +37,6 @@ std::map<std::string, std::string> contents(const std::string& dir) {
 
 void restore(const std::string& dir, const std::map<std::string, std::string>& files) {
   for (const auto& [name, bytes] : files) std::ofstream(dir + "/" + name, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-std::size_t count_lines(const std::string& s) {
-  std::size_t n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
 }
 
 struct Problem {

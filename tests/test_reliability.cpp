@@ -109,7 +109,7 @@ bool wait_for_file(Child& child, const std::string& path) {
   return false;
 }
 
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using d2q9::test::count_lines;
 
 // A run of a few seconds on PoCL, with enough flow that rounding matters.
 const std::string kLongParams = "64\n64\n10000\n10\n0.1\n0.005\n1.85\n";

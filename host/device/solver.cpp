@@ -41,11 +41,7 @@ std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precisi
   if (precision == Precision::Double) {
     std::memcpy(out.data(), f.data(), out.size());
   } else if (is_16bit(precision)) {
-    const Storage16 storage(precision, density);
-    const std::size_t plane = f.size() / kSpeeds;
-    std::uint16_t* p = reinterpret_cast<std::uint16_t*>(out.data());
-    for (std::size_t i = 0; i < f.size(); ++i)
-      p[i] = storage.encode_exact(static_cast<int>(i / plane), f[i]);
+    Storage16(precision, density).encode_planes(f.data(), f.size(), reinterpret_cast<std::uint16_t*>(out.data()));
   } else {
     float* p = reinterpret_cast<float*>(out.data());
     for (std::size_t i = 0; i < f.size(); ++i) p[i] = static_cast<float>(f[i]);
@@ -58,10 +54,7 @@ std::vector<double> from_device_reals(const void* reals, std::size_t count, Prec
   if (precision == Precision::Double) {
     std::memcpy(f.data(), reals, count * sizeof(double));
   } else if (is_16bit(precision)) {
-    const Storage16 storage(precision, density);
-    const std::size_t plane = count / kSpeeds;
-    const std::uint16_t* p = static_cast<const std::uint16_t*>(reals);
-    for (std::size_t i = 0; i < count; ++i) f[i] = storage.decode(static_cast<int>(i / plane), p[i]);
+    Storage16(precision, density).decode_planes(static_cast<const std::uint16_t*>(reals), count, f.data());
   } else {
     const float* p = static_cast<const float*>(reals);
     for (std::size_t i = 0; i < count; ++i) f[i] = p[i];

@@ -88,4 +88,14 @@ std::uint16_t Storage16::encode_exact(int k, double f) const {
   return ieee_ ? float_to_half(x) : float_to_fp16c(x);
 }
 
+void Storage16::encode_planes(const double* f, std::size_t count, std::uint16_t* codes) const {
+  const std::size_t plane = count / kSpeeds;
+  for (std::size_t i = 0; i < count; ++i) codes[i] = encode_exact(static_cast<int>(i / plane), f[i]);
+}
+
+void Storage16::decode_planes(const std::uint16_t* codes, std::size_t count, double* f) const {
+  const std::size_t plane = count / kSpeeds;
+  for (std::size_t i = 0; i < count; ++i) f[i] = decode(static_cast<int>(i / plane), codes[i]);
+}
+
 }  // namespace d2q9

@@ -7,6 +7,7 @@
 //          [2^-14, 2) (rounded half up), steps of 2^-25 below.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "device/types.hpp"
@@ -32,6 +33,10 @@ class Storage16 {
   float as_stored(int k, float f) const { return load(k, encode(k, f)); }
   // The code of a value given in double, exactly inverting decode().
   std::uint16_t encode_exact(int k, double f) const;
+  // Whole lattices, nine planes of speed k at [k * count / 9 + i]: codes for
+  // values (encode_exact) and exact values for codes (decode).
+  void encode_planes(const double* f, std::size_t count, std::uint16_t* codes) const;
+  void decode_planes(const std::uint16_t* codes, std::size_t count, double* f) const;
   float scale() const { return scale_; }
   float inv_scale() const { return inv_scale_; }
 
