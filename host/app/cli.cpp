@@ -16,6 +16,7 @@ po::options_description visible_options() {
   // clang-format off
   desc.add_options()
     ("help,h", "show this help and exit")
+    ("version", "print the version, the commit it was built from and the backends built in, and exit")
     ("list-devices", "list every device with its index for --device, and exit")
     ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda (NVIDIA GPUs, when built) | reference (serial CPU oracle)")
     ("device,d", po::value<std::string>(), "device index from --list-devices, among the chosen backend's devices (default: first GPU, else first device)")
@@ -111,10 +112,11 @@ Options parse_command_line(int argc, const char* const argv[]) {
 
   Options o;
   o.help = vm.count("help") > 0;
+  o.version = vm.count("version") > 0;
   o.list_devices = vm.count("list-devices") > 0;
   o.quiet = vm.count("quiet") > 0;
   o.tune = vm.count("tune") > 0;
-  if (o.help || o.list_devices) return o;
+  if (o.help || o.version || o.list_devices) return o;
 
   if (!vm.count("paramfile") || !vm.count("obstaclefile"))
     throw UsageError("expected two arguments: <paramfile> <obstaclefile>");

@@ -22,6 +22,7 @@ struct Options {
   std::string param_file;
   std::string obstacle_file;
   bool help = false;
+  bool version = false;
   bool list_devices = false;
   bool quiet = false;
   Backend backend = Backend::OpenCL;

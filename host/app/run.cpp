@@ -20,6 +20,7 @@
 #include "app/progress.hpp"
 #include "app/run_loop.hpp"
 #include "app/summary.hpp"
+#include "app/version.hpp"
 #include "device/backend.hpp"
 #include "device/kernel_source.hpp"
 #include "model/limits.hpp"
@@ -207,6 +208,9 @@ void run(const Options& o, Ranks& ranks) {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     RunSummary summary;
+    const BuildInfo build = build_info();
+    summary.version = build.version;
+    summary.commit = build.commit;
     summary.param_file = o.param_file;
     summary.obstacle_file = o.obstacle_file;
     summary.params = params;
@@ -258,8 +262,9 @@ int run_program(int argc, const char* const argv[], Ranks& ranks) {
     return 2;
   }
   try {
-    if (options.help || options.list_devices) {
+    if (options.help || options.version || options.list_devices) {
       if (ranks.is_root() && options.help) std::cout << usage_text(argv[0]);
+      if (ranks.is_root() && options.version) std::cout << version_line("d2q9-bgk") << "\n";
       if (ranks.is_root() && options.list_devices) print_devices(stdout);
       return 0;
     }

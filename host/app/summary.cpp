@@ -29,6 +29,7 @@ void print_summary(std::FILE* out, const RunSummary& s) {
 std::string summary_json(const RunSummary& s) {
   const Params& p = s.params;
   nlohmann::ordered_json j;
+  j["program"] = {{"name", "d2q9-bgk"}, {"version", s.version}, {"commit", s.commit}};
   j["param_file"] = s.param_file;
   j["obstacle_file"] = s.obstacle_file;
   j["params"] = {{"nx", p.nx},           {"ny", p.ny},         {"max_iters", p.max_iters},

@@ -10,6 +10,7 @@
 namespace d2q9 {
 
 struct RunSummary {
+  std::string version, commit;  // of the program that ran (BuildInfo)
   std::string param_file, obstacle_file;
   Params params;
   std::size_t fluid_cells = 0;
