@@ -1,6 +1,9 @@
 // Checkpoint files, the segmented run loop, instability detection and the
 // host memory limit, driven through the library.
 #include <doctest/doctest.h>
+#include <xxhash.h>
+
+#include <cstring>
 
 #include <algorithm>
 #include <chrono>
@@ -83,7 +86,7 @@ TEST_CASE("checkpoint: written and read back exactly, in both precisions") {
     write_checkpoint(dir.file(kCheckpointFile), c);
     CHECK(dir.listing() == std::string(kCheckpointFile) + "\n");  // no temporary file left beside it
     const std::size_t real = precision == Precision::Float ? 4 : 8;
-    CHECK(slurp(dir.file(kCheckpointFile)).size() == 72 + 9 * 8 + 9 * 30 * real + 8);
+    CHECK(slurp(dir.file(kCheckpointFile)).size() == 72 + 4 + 9 * 8 + 9 * 30 * real + 8);  // no run record
     const Checkpoint r = read_checkpoint(dir.file(kCheckpointFile));
     CHECK(r.params.nx == 6);
     CHECK(r.params.ny == 5);
@@ -135,7 +138,7 @@ TEST_CASE("checkpoint: every truncation and every damaged byte is refused") {
     const std::string msg = parse_error(good.substr(0, n));
     CHECK(msg.rfind("ck: ", 0) == 0);
   }
-  CHECK(parse_error(good.substr(0, 100)).find("truncated or corrupt checkpoint: 100 bytes, but a 6x5 grid after 9 steps needs 1232") !=
+  CHECK(parse_error(good.substr(0, 100)).find("truncated or corrupt checkpoint: 100 bytes, but a 6x5 grid after 9 steps needs 1236") !=
         std::string::npos);
   CHECK(parse_error(good + "x").find("truncated or corrupt checkpoint") != std::string::npos);
   for (std::size_t i = 0; i < good.size(); ++i) {
@@ -150,8 +153,45 @@ TEST_CASE("checkpoint: every truncation and every damaged byte is refused") {
         "ck: corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
   CHECK(parse_error("12\n10\n40\n") == "ck: not a d2q9-bgk checkpoint (no D2Q9CKPT header)");
   std::string future = good;
-  future[8] = 2;
-  CHECK(parse_error(future) == "ck: checkpoint format version 2 is not supported (this program reads 1)");
+  future[8] = 3;
+  CHECK(parse_error(future) == "ck: checkpoint format version 3 is not supported (this program reads 2)");
+}
+
+TEST_CASE("checkpoint: the run record round-trips, and version 1 files (no record) are still read") {
+  TempDir dir;
+  Checkpoint c = sample_checkpoint(Precision::Float);
+  c.run.param_file = "/in/p.params";
+  c.run.obstacle_file = "/in/o\"bs\n.dat";  // JSON text: quotes and newlines are escaped
+  c.run.param_hash = 0xfedcba9876543210ULL;
+  c.run.obstacle_hash = 1;
+  c.run.options = {{"output-dir", "/out"}, {"no-png", ""}, {"local-size", "8x2"}};
+  write_checkpoint(dir.file("ck"), c);
+  const Checkpoint r = read_checkpoint(dir.file("ck"));
+  CHECK(r.run.param_file == c.run.param_file);
+  CHECK(r.run.obstacle_file == c.run.obstacle_file);
+  CHECK(r.run.param_hash == c.run.param_hash);
+  CHECK(r.run.obstacle_hash == c.run.obstacle_hash);
+  CHECK(r.run.options == c.run.options);
+  CHECK(r.f == c.f);
+
+  // Version 1: the same bytes without the record length, and their checksum.
+  write_checkpoint(dir.file("v2"), sample_checkpoint(Precision::Float));
+  std::string v1 = slurp(dir.file("v2"));
+  v1[8] = 1;
+  v1.erase(72, 4);
+  const std::uint64_t checksum = XXH3_64bits(v1.data(), v1.size() - 8);
+  std::memcpy(v1.data() + v1.size() - 8, &checksum, 8);
+  REQUIRE(parse_error(v1) == "");
+  const Checkpoint old = parse_checkpoint(reinterpret_cast<const unsigned char*>(v1.data()), v1.size(), "ck");
+  CHECK(old.run.empty());
+  CHECK(old.f == sample_checkpoint(Precision::Float).f);
+  CHECK(old.av_vels == sample_checkpoint(Precision::Float).av_vels);
+
+  // A record length beyond the file is refused before anything is read.
+  std::string forged = slurp(dir.file("v2"));
+  const std::uint32_t huge = 1u << 30;
+  std::memcpy(forged.data() + 72, &huge, 4);
+  CHECK(parse_error(forged).find("ck: truncated or corrupt checkpoint: a run record of 1073741824 bytes") == 0);
 }
 
 TEST_CASE("checkpoint: files that cannot be read") {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "helpers.hpp"
+#include <nlohmann/json.hpp>
 #include "opencl/opencl_solver.hpp"
 
 using d2q9::test::slurp;
@@ -163,8 +164,8 @@ TEST_CASE("cli: missing files, devices, local sizes, kernels, memory") {
   CHECK(r.err == "error: /nonexistent.params: cannot open file (No such file or directory)\n");
   r = run_program("'" + pf + "' /nonexistent.dat -o '" + out.path + "'");
   CHECK(r.err == "error: /nonexistent.dat: cannot open file (No such file or directory)\n");
-  r = run_program("'" + pf + "' '" + of + "' -o /nonexistent-dir");
-  CHECK(r.err == "error: /nonexistent-dir: output directory does not exist\n");
+  r = run_program("'" + pf + "' '" + of + "' -o /nonexistent-dir/out");
+  CHECK(r.err == "error: /nonexistent-dir/out: cannot create output directory (its parent directory does not exist)\n");
 
   r = run_program(files + "--device 99");
   CHECK(r.status == 1);
@@ -220,17 +221,65 @@ TEST_CASE("cli: missing files, devices, local sizes, kernels, memory") {
   CHECK(out.listing() == "");
 }
 
-TEST_CASE("cli: --tune prints the searched shapes and the choice") {
+TEST_CASE("cli: --tune (or --autotune) prints the launches timed and the choice, and the summary says why") {
   TempDir dir;
   const auto pf = dir.write("in.params", kParams);
   const auto of = dir.write("obs.dat", kObstacles);
   TempDir out;
-  const Result r = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' --tune");
-  REQUIRE(r.status == 0);
-  CHECK(r.out.find("Work-group size search on ") == 0);
-  CHECK(r.out.find("  32x1 ") != std::string::npos);
-  CHECK(r.out.find("Chosen: ") != std::string::npos);
-  CHECK(r.out.find("==done==") != std::string::npos);
+  for (const char* option : {"--tune", "--autotune"}) {
+    CAPTURE(option);
+    const Result r = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' " + option);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("Launch search on ") == 0);
+    CHECK(r.out.find("\n  fused-rows ") != std::string::npos);  // the CPU default, timed first
+    CHECK(r.out.find("\n  fused 32x1 ") != std::string::npos);
+    CHECK(r.out.find("\n  split ") != std::string::npos);
+    CHECK(r.out.find("\n  fused-x2 ") != std::string::npos);
+    CHECK(r.out.find("Chosen: ") != std::string::npos);
+    CHECK(r.out.find("==done==") != std::string::npos);
+  }
+  const Result given = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' -l 4x2");
+  CHECK(given.out.find("\nLaunch:\t\t\t\tlocal size as given; fused: a local size was given, and fused-rows (the CPU "
+                       "default) takes none\n") != std::string::npos);
+  const Result rows = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' --kernel-variant fused-rows -l 128x1");
+  CHECK(rows.status == 1);
+  CHECK(rows.err == "error: --kernel-variant fused-rows runs a whole row per work-item and takes no --local-size (got "
+                    "128x1): leave it out, or choose another variant\n");
+}
+
+TEST_CASE("cli: --version names the version, commit and backends; the JSON summary carries them") {
+  const Result v = run_program("--version");
+  CHECK(v.status == 0);
+  CHECK(v.err == "");
+  CHECK(v.out.rfind("d2q9-bgk 0.", 0) == 0);
+  CHECK(v.out.find(" (commit ") != std::string::npos);
+  CHECK(v.out.find("; backends: reference, opencl") != std::string::npos);
+  CHECK(count_lines(v.out) == 1);
+  const std::string version = v.out.substr(9, v.out.find(' ', 9) - 9);
+  const std::string commit = v.out.substr(v.out.find("(commit ") + 8, v.out.find(';') - v.out.find("(commit ") - 8);
+  CHECK(commit.size() >= 12);
+
+  TempDir dir;
+  const auto pf = dir.write("in.params", kParams);
+  const auto of = dir.write("obs.dat", kObstacles);
+  REQUIRE(run_program("'" + pf + "' '" + of + "' -q -o '" + dir.path + "' --summary-json '" + dir.path + "/s.json'").status == 0);
+  const auto json = nlohmann::json::parse(slurp(dir.file("s.json")));
+  CHECK(json.at("program") == nlohmann::json{{"name", "d2q9-bgk"}, {"version", version}, {"commit", commit}});
+  CHECK(json.at("launch_reason").get<std::string>().find(json.at("kernel_variant").get<std::string>()) !=
+        std::string::npos);
+}
+
+TEST_CASE("cli: a mistyped long option gets a suggestion") {
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"a b --tnue", "error: unrecognised option '--tnue'; did you mean --tune? (see --help)\n"},
+           {"a b --precison double", "error: unrecognised option '--precison'; did you mean --precision? (see --help)\n"},
+           {"a b --checkpoint-evry=5", "error: unrecognised option '--checkpoint-evry=5'; did you mean --checkpoint-every? (see --help)\n"},
+           {"a b --frobnicate", "error: unrecognised option '--frobnicate' (see --help)\n"}}) {
+    CAPTURE(args);
+    const Result r = run_program(args);
+    CHECK(r.status == 2);
+    CHECK(r.err == expected);
+  }
 }
 
 TEST_CASE("cli: a finite value beyond float is one line naming the params file, before the run") {

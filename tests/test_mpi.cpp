@@ -139,7 +139,9 @@ struct Problem {
   std::string inputs() const { return "'" + params + "' '" + obstacles + "'"; }
 };
 
-// One rank's files against `ranks` ranks' files, same shape and options.
+// One rank's files against `ranks` ranks' files, same shape and options;
+// `local` empty: the launch left to auto (fused-rows on a CPU device, for
+// one process and for the slabs alike).
 void check_identical(int ranks, const std::string& local, const std::string& extra) {
   CAPTURE(ranks);
   CAPTURE(local);
@@ -148,12 +150,16 @@ void check_identical(int ranks, const std::string& local, const std::string& ext
   TempDir one, many;
   // --slab-rows means nothing to one process, which refuses it.
   const std::string single_extra = extra.find("--slab-rows") == std::string::npos ? extra : "";
-  const Result single = run_alone("-q -l " + local + " --kernel-variant fused -o '" + one.path + "' " + single_extra +
-                                  " " + problem.inputs());
+  const std::string launch = local.empty() ? "" : "-l " + local;
+  const Result single = run_alone("-q " + launch + (local.empty() ? "" : " --kernel-variant fused") + " -o '" +
+                                  one.path + "' " + single_extra + " " + problem.inputs());
   REQUIRE_MESSAGE(single.status == 0, single.err);
-  const Result split = run_ranks(ranks, "-l " + local + " -o '" + many.path + "' " + extra + " " + problem.inputs());
+  const Result split = run_ranks(ranks, launch + " -o '" + many.path + "' " + extra + " " + problem.inputs());
   REQUIRE_MESSAGE(split.status == 0, split.err);
   CHECK(split.out.find("MPI ranks:\t\t\t" + std::to_string(ranks)) != std::string::npos);
+  if (local.empty())
+    CHECK(split.out.find("local size 1x1, fused-rows)\nLaunch:\t\t\t\tfused-rows: the default on CPU devices") !=
+          std::string::npos);
   const std::string av = slurp(one.file("av_vels.dat"));
   REQUIRE(std::count(av.begin(), av.end(), '\n') == 200);
   CHECK(std::strtod(av.substr(av.rfind('\t', av.size() - 2)).c_str(), nullptr) > 1e-4);  // the flow moves
@@ -171,6 +177,12 @@ TEST_CASE("mpi runs: 2 ranks write the same bytes as one (rows 0-14 | 15-29)") {
 
 TEST_CASE("mpi runs: 3 ranks write the same bytes as one (rows 0-9 | 10-19 | 20-29)") {
   check_identical(3, "8x1", "");
+}
+
+TEST_CASE("mpi runs: fused-rows, auto's choice on CPU devices, runs on the slabs and writes the same bytes as one") {
+  check_identical(2, "", "");
+  check_identical(3, "", "--slab-rows 12,17,1");
+  check_identical(2, "", "-p double");
 }
 
 TEST_CASE("mpi runs: 3 ranks, accelerated row in the middle slab, one-row top slab (--slab-rows 12,17,1)") {
@@ -319,7 +331,7 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
         Refused{"-b reference", "error: --backend reference runs on one process"},
         Refused{"-b cuda", "error: "},
         Refused{"--kernel-variant fused-x2", "error: --kernel-variant fused-x2 is not available with several MPI ranks"},
-        Refused{"--kernel-variant fused-rows", "error: --kernel-variant fused-rows is not available"}}) {
+        Refused{"--kernel-variant split", "error: --kernel-variant split is not available with several MPI ranks"}}) {
     CAPTURE(c.args);
     TempDir out;
     const Result r = run_ranks(2, c.args + " -o '" + out.path + "' " + problem.inputs());

@@ -65,6 +65,23 @@ TEST_CASE("read_params rejects bad files with file:line and the problem") {
   CHECK(params_error("99999999999 8 10 10 0.1 0.005 1") == "p.params:1: nx must be an integer, got '99999999999'");
 }
 
+TEST_CASE("read_params: comment lines and a swapped obstacles file are named as such") {
+  const std::string comment_hint =
+      " starts a comment, but a params file has none: exactly 7 numbers, one per line (nx ny maxIters reynolds_dim "
+      "density accel omega)";
+  CHECK(params_error("# the 128x128 problem\n128\n128\n40000\n10\n0.1\n0.005\n1.85\n") ==
+        "p.params:1: '#'" + comment_hint);
+  CHECK(params_error("128\n128\n40000 % steps\n10\n0.1\n0.005\n1.85\n") == "p.params:3: '%'" + comment_hint);
+  CHECK(params_error("128\n128\n40000\n10\n0.1\n0.005\n1.85\n//done\n") == "p.params:8: '//done'" + comment_hint);
+  const std::string swapped =
+      "p.params:1: this is an obstacles file ('x y 1' per line), not a params file: are the two files swapped? (usage: "
+      "d2q9-bgk <paramfile> <obstaclefile>)";
+  CHECK(params_error("0 0 1\n5 5 1\n11 9 1\n") == swapped);
+  CHECK(params_error("3 4 1\n") == swapped);
+  // Seven values that happen to start "x y 1" are a params file.
+  CHECK(params_error("8 8 1 10 0.1 0.005 1.85\n") == "no error");
+}
+
 TEST_CASE("read_params names a missing file") {
   try {
     read_params("/nonexistent/input.params");
@@ -96,6 +113,8 @@ TEST_CASE("read_obstacles rejects malformed lines with file:line") {
   CHECK(obstacles_error("0 -1 1\n") == "o.dat:1: y = -1 is outside the grid [0, 5]");
   CHECK(obstacles_error("7 -6 1\n") == "o.dat:1: y = -6 is outside the grid [0, 5]");
   CHECK(obstacles_error("0 0 2\n") == "o.dat:1: blocked value must be 1, got 2");
+  CHECK(obstacles_error("# walls\n0 0 1\n") == "o.dat:1: '#' starts a comment, but an obstacles file has none: one 'x y 1' per line");
+  CHECK(obstacles_error("128\n128\n40000\n") == "o.dat:1: expected 'x y 1', got 1 field(s) (a params file? are the two files swapped?)");
   CHECK(obstacles_error("0 0 1\n1 0 1\n0 1 1\n1 1 1\n", 2, 2) == "o.dat: every cell is blocked; there is no fluid to simulate");
 }
 

@@ -37,7 +37,8 @@ struct Result {
 // The program, started with `args`, stdout and stderr into files in `io`.
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const TempDir& io) : io_(io) {
+  // In `cwd` when given.
+  Child(const std::vector<std::string>& args, const TempDir& io, const std::string& cwd = "") : io_(io) {
     std::vector<std::string> all{D2Q9_EXE};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -48,6 +49,7 @@ class Child {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, io.file("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, io.file("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
     const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     REQUIRE(rc == 0);
@@ -80,9 +82,9 @@ class Child {
 };
 
 // Runs to the end; a run still going after `limit_s` is killed and fails the test (a hang).
-Result run_program(const std::vector<std::string>& args, double limit_s = 120) {
+Result run_program(const std::vector<std::string>& args, double limit_s = 120, const std::string& cwd = "") {
   TempDir io;
-  Child child(args, io);
+  Child child(args, io, cwd);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
   while (child.running() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -158,6 +160,96 @@ TEST_CASE("restart: a run killed with SIGKILL and restarted gives byte-identical
     CHECK(expected.size() > 100000);
     CHECK(slurp(killed.file(name)) == expected);
   }
+}
+
+TEST_CASE("restart: --restart alone continues where the run was, writing and checkpointing as it did") {
+  TempDir in;
+  const auto pf = in.write("in.params", kLongParams);
+  const auto of = in.write("obs.dat", kObstacles);
+  TempDir whole, killed, elsewhere;
+  const std::vector<std::string> options = {"-q", "--precision", "double", "--png", "speed.png", "-l", "16x2"};
+  std::vector<std::string> args = {pf, of, "-o", whole.path};
+  args.insert(args.end(), options.begin(), options.end());
+  REQUIRE(run_program(args).status == 0);
+
+  // Started with relative paths; interrupted twice, each time continued with
+  // --restart and nothing else, from another directory.
+  const std::string checkpoint = killed.file(d2q9::kCheckpointFile);
+  const std::string killed_from_in = "../" + killed.path.substr(killed.path.rfind('/') + 1);
+  REQUIRE(in.path.substr(0, in.path.rfind('/')) == killed.path.substr(0, killed.path.rfind('/')));
+  args = {"in.params", "obs.dat", "--checkpoint-every", "250", "-o", killed_from_in};
+  args.insert(args.end(), options.begin(), options.end());
+  std::vector<int> interrupted_at;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    TempDir io;
+    Child child(attempt == 0 ? args : std::vector<std::string>{"--restart", checkpoint}, io,
+                attempt == 0 ? in.path : elsewhere.path);
+    // This attempt's first checkpoint: its step loop is running.
+    REQUIRE(wait_for_file(child, checkpoint));
+    while (attempt > 0 && child.running() && d2q9::read_checkpoint(checkpoint).step() <= interrupted_at[0])
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    child.signal(SIGTERM);
+    const Result r = child.wait();
+    REQUIRE_MESSAGE(r.status == 128 + SIGTERM, "the run ended before the signal: make kLongParams longer");
+    CHECK(count_lines(r.err) == 1);
+    interrupted_at.push_back(d2q9::read_checkpoint(checkpoint).step());
+  }
+  // The resumed run checkpointed too: the second interruption saved a later step.
+  CHECK(interrupted_at[1] > interrupted_at[0]);
+  CHECK(killed.listing() == std::string(d2q9::kCheckpointFile) + "\n");
+
+  const Result r = run_program({"--restart", checkpoint}, 120, elsewhere.path);
+  REQUIRE(r.status == 0);
+  CHECK(r.err == "");
+  CHECK(elsewhere.listing() == "");
+  CHECK(killed.listing() == "av_vels.dat\nfinal_state.dat\nspeed.png\n");  // finished: checkpoint removed
+  for (const char* name : {"av_vels.dat", "final_state.dat", "speed.png"}) {
+    CAPTURE(name);
+    CHECK(slurp(killed.file(name)) == slurp(whole.file(name)));
+  }
+}
+
+TEST_CASE("restart: options given with --restart override the recorded ones; changed inputs are still refused") {
+  TempDir in, out, moved;
+  const std::string params = "12\n10\n400\n10\n0.1\n0.02\n1.7\n";
+  const auto pf = in.write("in.params", params);
+  const auto of = in.write("obs.dat", "0 0 1\n5 5 1\n");
+  const std::string checkpoint = out.file(d2q9::kCheckpointFile);
+  {
+    TempDir io;
+    Child child({pf, of, "-o", out.path, "-q", "--checkpoint-every", "1", "-b", "reference"}, io);
+    REQUIRE(wait_for_file(child, checkpoint));
+    child.signal(SIGKILL);
+    child.wait();
+  }
+  const d2q9::Checkpoint c = d2q9::read_checkpoint(checkpoint);
+  CHECK(c.run.param_file == pf);
+  CHECK(c.run.obstacle_file == of);
+  CHECK(c.run.param_hash == d2q9::file_hash(pf));
+  CHECK(c.run.obstacle_hash == d2q9::file_hash(of));
+
+  // Another output directory and no picture, given now, win over the record.
+  Result r = run_program({"--restart", checkpoint, "-o", moved.path, "--no-png"});
+  REQUIRE(r.status == 0);
+  CHECK(moved.listing() == "av_vels.dat\nfinal_state.dat\n");
+  CHECK(r.out.find("Device:\t\t\t\tserial CPU reference") != std::string::npos);  // -b recorded; -q given before, not recorded
+
+  // An edit that keeps the problem is a warning; one that changes it is refused.
+  in.write("in.params", "12\n10\n400\n10\n0.1\n0.02\n1.70\n");
+  r = run_program({"--restart", checkpoint, "-o", moved.path, "-q"});
+  CHECK(r.status == 0);
+  CHECK(r.err == "warning: " + pf + ": changed since the checkpoint was written, but describes the same problem\n");
+  in.write("in.params", "12\n10\n400\n10\n0.1\n0.02\n1.6\n");
+  r = run_program({"--restart", checkpoint, "-o", moved.path, "-q"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for omega = 1.7, but " +
+                     pf + " gives 1.6\n");
+  ::unlink(pf.c_str());
+  r = run_program({"--restart", checkpoint, "-q"});
+  CHECK(r.status == 1);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.rfind("error: " + pf + ": cannot open file", 0) == 0);
 }
 
 TEST_CASE("restart: SIGTERM and SIGINT write a checkpoint, say where, and exit non-zero") {
@@ -382,9 +474,10 @@ TEST_CASE("errors: control characters in paths and files are escaped, so every e
   Result r = run_program({dir.file("no\nsuch.params"), of, "-o", dir.path});
   CHECK(r.status == 1);
   CHECK(r.err == "error: " + dir.path + "/no\\nsuch.params: cannot open file (No such file or directory)\n");
-  r = run_program({pf, of, "-o", dir.path + "/out\t\x1b[31m"});
+  r = run_program({pf, of, "-o", dir.path + "/out\t\x1b[31m/run"});
   CHECK(r.status == 1);
-  CHECK(r.err == "error: " + dir.path + "/out\\t\\x1b[31m: output directory does not exist\n");
+  CHECK(r.err == "error: " + dir.path +
+                     "/out\\t\\x1b[31m/run: cannot create output directory (its parent directory does not exist)\n");
   const auto bad = dir.write("bad.dat", "0 0 1\n1\x01 1 1\n");
   r = run_program({pf, bad, "-o", dir.path});
   CHECK(r.status == 1);

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "opencl/opencl_solver.hpp"
+#include "device/backend.hpp"
 #include "device/tuning.hpp"
 
 using namespace d2q9;
@@ -16,85 +18,205 @@ using namespace d2q9;
 namespace {
 
 SolverFactory opencl_factory(const Params& p, const ObstacleMask& m) {
-  return [p, m](LocalSize local) {
-    return make_solver(Backend::OpenCL, p, m, d2q9::test::config(Precision::Float, local));
+  return [p, m](const LaunchCandidate& launch) {
+    SolverConfig c = d2q9::test::config(Precision::Float, launch.local);
+    c.launch.variant = launch.variant;
+    return make_solver(Backend::OpenCL, p, m, c);
   };
 }
+
+// A solver whose step takes as long as its launch is said to: the search's
+// decisions, free of timing noise.
+class PacedSolver final : public Solver {
+ public:
+  PacedSolver(LaunchCandidate launch, double seconds_per_step) : launch_(launch), step_s_(seconds_per_step) {
+    plan_.variant = launch.variant;
+    plan_.local = launch.local.is_auto() ? LocalSize{1, 1} : launch.local;
+  }
+  Backend backend() const override { return Backend::OpenCL; }
+  std::string device_name() const override { return "paced"; }
+  Precision precision() const override { return Precision::Float; }
+  std::optional<LaunchPlan> launch_plan() const override { return plan_; }
+  void run(int steps, std::vector<double>& av) override {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(steps * step_s_);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    av.insert(av.end(), steps, 0.0);
+  }
+  std::vector<double> distributions() override { return {}; }
+  void load_distributions(const std::vector<double>&) override {}
+
+ private:
+  LaunchCandidate launch_;
+  double step_s_;
+  LaunchPlan plan_;
+};
+
+// Every launch takes `others` per step, except those `faster` names.
+SolverFactory paced_factory(double others, std::vector<std::pair<std::string, double>> faster, int* built = nullptr) {
+  return [=](const LaunchCandidate& launch) -> std::unique_ptr<Solver> {
+    if (built) ++*built;
+    double s = others;
+    for (const auto& [text, seconds] : faster)
+      if (launch.text() == text) s = seconds;
+    return std::make_unique<PacedSolver>(launch, s);
+  };
+}
+
+struct CacheDir {
+  d2q9::test::TempDir dir;
+  std::string saved = std::getenv("D2Q9_CACHE_DIR") ? std::getenv("D2Q9_CACHE_DIR") : "";
+  CacheDir() { ::setenv("D2Q9_CACHE_DIR", dir.path.c_str(), 1); }
+  ~CacheDir() { ::setenv("D2Q9_CACHE_DIR", saved.c_str(), 1); }
+};
 
 }  // namespace
 
 TEST_CASE("tuning cache: stores, reloads, and survives damage") {
-  d2q9::test::TempDir dir;
-  const std::string saved = std::getenv("D2Q9_CACHE_DIR");
-  ::setenv("D2Q9_CACHE_DIR", (dir.path + "/nested/cache").c_str(), 1);
+  CacheDir cache;
+  ::setenv("D2Q9_CACHE_DIR", (cache.dir.path + "/nested/cache").c_str(), 1);
   const Params p = d2q9::test::make_params(64, 32, 10);
-  const std::string key = tuning_key(Backend::OpenCL, "Some Device", p, Precision::Float, KernelVariant::Fused);
-  CHECK(key == "opencl|Some Device|64x32|float|fused");
+  const std::string key = tuning_key(Backend::OpenCL, "Some Device", p, Precision::Float, KernelVariant::Auto);
+  CHECK(key == "opencl|Some Device|64x32|float|auto");
   CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Double, KernelVariant::FusedX2, 4) == "cuda|D|64x32|double|fused-x2-r4");
-  CHECK_FALSE(load_tuned_local_size(key).has_value());
-  store_tuned_local_size(key, LocalSize{64, 2}, 5e-6);
-  const auto got = load_tuned_local_size(key);
+  CHECK_FALSE(load_tuned_launch(key).has_value());
+  store_tuned_launch(key, {KernelVariant::FusedX2, LocalSize{64, 2}}, 5e-6);
+  auto got = load_tuned_launch(key);
   REQUIRE(got.has_value());
-  CHECK(got->x == 64);
-  CHECK(got->y == 2);
-  CHECK_FALSE(load_tuned_local_size(tuning_key(Backend::OpenCL, "Some Device", p, Precision::Double, KernelVariant::Fused)).has_value());
+  CHECK(got->text() == "fused-x2 64x2");
+  store_tuned_launch(key, {KernelVariant::FusedRows, LocalSize{}}, 5e-6);
+  CHECK(load_tuned_launch(key)->text() == "fused-rows");
+  CHECK_FALSE(load_tuned_launch(tuning_key(Backend::OpenCL, "Some Device", p, Precision::Double, KernelVariant::Auto)).has_value());
 
+  // Entries this version cannot use (an older one's, without a variant; edited by hand) mean a new search.
+  std::ofstream(tuning_cache_path()) << R"({")" << key << R"(": {"x": 64, "y": 2, "us_per_step": 3.0}})";
+  CHECK_FALSE(load_tuned_launch(key).has_value());
+  std::ofstream(tuning_cache_path()) << R"({")" << key << R"(": {"variant": "fused-rows", "x": 64, "y": 2}})";
+  CHECK_FALSE(load_tuned_launch(key).has_value());
   std::ofstream(tuning_cache_path()) << "{ not json";
-  CHECK_FALSE(load_tuned_local_size(key).has_value());
-  store_tuned_local_size(key, LocalSize{32, 1}, 4e-6);  // rewrites the damaged file
-  CHECK(load_tuned_local_size(key)->x == 32);
-  ::setenv("D2Q9_CACHE_DIR", saved.c_str(), 1);
+  CHECK_FALSE(load_tuned_launch(key).has_value());
+  store_tuned_launch(key, {KernelVariant::Fused, LocalSize{32, 1}}, 4e-6);  // rewrites the damaged file
+  CHECK(load_tuned_launch(key)->text() == "fused 32x1");
 }
 
-TEST_CASE("tuning: candidates fit the grid, and invalid shapes are reported, not fatal") {
+TEST_CASE("tuning: candidates fit the grid, and launches that cannot run are reported, not fatal") {
   const Params p = d2q9::test::make_params(40, 8, 10);
   for (const LocalSize& l : local_size_candidates(p)) {
     CHECK(l.x <= 40);
     CHECK(l.y <= 8);
   }
-  const auto table = tune_local_size(opencl_factory(p, d2q9::test::test_obstacles(p)), p,
-                                     {LocalSize{16, 1}, LocalSize{1 << 20, 1}, LocalSize{8, 2}});
-  REQUIRE(table.size() == 3);
+  const auto table = time_launches(opencl_factory(p, d2q9::test::test_obstacles(p)),
+                                   {{KernelVariant::Fused, LocalSize{16, 1}},
+                                    {KernelVariant::Fused, LocalSize{1 << 20, 1}},
+                                    {KernelVariant::Split, LocalSize{8, 2}},
+                                    {KernelVariant::FusedRows, LocalSize{}},
+                                    {KernelVariant::FusedRows, LocalSize{8, 1}}});
+  REQUIRE(table.size() == 5);
   CHECK(table[0].seconds_per_step > 0);
   CHECK(table[1].seconds_per_step < 0);
   CHECK(table[1].note.find("local size 1048576x1 is not valid") == 0);
   CHECK(table[2].seconds_per_step > 0);
+  CHECK(table[3].seconds_per_step > 0);
+  CHECK(table[4].seconds_per_step < 0);
+  CHECK(table[4].note.find("--kernel-variant fused-rows runs a whole row per work-item and takes no --local-size") == 0);
 }
 
-TEST_CASE("tuning: choose_local_size uses the given shape, the default, a search, then the cache") {
-  d2q9::test::TempDir dir;
-  const std::string saved = std::getenv("D2Q9_CACHE_DIR");
-  ::setenv("D2Q9_CACHE_DIR", dir.path.c_str(), 1);
+TEST_CASE("tuning: a search times the default, the shapes, then the other variants, and never caches a slower launch") {
+  CacheDir cache;
+  const Params p = d2q9::test::make_params(256, 64, 10);  // 1.6e5 cell updates: no search unless forced
+  LaunchSearch search;
+  search.default_launch = {KernelVariant::FusedRows, LocalSize{}};
+  search.default_reason = "fused-rows: the default";
+  search.variants = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2, KernelVariant::FusedRows};
+  search.key = "paced|search";
+  const std::size_t shapes = local_size_candidates(p).size();
+
+  SUBCASE("the default is fastest: kept and cached, searched once") {
+    int built = 0;
+    const auto make = paced_factory(200e-6, {{"fused-rows", 50e-6}}, &built);
+    auto choice = choose_launch(make, p, false, search);
+    CHECK(choice.how == LaunchSource::Default);  // a CPU default is not searched unasked
+    CHECK(choice.table.empty());
+    CHECK(built == 1);
+    CHECK(choice.reason == "fused-rows: the default (--tune times the other variants)");
+
+    choice = choose_launch(make, p, true, search);
+    CHECK(choice.how == LaunchSource::Tuned);
+    // the default, every shape of fused, then split and fused-x2 at the fastest shape
+    REQUIRE(choice.table.size() == 1 + shapes + 2);
+    CHECK(choice.table[0].launch.text() == "fused-rows");
+    CHECK(choice.table[1].launch.variant == KernelVariant::Fused);
+    CHECK(choice.table[shapes + 1].launch.variant == KernelVariant::Split);
+    CHECK(choice.table[shapes + 2].launch.variant == KernelVariant::FusedX2);
+    CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedRows);
+    CHECK(load_tuned_launch(search.key)->text() == "fused-rows");
+    CHECK(choice.reason.find("none of " + std::to_string(choice.table.size()) + " launches timed now was faster") !=
+          std::string::npos);
+
+    built = 0;
+    choice = choose_launch(make, p, false, search);
+    CHECK(choice.how == LaunchSource::Cached);
+    CHECK(choice.reason == "fused-rows: the fastest in an earlier search, cached in " + tuning_cache_path());
+    CHECK(built == 1);
+    CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedRows);
+  }
+  SUBCASE("a faster launch replaces the default; the other variants are timed at the fastest shape") {
+    const auto make = paced_factory(400e-6, {{"fused-rows", 300e-6}, {"fused 32x2", 200e-6}, {"fused-x2 32x2", 100e-6}});
+    auto choice = choose_launch(make, p, true, search);
+    CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedX2);
+    CHECK(choice.solver->local_size() == LocalSize{32, 2});
+    CHECK(load_tuned_launch(search.key)->text() == "fused-x2 32x2");
+    CHECK(choice.reason == "fused-x2 32x2: the fastest of " + std::to_string(1 + shapes + 2) + " launches timed now, cached");
+  }
+  SUBCASE("a launch faster by less than the margin does not replace the default") {
+    const double by_default = 300e-6;
+    const auto make = paced_factory(400e-6, {{"fused-rows", by_default}, {"fused 64x1", by_default * (1 - kTuneMargin / 3)}});
+    auto choice = choose_launch(make, p, true, search);
+    CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedRows);
+    CHECK(load_tuned_launch(search.key)->text() == "fused-rows");
+  }
+  SUBCASE("a variant the user named is the only one searched") {
+    LaunchSearch named = search;
+    named.default_launch = {KernelVariant::Split, LocalSize{128, 1}};
+    named.variants = {KernelVariant::Split};
+    const auto make = paced_factory(400e-6, {{"split 64x4", 100e-6}});
+    auto choice = choose_launch(make, p, true, named);
+    for (const auto& r : choice.table) CHECK(r.launch.variant == KernelVariant::Split);
+    CHECK(choice.table.size() == shapes);  // the default 128x1 is one of the shapes, timed once
+    CHECK(choice.solver->local_size() == LocalSize{64, 4});
+  }
+}
+
+TEST_CASE("tuning: the OpenCL launch on PoCL is given, the default, or searched, then cached") {
+  CacheDir cache;
   const Params p = d2q9::test::make_params(32, 16, 10);
-  const auto make = opencl_factory(p, d2q9::test::test_obstacles(p));
-  LaunchPlan fused;
-  fused.variant = KernelVariant::Fused;
-  fused.local = {32, 1};
-  const std::string key = tuning_key(Backend::OpenCL, "test device", p, Precision::Float, KernelVariant::Fused);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  SolverConfig config = d2q9::test::config(Precision::Float, LocalSize{8, 4});
+  auto given = make_tuned_solver(Backend::OpenCL, p, m, config, false);
+  CHECK(given.how == LaunchSource::Given);
+  CHECK(given.solver->local_size() == LocalSize{8, 4});
+  CHECK(given.solver->launch_plan()->variant == KernelVariant::Fused);
+  CHECK(given.reason == "local size as given; fused: a local size was given, and fused-rows (the CPU default) takes none");
 
-  auto given = choose_local_size(make, p, LocalSize{8, 4}, false, fused, key);
-  CHECK(given.how == ShapeChoice::Given);
-  CHECK(given.solver->local_size().x == 8);
+  config.launch.local = {};
+  auto by_default = make_tuned_solver(Backend::OpenCL, p, m, config, false);
+  CHECK(by_default.how == LaunchSource::Default);
+  CHECK(by_default.solver->launch_plan()->variant == KernelVariant::FusedRows);
 
-  auto small = choose_local_size(make, p, LocalSize{}, false, fused, key);  // 5120 cell updates: not worth a search
-  CHECK(small.how == ShapeChoice::Default);
-  CHECK(small.table.empty());
+  auto tuned = make_tuned_solver(Backend::OpenCL, p, m, config, true);
+  CHECK(tuned.how == LaunchSource::Tuned);
+  REQUIRE(tuned.table.size() > 4);
+  CHECK(tuned.table[0].launch.text() == "fused-rows");
+  auto cached = make_tuned_solver(Backend::OpenCL, p, m, config, false);
+  CHECK(cached.how == LaunchSource::Cached);
+  CHECK(cached.solver->launch_plan()->variant == tuned.solver->launch_plan()->variant);
+  CHECK(cached.solver->local_size() == tuned.solver->local_size());
 
-  auto tuned = choose_local_size(make, p, LocalSize{}, true, fused, key);
-  CHECK(tuned.how == ShapeChoice::Tuned);
-  REQUIRE(!tuned.table.empty());
-  double best = 1e30;
-  LocalSize best_shape;
-  for (const auto& r : tuned.table)
-    if (r.seconds_per_step > 0 && r.seconds_per_step < best) best = r.seconds_per_step, best_shape = r.local;
-  CHECK(tuned.solver->local_size().x == best_shape.x);
-  CHECK(tuned.solver->local_size().y == best_shape.y);
-
-  auto cached = choose_local_size(make, p, LocalSize{}, false, fused, key);
-  CHECK(cached.how == ShapeChoice::Cached);
-  CHECK(cached.solver->local_size().x == best_shape.x);
-  CHECK(cached.solver->local_size().y == best_shape.y);
-  ::setenv("D2Q9_CACHE_DIR", saved.c_str(), 1);
+  config.launch.variant = KernelVariant::FusedRows;
+  config.launch.local = {128, 1};
+  CHECK_THROWS_WITH_AS(make_tuned_solver(Backend::OpenCL, p, m, config, false),
+                       doctest::Contains("fused-rows runs a whole row per work-item and takes no --local-size (got 128x1)"),
+                       DeviceError);
 }
 
 // d2q9-bench is a tool, not a timed test: this checks that it runs and that
@@ -103,8 +225,10 @@ TEST_CASE("d2q9-bench writes consistent CSV records, and refuses bad options wit
   d2q9::test::TempDir dir;
   const std::string bench = std::string("'") + D2Q9_BENCH_EXE + "' --kernels-dir '" + D2Q9_KERNELS_DIR +
                             "' --inputs-dir '" + D2Q9_SOURCE_DIR + "/inputs' -o '" + dir.path + "' ";
+  // --quick sizes the copy buffers; the options given override its other
+  // defaults, and --inputs-dir brings the coursework back.
   const auto r = d2q9::test::run_shell("D2Q9_CACHE_DIR='" + dir.path + "' " + bench +
-                                       "--sizes 32 --coursework-steps 3 --min-seconds 0.05 --copy-mib 4 --local-size 32x1 "
+                                       "--quick --sizes 32 --coursework-steps 3 --min-seconds 0.05 --local-size 32x1 "
                                        "--kernel-variant fused --rows-per-item 2");
   REQUIRE_MESSAGE(r.status == 0, r.err);
   std::ifstream csv(dir.file("bench_opencl_float_fused.csv"));
@@ -113,7 +237,7 @@ TEST_CASE("d2q9-bench writes consistent CSV records, and refuses bad options wit
   std::getline(csv, header);
   CHECK(header ==
         "case,nx,ny,steps,seconds,mlups,effective_gbs,percent_of_copy,local_size,device,driver,backend,precision,"
-        "variant,rows_per_item,commit,copy_gbs,skipped");
+        "variant,rows_per_item,commit,copy_gbs,skipped,version");
   std::vector<std::string> cases;
   for (std::string line; std::getline(csv, line);) {
     // Split on commas outside quotes.
@@ -124,7 +248,7 @@ TEST_CASE("d2q9-bench writes consistent CSV records, and refuses bad options wit
       else if (c == ',' && !quoted) f.emplace_back();
       else f.back() += c;
     }
-    REQUIRE(f.size() == 18);
+    REQUIRE(f.size() == 19);
     CAPTURE(line);
     cases.push_back(f[0]);
     const double cells = std::stod(f[1]) * std::stod(f[2]);

@@ -8,7 +8,9 @@
 #include "opencl/driver_check.hpp"
 #include "opencl/device_table.hpp"
 #include "model/output.hpp"
+#include "model/fields.hpp"
 #include "model/picture.hpp"
+#include "app/outputs.hpp"
 #include "app/progress.hpp"
 #include "reference/reference_solver.hpp"
 #include "device/solver.hpp"
@@ -38,6 +40,13 @@ struct SmallState {
 
 Rgb pixel_of_cell(const RgbImage& image, const PictureLayout& l, int ny, int ii, int jj) {
   return image.at(l.field_x + ii * l.scale + l.scale / 2, l.field_y + (ny - 1 - jj) * l.scale + l.scale / 2);
+}
+
+// The picture a run draws of a state by default.
+RgbImage speed_picture(const Params& p, const ObstacleMask& m, const std::vector<double>& f,
+                       const std::string& caption = "") {
+  const FlowFields fields = flow_fields(p, m, f);
+  return render_picture(PictureField::Speed, fields, m, own_range(PictureField::Speed, fields, m), caption);
 }
 
 }  // namespace
@@ -79,7 +88,7 @@ TEST_CASE("picture layout: small grids enlarged to about 512 pixels, field and b
 
 TEST_CASE("the speed picture: y upward, obstacles grey, colours scaled to the fastest cell, bar from 0 to it") {
   const SmallState s;
-  const RgbImage image = render_speed_picture(s.params, s.mask, s.f);
+  const RgbImage image = speed_picture(s.params, s.mask, s.f);
   const PictureLayout l = picture_layout(4, 3);
   REQUIRE(image.width == l.width);
   REQUIRE(image.height == l.height);
@@ -107,7 +116,7 @@ TEST_CASE("the speed picture: y upward, obstacles grey, colours scaled to the fa
 TEST_CASE("a fluid at rest gives a picture of the bottom colour, not a division by zero") {
   const Params p = d2q9::test::make_params(5, 5, 1);
   ObstacleMask m(5, 5);
-  const RgbImage image = render_speed_picture(p, m, initial_distributions(p));
+  const RgbImage image = speed_picture(p, m, initial_distributions(p));
   const PictureLayout l = picture_layout(5, 5);
   for (int jj = 0; jj < 5; ++jj)
     for (int ii = 0; ii < 5; ++ii) CHECK(pixel_of_cell(image, l, 5, ii, jj) == viridis(0.0));
@@ -115,7 +124,7 @@ TEST_CASE("a fluid at rest gives a picture of the bottom colour, not a division 
 
 TEST_CASE("a PNG written with libpng decodes to the same pixels") {
   const SmallState s;
-  const RgbImage image = render_speed_picture(s.params, s.mask, s.f, "step 12");
+  const RgbImage image = speed_picture(s.params, s.mask, s.f, "step 12");
   TempDir dir;
   {
     AtomicFile out(dir.file("x.png"));
@@ -127,7 +136,7 @@ TEST_CASE("a PNG written with libpng decodes to the same pixels") {
   CHECK(back.height == image.height);
   CHECK(back.pixels == image.pixels);
   // The caption changes pixels beside the bar only.
-  const RgbImage plain = render_speed_picture(s.params, s.mask, s.f);
+  const RgbImage plain = speed_picture(s.params, s.mask, s.f);
   CHECK(plain.pixels != image.pixels);
 }
 
@@ -136,7 +145,7 @@ TEST_CASE("VTK: legacy binary image data with density, velocity, speed and obsta
   TempDir dir;
   {
     AtomicFile out(dir.file("s.vtk"));
-    write_vtk(out.get(), s.params, s.mask, s.f);
+    write_vtk(out.get(), s.params, s.mask, flow_fields(s.params, s.mask, s.f));
     out.commit();
   }
   const auto v = d2q9::test::read_vtk(dir.file("s.vtk"));
@@ -156,6 +165,267 @@ TEST_CASE("VTK: legacy binary image data with density, velocity, speed and obsta
   }
   CHECK(v.arrays.at("density")[0] == doctest::Approx(s.params.density).epsilon(1e-15));
   CHECK(v.arrays.at("speed")[11] > 0.0);
+}
+
+TEST_CASE("the diverging colour map runs from blue through white to red and is never the obstacle grey") {
+  CHECK(diverging(0.0) == Rgb{5, 48, 97});
+  CHECK(diverging(0.5) == Rgb{247, 247, 247});
+  CHECK(diverging(1.0) == Rgb{103, 0, 31});
+  CHECK(diverging(-3.0) == diverging(0.0));
+  CHECK(diverging(7.0) == diverging(1.0));
+  for (int i = 0; i <= 1000; ++i) CHECK_FALSE(diverging(i / 1000.0) == kObstacleGrey);
+  CHECK(diverging(0.25).b > diverging(0.25).r);  // negative vorticity is blue
+  CHECK(diverging(0.75).r > diverging(0.75).b);
+}
+
+TEST_CASE("flow fields: velocity, speed and density as final_state.dat reports them, per cell") {
+  const SmallState s;
+  const FlowFields fields = flow_fields(s.params, s.mask, s.f);
+  CHECK(fields.nx == 4);
+  CHECK(fields.ny == 3);
+  for (std::size_t cell = 0; cell < 12; ++cell) {
+    CAPTURE(cell);
+    const CellState c = cell_state(s.params, s.mask, s.f, cell);
+    CHECK(fields.ux[cell] == c.ux);
+    CHECK(fields.uy[cell] == c.uy);
+    CHECK(fields.speed[cell] == c.speed);
+    CHECK(fields.density[cell] == 3.0 * c.pressure);
+  }
+  CHECK(fields.vorticity == vorticity(4, 3, s.mask, fields.ux, fields.uy));
+}
+
+TEST_CASE("vorticity: central differences on the periodic grid, obstacles counting as velocity 0") {
+  const int nx = 8, ny = 6;
+  ObstacleMask open(nx, ny);
+  std::vector<double> ux(nx * ny), uy(nx * ny);
+  auto at = [&](int ii, int jj) { return static_cast<std::size_t>(ii + jj * nx); };
+  // A rigid rotation about (3.5, 2.5): w = 2 wherever the differences do not wrap.
+  for (int jj = 0; jj < ny; ++jj)
+    for (int ii = 0; ii < nx; ++ii) {
+      ux[at(ii, jj)] = -(jj - 2.5);
+      uy[at(ii, jj)] = ii - 3.5;
+    }
+  std::vector<double> w = vorticity(nx, ny, open, ux, uy);
+  for (int jj = 1; jj < ny - 1; ++jj)
+    for (int ii = 1; ii < nx - 1; ++ii) CHECK(w[at(ii, jj)] == doctest::Approx(2.0));
+  // At the edges the neighbour is across the grid: cell (0, 1) sees (7, 1) to its west.
+  CHECK(w[at(0, 1)] == doctest::Approx(0.5 * (uy[at(1, 1)] - uy[at(7, 1)]) - 0.5 * (ux[at(0, 2)] - ux[at(0, 0)])));
+  CHECK(w[at(3, 5)] == doctest::Approx(0.5 * (uy[at(4, 5)] - uy[at(2, 5)]) - 0.5 * (ux[at(3, 0)] - ux[at(3, 4)])));
+
+  // An obstacle east of (2, 2): its velocity counts as 0, and its own vorticity is 0.
+  ObstacleMask blocked(nx, ny);
+  blocked.blocked[at(3, 2)] = 1;
+  w = vorticity(nx, ny, blocked, ux, uy);
+  CHECK(w[at(2, 2)] == doctest::Approx(0.5 * (0.0 - uy[at(1, 2)]) - 0.5 * (ux[at(2, 3)] - ux[at(2, 1)])));
+  CHECK(w[at(3, 2)] == 0.0);
+  CHECK(w[at(5, 4)] == doctest::Approx(2.0));
+  // Uniform flow has none.
+  const std::vector<double> uniform(nx * ny, 0.03);
+  for (double v : vorticity(nx, ny, open, uniform, uniform)) CHECK(v == 0.0);
+}
+
+TEST_CASE("colour ranges: speed from 0 to its fastest fluid cell, vorticity symmetric about 0") {
+  FlowFields f;
+  f.nx = 3;
+  f.ny = 1;
+  f.speed = {9.0, 0.02, 0.05};  // cell 0 is an obstacle: left out
+  f.vorticity = {9.0, -0.004, 0.001};
+  ObstacleMask m(3, 1);
+  m.blocked[0] = 1;
+  CHECK(own_range(PictureField::Speed, f, m) == ColourRange{0.0, 0.05});
+  CHECK(own_range(PictureField::Vorticity, f, m) == ColourRange{-0.004, 0.004});
+  f.speed[2] = NAN;  // a diverged cell does not set the range
+  CHECK(own_range(PictureField::Speed, f, m) == ColourRange{0.0, 0.02});
+  CHECK(field_colour(PictureField::Speed, 0.01, {0.0, 0.02}) == viridis(0.5));
+  CHECK(field_colour(PictureField::Vorticity, 0.0, {-0.004, 0.004}) == diverging(0.5));
+  CHECK(field_colour(PictureField::Vorticity, -0.004, {-0.004, 0.004}) == diverging(0.0));
+  CHECK(field_colour(PictureField::Vorticity, 0.0, {0.0, 0.0}) == diverging(0.5));  // a fluid at rest
+  CHECK(field_colour(PictureField::Speed, 0.0, {0.0, 0.0}) == viridis(0.0));
+  CHECK(bar_label(PictureField::Speed, 0.0429) == "0.0429");
+  CHECK(bar_label(PictureField::Speed, 0.0) == "0");
+  CHECK(bar_label(PictureField::Vorticity, 0.0123) == "+0.0123");
+  CHECK(bar_label(PictureField::Vorticity, -0.0123) == "-0.0123");
+  CHECK(bar_label(PictureField::Vorticity, -0.0) == "0");
+}
+
+TEST_CASE("the vorticity picture: diverging colours over -max..+max, obstacles grey, bar from blue to red") {
+  const SmallState s;
+  const FlowFields fields = flow_fields(s.params, s.mask, s.f);
+  const ColourRange range = own_range(PictureField::Vorticity, fields, s.mask);
+  REQUIRE(range.high > 0.0);
+  CHECK(range.low == -range.high);
+  const RgbImage image = render_picture(PictureField::Vorticity, fields, s.mask, range);
+  const PictureLayout l = picture_layout(4, 3);
+  for (int jj = 0; jj < 3; ++jj)
+    for (int ii = 0; ii < 4; ++ii) {
+      CAPTURE(ii);
+      CAPTURE(jj);
+      const std::size_t cell = ii + jj * 4;
+      const Rgb expected = s.mask.blocked[cell] ? kObstacleGrey
+                                                : diverging(0.5 + 0.5 * fields.vorticity[cell] / range.high);
+      CHECK(pixel_of_cell(image, l, 3, ii, jj) == expected);
+    }
+  CHECK(image.at(l.bar_x + 1, l.bar_y) == diverging(1.0));
+  CHECK(image.at(l.bar_x + 1, l.bar_y + l.bar_height - 1) == diverging(0.0));
+  // The labels differ from the speed picture's: signed ends, "vort".
+  const RgbImage speed = render_picture(PictureField::Speed, fields, s.mask, range);
+  CHECK(speed.pixels != image.pixels);
+}
+
+namespace {
+
+FlowFields two_cell_fields(double slow, double fast) {
+  FlowFields f;
+  f.nx = 2;
+  f.ny = 1;
+  f.ux = {slow, fast};
+  f.uy = {0.0, 0.0};
+  f.speed = {slow, fast};
+  f.density = {0.1, 0.1};
+  f.vorticity = {0.0, 0.0};
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("--scale fixed: the first picture's range is kept, so equal speeds get equal colours in later pictures") {
+  const Params p = d2q9::test::make_params(2, 1, 100);
+  const ObstacleMask m(2, 1);
+  ExtraOutputs plan;
+  plan.fields = {PictureField::Speed, PictureField::Vorticity};
+  const FlowFields first = two_cell_fields(0.02, 0.04), later = two_cell_fields(0.02, 0.08);
+
+  plan.scale.mode = PictureScale::Mode::Fixed;
+  ViewWriter fixed(plan, p, m);
+  const ColourRange r1 = fixed.next_range(PictureField::Speed, first);
+  const ColourRange r2 = fixed.next_range(PictureField::Speed, later);
+  CHECK(r1 == ColourRange{0.0, 0.04});
+  CHECK(r2 == r1);
+  const RgbImage a = render_picture(PictureField::Speed, first, m, r1);
+  const RgbImage b = render_picture(PictureField::Speed, later, m, r2);
+  const PictureLayout l = picture_layout(2, 1);
+  CHECK(pixel_of_cell(a, l, 1, 0, 0) == pixel_of_cell(b, l, 1, 0, 0));
+  CHECK(pixel_of_cell(b, l, 1, 1, 0) == viridis(1.0));  // beyond the range: the top colour
+  // The bars and their labels are the same picture for picture.
+  for (int y = 0; y < l.height; ++y)
+    for (int x = l.bar_x; x < l.width; ++x) REQUIRE(a.at(x, y) == b.at(x, y));
+  CHECK(fixed.next_range(PictureField::Vorticity, later) == ColourRange{0.0, 0.0});  // each field its own first
+
+  plan.scale.mode = PictureScale::Mode::Auto;
+  ViewWriter own(plan, p, m);
+  CHECK(own.next_range(PictureField::Speed, first) == ColourRange{0.0, 0.04});
+  CHECK(own.next_range(PictureField::Speed, later) == ColourRange{0.0, 0.08});
+  const RgbImage c = render_picture(PictureField::Speed, later, m, own.next_range(PictureField::Speed, later));
+  CHECK_FALSE(pixel_of_cell(a, l, 1, 0, 0) == pixel_of_cell(c, l, 1, 0, 0));
+
+  plan.scale.mode = PictureScale::Mode::Given;
+  plan.scale.given = {{0.0, 0.1}, {-0.5, 0.5}};
+  ViewWriter given(plan, p, m);
+  CHECK(given.next_range(PictureField::Speed, later) == ColourRange{0.0, 0.1});
+  CHECK(given.next_range(PictureField::Vorticity, later) == ColourRange{-0.5, 0.5});
+}
+
+TEST_CASE("base64 as RFC 4648 encodes its test vectors") {
+  CHECK(base64("") == "");
+  CHECK(base64("f") == "Zg==");
+  CHECK(base64("fo") == "Zm8=");
+  CHECK(base64("foo") == "Zm9v");
+  CHECK(base64("foob") == "Zm9vYg==");
+  CHECK(base64("fooba") == "Zm9vYmE=");
+  CHECK(base64("foobar") == "Zm9vYmFy");
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  CHECK(d2q9::test::decode_base64(base64(all)) == all);
+}
+
+TEST_CASE("VTI: XML image data with the grid's extent and velocity, density, speed, vorticity and obstacle per point") {
+  const SmallState s;
+  const FlowFields fields = flow_fields(s.params, s.mask, s.f);
+  TempDir dir;
+  {
+    AtomicFile out(dir.file("s.vti"));
+    write_vti(out.get(), s.mask, fields);
+    out.commit();
+  }
+  const auto v = d2q9::test::read_vti(dir.file("s.vti"));
+  CHECK(v.whole_extent == "0 3 0 2 0 0");
+  CHECK(v.origin == "0 0 0");
+  CHECK(v.spacing == "1 1 1");
+  CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
+  CHECK(v.arrays.at("velocity").components == 3);
+  for (const char* name : {"velocity", "density", "speed", "vorticity"}) CHECK(v.arrays.at(name).type == "Float64");
+  CHECK(v.arrays.at("obstacle").type == "UInt8");
+  for (const char* name : {"density", "speed", "vorticity", "obstacle"}) CHECK(v.arrays.at(name).components == 1);
+  for (std::size_t cell = 0; cell < 12; ++cell) {
+    CAPTURE(cell);
+    const CellState c = cell_state(s.params, s.mask, s.f, cell);
+    CHECK(v.arrays.at("velocity").values[3 * cell] == c.ux);
+    CHECK(v.arrays.at("velocity").values[3 * cell + 1] == c.uy);
+    CHECK(v.arrays.at("velocity").values[3 * cell + 2] == 0.0);
+    CHECK(v.arrays.at("density").values[cell] == 3.0 * c.pressure);
+    CHECK(v.arrays.at("speed").values[cell] == c.speed);
+    CHECK(v.arrays.at("vorticity").values[cell] == fields.vorticity[cell]);
+    CHECK(v.arrays.at("obstacle").values[cell] == (cell == 0 ? 1.0 : 0.0));
+  }
+}
+
+TEST_CASE("PVD: a collection listing each frame's file with its step as timestep") {
+  TempDir dir;
+  {
+    AtomicFile out(dir.file("s.pvd"));
+    write_pvd(out.get(), {{10, "snapshot_010.vti"}, {20, "snapshot_020.vti"}});
+    out.commit();
+  }
+  const auto frames = d2q9::test::read_pvd(dir.file("s.pvd"));
+  CHECK(frames == std::vector<d2q9::test::PvdEntry>{{10, "snapshot_010.vti"}, {20, "snapshot_020.vti"}});
+}
+
+TEST_CASE("vti snapshots: each frame is added to snapshots.pvd, after the frames a restarted run finds before it") {
+  const SmallState s;
+  TempDir dir;
+  ExtraOutputs plan;
+  plan.snapshot_every = 10;
+  plan.snapshot_vti = true;
+  plan.snapshot_dir = dir.path;
+  Params p = s.params;
+  p.max_iters = 100;
+  // The run before the restart left frames 10 and 30 (20 was removed by hand).
+  dir.write("snapshot_010.vti", "");
+  dir.write("snapshot_030.vti", "");
+  ViewWriter views(plan, p, s.mask);
+  views.write_snapshot(40, s.f);
+  views.write_snapshot(50, s.f);
+  using Entry = d2q9::test::PvdEntry;
+  CHECK(d2q9::test::read_pvd(dir.file("snapshots.pvd")) ==
+        std::vector<Entry>{{10, "snapshot_010.vti"}, {30, "snapshot_030.vti"}, {40, "snapshot_040.vti"},
+                           {50, "snapshot_050.vti"}});
+  CHECK(dir.listing() == "snapshot_010.vti\nsnapshot_030.vti\nsnapshot_040.vti\nsnapshot_050.vti\nsnapshots.pvd\n");
+  CHECK(d2q9::test::read_vti(dir.file("snapshot_050.vti")).arrays.at("speed").values ==
+        flow_fields(p, s.mask, s.f).speed);
+}
+
+TEST_CASE("output paths: relative names inside the output directory, absolute ones as given") {
+  CHECK(output_path("out", "speed.png") == "out/speed.png");
+  CHECK(output_path("out", "sub/speed.png") == "out/sub/speed.png");
+  CHECK(output_path("out", "/tmp/speed.png") == "/tmp/speed.png");
+  CHECK(output_path(".", "s.json") == "./s.json");
+  CHECK(snapshot_name(7, 40000) == "snapshot_00007.png");
+  CHECK(snapshot_name(7, 40000, "_vorticity.png") == "snapshot_00007_vorticity.png");
+  CHECK(snapshot_path("run", 100, 100, ".vti") == "run/snapshot_100.vti");
+}
+
+TEST_CASE("the output directory is created when missing, one level only") {
+  TempDir dir;
+  make_output_dir(dir.file("new"));
+  CHECK(dir.listing() == "new\n");
+  make_output_dir(dir.file("new"));  // already there: fine
+  CHECK_THROWS_WITH_AS(make_output_dir(dir.file("a/b")),
+                       (dir.file("a/b") + ": cannot create output directory (its parent directory does not exist)").c_str(),
+                       InputError);
+  dir.write("file", "x");
+  CHECK_THROWS_WITH_AS(make_output_dir(dir.file("file")), (dir.file("file") + ": output directory is not a directory").c_str(),
+                       InputError);
+  CHECK(dir.listing() == "file\nnew\n");
 }
 
 TEST_CASE("JSON summary holds the run's parameters, device, times and results") {

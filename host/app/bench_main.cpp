@@ -1,9 +1,11 @@
 // d2q9-bench: throughput of one backend on one device, in one process.
 // Measures the copy bandwidth, then runs square boxes and the coursework
 // problems, and writes CSV and JSON records into results/.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -12,7 +14,7 @@
 
 #include "model/printable.hpp"
 #include "app/cli.hpp"
-#include "d2q9_commit.hpp"
+#include "app/version.hpp"
 #include "device/backend.hpp"
 #include "device/kernel_source.hpp"
 #include "model/output.hpp"
@@ -73,6 +75,63 @@ std::string slug(std::string s) {
   return out;
 }
 
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+const char* const kCourseworkSizes[] = {"128x128", "128x256", "256x256", "1024x1024"};
+
+// Copy buffers smaller than this would be measured (partly) in the cache:
+// four times the last-level cache, and 64 MiB where the device reports a
+// small cache or none.
+std::size_t smallest_copy_bytes(const DeviceDescription& dev) {
+  return std::max<std::size_t>(4 * dev.cache_bytes, 64 * kMiB);
+}
+
+std::string mib_text(unsigned long long bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / kMiB);
+  return buf;
+}
+
+// The coursework problems: `requested` if given, else inputs/ beside the
+// build folder (a build inside the source tree), ../share/d2q9-bgk/inputs
+// beside an installed executable, or ./inputs.
+std::string find_inputs_dir(const std::string& requested) {
+  std::error_code ec;
+  const auto has_inputs = [&ec](const std::string& dir) {
+    return std::filesystem::exists(dir + "/input_128x128.params", ec);
+  };
+  if (!requested.empty()) {
+    if (!has_inputs(requested))
+      throw UsageError(requested + ": no coursework inputs (input_128x128.params) in the folder given by --inputs-dir; "
+                                   "pass the folder holding them, or --no-coursework");
+    return requested;
+  }
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path().string();
+  const std::vector<std::string> candidates = {exe + "/../inputs", exe + "/../share/d2q9-bgk/inputs", "inputs"};
+  for (const std::string& dir : candidates)
+    if (has_inputs(dir)) return dir;
+  throw UsageError("cannot find the coursework inputs (input_128x128.params) in " + candidates[0] + ", " +
+                   candidates[1] + " or ./inputs; pass --inputs-dir DIR, or --no-coursework");
+}
+
+// "128,512,1024": box sizes of at least 4 cells a side (none: coursework only).
+std::vector<int> parse_sizes(const std::string& text) {
+  std::vector<int> sizes;
+  std::stringstream tokens(text);
+  for (std::string tok; std::getline(tokens, tok, ',');) {
+    if (tok.empty()) continue;
+    std::size_t used = 0;
+    int n = 0;
+    try {
+      n = std::stoi(tok, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != tok.size() || n < 4)
+      throw UsageError("--sizes takes box sizes of at least 4, separated by commas, got '" + text + "'");
+    sizes.push_back(n);
+  }
+  return sizes;
+}
+
 // What every case of one bench run shares.
 struct Bench {
   Backend backend;
@@ -102,7 +161,7 @@ CaseResult time_case(const Bench& bench, BenchCase& c) {
       steps = static_cast<int>(std::clamp(bench.min_seconds / per_step, 10.0, 1e6));
     }
     c.params.max_iters = steps;
-    LocalSizeChoice choice = make_tuned_solver(bench.backend, c.params, c.mask, bench.config, false);
+    LaunchChoice choice = make_tuned_solver(bench.backend, c.params, c.mask, bench.config, false);
     const LaunchPlan plan = *choice.solver->launch_plan();
     r.variant = to_string(plan.variant);
     r.rows_per_item = plan.rows_per_item;
@@ -160,16 +219,19 @@ nlohmann::json case_json(const CaseResult& r) {
           {"rows_per_item", r.rows_per_item}, {"skipped", r.skipped}};
 }
 
+// `version` is the last column so that readers of older records find every
+// other column where it was.
 void write_csv(std::FILE* out, const std::vector<CaseResult>& results, const DeviceDescription& dev,
-               const std::string& backend, const std::string& precision, double copy_bw) {
+               const std::string& backend, const std::string& precision, double copy_bw, const BuildInfo& build) {
   std::fprintf(out,
                "case,nx,ny,steps,seconds,mlups,effective_gbs,percent_of_copy,local_size,device,driver,backend,"
-               "precision,variant,rows_per_item,commit,copy_gbs,skipped\n");
+               "precision,variant,rows_per_item,commit,copy_gbs,skipped,version\n");
   for (const auto& r : results)
-    std::fprintf(out, "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",%s,%s,%s,%d,%s,%.2f,\"%s\"\n", r.name.c_str(),
-                 r.nx, r.ny, r.steps, r.seconds, r.mlups, r.effective_gbs, r.percent_of_copy, r.local_size.c_str(),
-                 dev.name.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(), r.variant.c_str(),
-                 r.rows_per_item, D2Q9_COMMIT, copy_bw / 1e9, r.skipped.c_str());
+    std::fprintf(out, "%s,%d,%d,%d,%.6f,%.2f,%.2f,%.2f,%s,\"%s\",\"%s\",%s,%s,%s,%d,%s,%.2f,\"%s\",%s\n",
+                 r.name.c_str(), r.nx, r.ny, r.steps, r.seconds, r.mlups, r.effective_gbs, r.percent_of_copy,
+                 r.local_size.c_str(), dev.name.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(),
+                 r.variant.c_str(), r.rows_per_item, build.commit.c_str(), copy_bw / 1e9, r.skipped.c_str(),
+                 build.version.c_str());
 }
 
 }  // namespace
@@ -185,12 +247,20 @@ int main(int argc, char* argv[]) {
     ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | split | fused | fused-x2")
     ("local-size,l", po::value<std::string>()->default_value("auto"), "WxH or auto (tuned per case, cached)")
     ("kernels-dir", po::value<std::string>(), "folder holding the .cl files")
-    ("inputs-dir", po::value<std::string>()->default_value("inputs"), "folder with the coursework problems")
-    ("output-dir,o", po::value<std::string>(), "where the CSV/JSON go (default results/<device>)")
+    ("inputs-dir", po::value<std::string>(),
+     "folder with the coursework problems (default: inputs/ beside the build folder, "
+     "../share/d2q9-bgk/inputs when installed, or ./inputs)")
+    ("output-dir,o", po::value<std::string>(),
+     "where the CSV/JSON go (default results/<device>; created only when they are written)")
+    ("quick", "seconds, not minutes: copy buffers of 4x the last-level cache (64 MiB at least), "
+              "--sizes 128,512,1024, --min-seconds 0.2, no coursework unless --inputs-dir is given; "
+              "options given explicitly override these")
+    ("no-coursework", "skip the coursework problems")
     ("sizes", po::value<std::string>()->default_value("128,256,512,1024,2048,4096,8192"), "square box sizes")
     ("coursework-steps", po::value<int>()->default_value(0), "steps for the coursework problems (0: their own)")
     ("min-seconds", po::value<double>()->default_value(1.0), "timed seconds per square box case")
-    ("copy-mib", po::value<int>()->default_value(1024), "size of each copy buffer in MiB")
+    ("copy-mib", po::value<int>()->default_value(1024),
+     "size of each copy buffer in MiB; refused below 4x the device's last-level cache (and below 64)")
     ("rows-per-item", po::value<int>()->default_value(0), "rows per work-item of one-step kernels (0: chosen per grid)")
     ("reference-at", po::value<int>()->default_value(0), "also time the serial reference on this box size");
   // clang-format on
@@ -207,6 +277,8 @@ int main(int argc, char* argv[]) {
     return 0;
   }
   try {
+    // Every option is checked before anything is timed or written.
+    const bool quick = vm.count("quick") > 0;
     const std::optional<Backend> parsed = parse_backend(vm["backend"].as<std::string>());
     if (!parsed || *parsed == Backend::Reference)
       throw UsageError("--backend must be opencl or cuda, got '" + vm["backend"].as<std::string>() + "'");
@@ -227,55 +299,78 @@ int main(int argc, char* argv[]) {
     if (base.launch.rows_per_item < 0 || base.launch.rows_per_item > 64)
       throw UsageError("--rows-per-item must be 0 to 64");
     base.launch.local = parse_local_size(vm["local-size"].as<std::string>());
+    const std::vector<int> sizes =
+        parse_sizes(quick && vm["sizes"].defaulted() ? "128,512,1024" : vm["sizes"].as<std::string>());
+    const double min_seconds = quick && vm["min-seconds"].defaulted() ? 0.2 : vm["min-seconds"].as<double>();
+    if (!(min_seconds > 0 && min_seconds <= 3600)) throw UsageError("--min-seconds must be above 0 and at most 3600");
+    const int coursework_steps = vm["coursework-steps"].as<int>();
+    if (coursework_steps < 0) throw UsageError("--coursework-steps must be 0 (their own) or more");
+    const int reference_at = vm["reference-at"].as<int>();
+    if (reference_at != 0 && reference_at < 4)
+      throw UsageError("--reference-at must be 0 (off) or a box size of at least 4");
+    const bool coursework = !vm.count("no-coursework") && !(quick && !vm.count("inputs-dir"));
+    const std::string inputs =
+        coursework ? find_inputs_dir(vm.count("inputs-dir") ? vm["inputs-dir"].as<std::string>() : "") : "";
     base.device.kernels_dir = find_kernels_dir(vm.count("kernels-dir") ? vm["kernels-dir"].as<std::string>() : "");
     const DeviceDescription dev = describe_device(backend_id, base.device.device);
+
+    const std::size_t smallest_copy = smallest_copy_bytes(dev);
+    const int copy_mib = vm["copy-mib"].as<int>();
+    std::size_t copy_bytes = quick && vm["copy-mib"].defaulted()
+                                 ? smallest_copy
+                                 : static_cast<std::size_t>(std::max(copy_mib, 0)) * kMiB;
+    if (copy_bytes < smallest_copy)
+      throw UsageError("--copy-mib " + std::to_string(copy_mib) + " would be measured in the device's last-level " +
+                       "cache (" + (dev.cache_bytes ? mib_text(dev.cache_bytes) : std::string("of unknown size")) +
+                       "), not its memory: use --copy-mib " + std::to_string((smallest_copy + kMiB - 1) / kMiB) +
+                       " or more");
+    copy_bytes = std::min<std::size_t>(copy_bytes, dev.memory_bytes / 4);
+    if (copy_bytes < smallest_copy)
+      throw DeviceError("the device's " + mib_text(dev.memory_bytes) + " of memory cannot hold two copy buffers of " +
+                        mib_text(smallest_copy) + " (4x its last-level cache) with room to spare");
+
     const std::size_t real_size = d2q9::stored_size(base.device.precision);
     const double bytes_per_update = 2.0 * kSpeeds * real_size + 1.0;  // read + write 9 values, one mask byte
     const std::string out_dir =
         vm.count("output-dir") ? vm["output-dir"].as<std::string>() : "results/" + slug(dev.name);
-    std::system(("mkdir -p '" + out_dir + "'").c_str());
-
-    std::printf("d2q9-bench on %s (%s; driver %s), %s, %s, %s variant, commit %s\n", dev.name.c_str(),
-                dev.platform.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(), variant.c_str(),
-                D2Q9_COMMIT);
-    std::size_t copy_bytes = static_cast<std::size_t>(vm["copy-mib"].as<int>()) << 20;
-    copy_bytes = std::min<std::size_t>(copy_bytes, dev.memory_bytes / 4);
-    const double copy_bw = copy_bandwidth(backend_id, base.device.device, base.device.kernels_dir, copy_bytes);
-    std::printf("copy bandwidth: %.1f GB/s (2 x %zu MiB buffers, read + write counted)\n", copy_bw / 1e9,
-                copy_bytes >> 20);
 
     std::vector<BenchCase> cases;
-    std::stringstream sizes(vm["sizes"].as<std::string>());
-    for (std::string tok; std::getline(sizes, tok, ',');) {
-      if (tok.empty()) continue;
-      const int n = std::stoi(tok);
-      cases.push_back({"box_" + std::to_string(n), box_params(n), box_mask(n), 0});
-    }
-    const std::string inputs = vm["inputs-dir"].as<std::string>();
-    for (const char* size : {"128x128", "128x256", "256x256", "1024x1024"}) {
-      const Params p = read_params(inputs + "/input_" + size + ".params");
-      const int steps = vm["coursework-steps"].as<int>() > 0 ? vm["coursework-steps"].as<int>() : p.max_iters;
-      cases.push_back({std::string("coursework_") + size, p, read_obstacles(inputs + "/obstacles_" + size + ".dat", p), steps});
-    }
+    for (int n : sizes) cases.push_back({"box_" + std::to_string(n), box_params(n), box_mask(n), 0});
+    if (coursework)
+      for (const char* size : kCourseworkSizes) {
+        const Params p = read_params(inputs + "/input_" + size + ".params");
+        const int steps = coursework_steps > 0 ? coursework_steps : p.max_iters;
+        cases.push_back({std::string("coursework_") + size, p,
+                         read_obstacles(inputs + "/obstacles_" + size + ".dat", p), steps});
+      }
 
-    const Bench bench{backend_id, base, copy_bw, bytes_per_update, vm["min-seconds"].as<double>()};
+    const BuildInfo build = build_info();
+    std::printf("d2q9-bench %s on %s (%s; driver %s), %s, %s, %s variant, commit %s\n", build.version.c_str(),
+                dev.name.c_str(), dev.platform.c_str(), dev.driver.c_str(), backend.c_str(), precision.c_str(),
+                variant.c_str(), build.commit.c_str());
+    const double copy_bw = copy_bandwidth(backend_id, base.device.device, base.device.kernels_dir, copy_bytes);
+    std::printf("copy bandwidth: %.1f GB/s (2 x %zu MiB buffers, read + write counted; last-level cache %s)\n",
+                copy_bw / 1e9, copy_bytes >> 20, dev.cache_bytes ? mib_text(dev.cache_bytes).c_str() : "unknown");
+
+    const Bench bench{backend_id, base, copy_bw, bytes_per_update, min_seconds};
     std::vector<CaseResult> results;
     std::printf("%-22s %8s %10s %10s %12s %10s %8s %10s %4s\n", "case", "steps", "seconds", "MLUPS", "eff. GB/s",
                 "% of copy", "local", "variant", "rows");
     for (BenchCase& c : cases) results.push_back(time_case(bench, c));
 
-    const int reference_at = vm["reference-at"].as<int>();
     const nlohmann::json reference = reference_at > 0 ? time_reference(bench, reference_at, results) : nullptr;
 
     const std::string stem = out_dir + "/bench_" + backend + "_" + precision + "_" + variant;
-    nlohmann::json j = {{"device", dev.name},
+    nlohmann::json j = {{"program", {{"name", "d2q9-bench"}, {"version", build.version}, {"commit", build.commit}}},
+                        {"device", dev.name},
                         {"platform", dev.platform},
                         {"driver", dev.driver},
                         {"device_version", dev.version},
+                        {"device_cache_bytes", dev.cache_bytes},
                         {"backend", backend},
                         {"precision", precision},
                         {"kernel_variant", variant},
-                        {"commit", D2Q9_COMMIT},
+                        {"commit", build.commit},
                         {"copy_bandwidth_gbs", copy_bw / 1e9},
                         {"copy_buffer_bytes", copy_bytes},
                         {"bytes_per_cell_update", bytes_per_update},
@@ -283,9 +378,11 @@ int main(int argc, char* argv[]) {
                                               " bytes each) plus one obstacle-mask byte per cell update"},
                         {"serial_reference", reference},
                         {"cases", nlohmann::json::array()}};
-    OutputSet files;
-    write_csv(files.add(stem + ".csv"), results, dev, backend, precision, copy_bw);
     for (const auto& r : results) j["cases"].push_back(case_json(r));
+    // Created only now, so that a bench that failed leaves no empty folder behind.
+    std::filesystem::create_directories(out_dir);
+    OutputSet files;
+    write_csv(files.add(stem + ".csv"), results, dev, backend, precision, copy_bw, build);
     std::fputs((j.dump(2) + "\n").c_str(), files.add(stem + ".json"));
     files.commit();
     std::printf("wrote %s.csv and %s.json\n", stem.c_str(), stem.c_str());

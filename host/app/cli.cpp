@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 
@@ -24,7 +25,9 @@ po::options_description visible_options() {
      "work-group shape WxH, e.g. 128x1, or auto: the cached fastest shape for this device, problem size and "
      "variant, found by a short search on the first large run")
     ("tune", "search the work-group shapes afresh, print their timings and cache the fastest")
-    ("output-dir,o", po::value<std::string>()->default_value("."), "where av_vels.dat and final_state.dat go")
+    ("autotune", "the same as --tune, for under mpirun (whose own --tune option takes the other spelling)")
+    ("output-dir,o", po::value<std::string>()->default_value("."),
+     "where every output goes (relative --png, --vtk and --summary-json names too); created if missing, its parent must exist")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c: fp16s and fp16c compute in float and store the distributions in 16 bits (half the memory traffic; see docs/performance.md)")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
@@ -36,12 +39,22 @@ po::options_description visible_options() {
      "under mpirun with several ranks: rows of each rank's slab, bottom to top, e.g. 12,17,1 (default: an even "
      "split in whole work-group rows)")
     ("checkpoint-every", po::value<std::string>(), "write the run's state to checkpoint.d2q9 in the output directory every N steps")
-    ("restart", po::value<std::string>(), "continue the run saved in this checkpoint file")
+    ("restart", po::value<std::string>(), "continue the run saved in this checkpoint file; alone, with the input files, output directory and options of the run that wrote it (options given now override them)")
     ("quiet,q", "print only errors (and no progress line)")
-    ("png", po::value<std::string>(), "picture of the final speed |u| (default: final_state.png in the output directory)")
-    ("no-png", "write no picture")
-    ("snapshot-every", po::value<std::string>(), "also write a picture every N steps, snapshot_<step>.png in the output directory")
-    ("vtk", po::value<std::string>(), "final state as legacy VTK image data (FILE.vtk) for ParaView")
+    ("png", po::value<std::string>(), "picture of the final state (default: final_state.png; with --field vorticity "
+     "final_state_vorticity.png; with both, the vorticity picture is FILE with _vorticity before .png)")
+    ("no-png", "write no final picture")
+    ("field", po::value<std::string>()->default_value("speed"), "what the pictures show: speed (|u|) | vorticity "
+     "(blue-white-red about 0; obstacles count as velocity 0) | both")
+    ("scale", po::value<std::string>()->default_value("auto"), "colour range of the pictures: auto (each picture its "
+     "own) | fixed (the first picture's, kept for every later snapshot and the final picture) | MIN:MAX (with "
+     "--field both, speed's then vorticity's: 0:0.05,-0.01:0.01; vorticity ranges are -W:W)")
+    ("snapshot-every", po::value<std::string>(), "also write snapshots every N steps into the output directory: "
+     "snapshot_<step>.png (and snapshot_<step>_vorticity.png)")
+    ("snapshot-format", po::value<std::string>()->default_value("png"), "png | vti | png,vti: what a snapshot is: "
+     "pictures, and/or snapshot_<step>.vti with snapshots.pvd listing every frame for ParaView")
+    ("vtk", po::value<std::string>(), "final state for ParaView: FILE.vti (XML image data: velocity, density, speed, "
+     "vorticity, obstacle) or FILE.vtk (legacy, without vorticity)")
     ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON");
   // clang-format on
   return desc;
@@ -81,6 +94,96 @@ std::string boost_error_message(int argc, const char* const argv[], const po::op
   return message;
 }
 
+std::vector<PictureField> parse_picture_fields(const std::string& text) {
+  if (text == "speed") return {PictureField::Speed};
+  if (text == "vorticity") return {PictureField::Vorticity};
+  if (text == "both") return {PictureField::Speed, PictureField::Vorticity};
+  throw UsageError("--field must be speed, vorticity or both, got '" + text + "'");
+}
+
+// "MIN:MAX[,MIN:MAX]", one range per field drawn.
+PictureScale parse_picture_scale(const std::string& text, const std::vector<PictureField>& fields) {
+  PictureScale scale;
+  if (text == "auto") return scale;
+  if (text == "fixed") {
+    scale.mode = PictureScale::Mode::Fixed;
+    return scale;
+  }
+  scale.mode = PictureScale::Mode::Given;
+  auto number = [&](const std::string& part) {
+    std::size_t used = 0;
+    double v = 0.0;
+    try {
+      v = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || !std::isfinite(v))
+      throw UsageError("--scale must be auto, fixed or MIN:MAX (e.g. 0:0.05), got '" + text + "'");
+    return v;
+  };
+  std::istringstream list(text);
+  for (std::string range; std::getline(list, range, ',');) {
+    const auto colon = range.find(':');
+    if (colon == std::string::npos || text.back() == ',')
+      throw UsageError("--scale must be auto, fixed or MIN:MAX (e.g. 0:0.05), got '" + text + "'");
+    const ColourRange r{number(range.substr(0, colon)), number(range.substr(colon + 1))};
+    if (!(r.low < r.high)) throw UsageError("--scale range " + range + " needs MIN < MAX");
+    scale.given.push_back(r);
+  }
+  if (scale.given.size() != fields.size())
+    throw UsageError(fields.size() == 2 ? "--scale with --field both needs two ranges, speed's then vorticity's "
+                                          "(e.g. 0:0.05,-0.01:0.01), got '" + text + "'"
+                                        : "--scale needs one range MIN:MAX for one field, got '" + text + "'");
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (fields[i] == PictureField::Vorticity && scale.given[i].low != -scale.given[i].high)
+      throw UsageError("--scale: the vorticity range must be symmetric about 0 (-W:W), got '" + text + "'");
+  return scale;
+}
+
+// "png", "vti" or both, comma-separated.
+void parse_snapshot_format(const std::string& text, Options& o) {
+  o.snapshot_png = o.snapshot_vti = false;
+  std::istringstream list(text);
+  bool ok = !text.empty() && text.back() != ',';
+  for (std::string item; ok && std::getline(list, item, ',');) {
+    bool& chosen = item == "png" ? o.snapshot_png : o.snapshot_vti;
+    ok = (item == "png" || item == "vti") && !chosen;
+    chosen = true;
+  }
+  if (!ok) throw UsageError("--snapshot-format must be png, vti or png,vti, got '" + text + "'");
+}
+
+// Edits (insert, delete, replace, swap two neighbours) from a to b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// "; did you mean --tune?" for a mistyped long option, else "".
+std::string did_you_mean(std::string typed, const po::options_description& options) {
+  if (typed.compare(0, 2, "--") != 0) return "";
+  typed = typed.substr(2, typed.find('=') == std::string::npos ? std::string::npos : typed.find('=') - 2);
+  std::string best;
+  std::size_t best_distance = 3;  // more edits than this is another word
+  for (const auto& option : options.options()) {
+    const std::string& name = option->long_name();
+    const std::size_t distance = edit_distance(typed, name);
+    if (!name.empty() && distance < best_distance && distance * 3 <= name.size()) {
+      best = name;
+      best_distance = distance;
+    }
+  }
+  return best.empty() ? "" : "; did you mean --" + best + "?";
+}
+
 }  // namespace
 
 LocalSize parse_local_size(const std::string& text) {
@@ -103,25 +206,35 @@ Options parse_command_line(int argc, const char* const argv[]) {
   positional.add("paramfile", 1).add("obstaclefile", 1);
 
   po::variables_map vm;
+  Options o;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
+    for (const po::option& option : parsed.options)
+      if (option.position_key < 0)
+        o.given.emplace_back(option.string_key, option.value.empty() ? "" : option.value.front());
+    po::store(parsed, vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    throw UsageError(boost_error_message(argc, argv, all, positional) + did_you_mean(e.get_option_name(), visible_options()));
   } catch (const po::error&) {
     throw UsageError(boost_error_message(argc, argv, all, positional));
   }
 
-  Options o;
   o.help = vm.count("help") > 0;
   o.version = vm.count("version") > 0;
   o.list_devices = vm.count("list-devices") > 0;
   o.quiet = vm.count("quiet") > 0;
-  o.tune = vm.count("tune") > 0;
+  o.tune = vm.count("tune") > 0 || vm.count("autotune") > 0;
   if (o.help || o.version || o.list_devices) return o;
 
-  if (!vm.count("paramfile") || !vm.count("obstaclefile"))
+  if (vm.count("restart")) o.restart_file = vm["restart"].as<std::string>();
+  // With --restart the checkpoint may name the files (see resume_options).
+  if (vm.count("paramfile") != vm.count("obstaclefile") || (!vm.count("paramfile") && o.restart_file.empty()))
     throw UsageError("expected two arguments: <paramfile> <obstaclefile>");
-  o.param_file = vm["paramfile"].as<std::string>();
-  o.obstacle_file = vm["obstaclefile"].as<std::string>();
+  if (vm.count("paramfile")) {
+    o.param_file = vm["paramfile"].as<std::string>();
+    o.obstacle_file = vm["obstaclefile"].as<std::string>();
+  }
 
   const std::string backend = vm["backend"].as<std::string>();
   const std::optional<Backend> parsed = parse_backend(backend);
@@ -160,22 +273,64 @@ Options parse_command_line(int argc, const char* const argv[]) {
   }
   if (vm.count("vtk")) {
     o.vtk_file = vm["vtk"].as<std::string>();
-    // ParaView chooses its reader by extension, and this is the legacy format.
-    if (o.vtk_file.size() < 5 || o.vtk_file.compare(o.vtk_file.size() - 4, 4, ".vtk") != 0)
-      throw UsageError("--vtk writes legacy VTK: the file name must end in .vtk, got '" + o.vtk_file + "'");
+    // ParaView chooses its reader by extension, and the extension chooses the format.
+    auto ends_with = [&](const char* ext) {
+      return o.vtk_file.size() > 4 && o.vtk_file.compare(o.vtk_file.size() - 4, 4, ext) == 0;
+    };
+    if (!ends_with(".vtk") && !ends_with(".vti"))
+      throw UsageError("--vtk FILE must end in .vti (XML image data) or .vtk (legacy VTK), got '" + o.vtk_file + "'");
   }
+  o.fields = parse_picture_fields(vm["field"].as<std::string>());
+  o.scale = parse_picture_scale(vm["scale"].as<std::string>(), o.fields);
+  parse_snapshot_format(vm["snapshot-format"].as<std::string>(), o);
+  if (!vm["snapshot-format"].defaulted() && o.snapshot_every == 0)
+    throw UsageError("--snapshot-format needs --snapshot-every");
+  const bool pictures = !o.no_png || (o.snapshot_every > 0 && o.snapshot_png);
+  for (const char* name : {"field", "scale"})
+    if (!vm[name].defaulted() && !pictures)
+      throw UsageError(std::string("--") + name + " applies to pictures, but --no-png and no PNG snapshots leave none");
   if (vm.count("summary-json")) o.summary_json_file = vm["summary-json"].as<std::string>();
   if (vm.count("checkpoint-every")) {
     o.checkpoint_every = parse_non_negative(vm["checkpoint-every"].as<std::string>(), "--checkpoint-every");
     if (o.checkpoint_every == 0) throw UsageError("--checkpoint-every must be at least 1");
   }
-  if (vm.count("restart")) o.restart_file = vm["restart"].as<std::string>();
   return o;
+}
+
+Options resume_options(const Options& given, const std::vector<std::pair<std::string, std::string>>& recorded,
+                       const std::string& param_file, const std::string& obstacle_file) {
+  auto given_now = [&](const std::string& name) {
+    return std::any_of(given.given.begin(), given.given.end(), [&](const auto& g) { return g.first == name; });
+  };
+  // An option given now also replaces the recorded ones it contradicts, and
+  // another device makes the recorded launch plan meaningless.
+  auto replaced = [&](const std::string& name) {
+    if (given_now(name)) return true;
+    if (name == "png") return given_now("no-png");
+    if (name == "no-png") return given_now("png");
+    if (name == "local-size" || name == "kernel-variant") return given_now("backend") || given_now("device");
+    return false;
+  };
+  std::vector<std::string> args{"d2q9-bgk"};
+  auto add = [&](const std::pair<std::string, std::string>& option) {
+    args.push_back("--" + option.first);
+    if (!option.second.empty()) args.push_back(option.second);
+  };
+  for (const auto& option : recorded)
+    if (!replaced(option.first)) add(option);
+  for (const auto& option : given.given) add(option);
+  args.push_back("--");  // file names are never options
+  args.push_back(given.param_file.empty() ? param_file : given.param_file);
+  args.push_back(given.param_file.empty() ? obstacle_file : given.obstacle_file);
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data());
 }
 
 std::string usage_text(const std::string& program) {
   std::ostringstream out;
   out << "Usage: " << program << " [options] <paramfile> <obstaclefile>\n"
+      << "       " << program << " --restart FILE [options]\n"
       << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL; CUDA where built).\n"
       << "Writes av_vels.dat and final_state.dat into the output directory.\n\n"
       << visible_options();

@@ -8,6 +8,7 @@
 
 #include "device/launch_plan.hpp"
 #include "device/solver.hpp"
+#include "model/picture.hpp"
 #include "model/printable.hpp"
 
 namespace d2q9 {
@@ -35,18 +36,33 @@ struct Options {
   bool tune = false;            // --tune: search work-group sizes afresh
   std::vector<int> slab_rows;   // --slab-rows: rows per MPI rank, bottom to top (empty: even split)
   // Pictures and other views of the result (host/picture.*, vtk_output.*, summary.*).
+  // Relative output names are inside output_dir.
   std::string png_file;  // empty: final_state.png in output_dir, unless no_png
   bool no_png = false;
+  std::vector<PictureField> fields{PictureField::Speed};  // --field: speed before vorticity
+  PictureScale scale;                                      // --scale
   int snapshot_every = 0;  // 0: no snapshots
-  std::string vtk_file;
+  bool snapshot_png = true;   // --snapshot-format
+  bool snapshot_vti = false;
+  std::string vtk_file;  // .vtk legacy, .vti XML
   std::string summary_json_file;
   int checkpoint_every = 0;  // 0: no checkpoints
   std::string restart_file;  // empty: start from rest
+  // The options as given on the command line, long names, in order ("" for a
+  // flag's value): what a checkpoint records and a restart overrides.
+  std::vector<std::pair<std::string, std::string>> given;
 };
 
 // Throws UsageError with a one-line message for anything malformed.
 Options parse_command_line(int argc, const char* const argv[]);
 std::string usage_text(const std::string& program);
+
+// The options of a run resumed from a checkpoint that recorded `recorded`
+// (see RunRecord): the recorded ones, then those given now, which win;
+// the recorded input files unless files are given now. Parsed like a command
+// line, so every check applies.
+Options resume_options(const Options& given, const std::vector<std::pair<std::string, std::string>>& recorded,
+                       const std::string& param_file, const std::string& obstacle_file);
 
 // "WxH" or "auto"; UsageError otherwise.
 LocalSize parse_local_size(const std::string& text);

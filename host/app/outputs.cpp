@@ -12,6 +12,25 @@
 
 namespace d2q9 {
 
+std::string output_path(const std::string& output_dir, const std::string& name) {
+  if (!name.empty() && name[0] == '/') return name;
+  return output_dir + "/" + name;
+}
+
+void make_output_dir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw InputError(dir + ": output directory is not a directory");
+    return;
+  }
+  if (::mkdir(dir.c_str(), 0777) == 0) return;
+  const int why = errno;
+  if (why == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;  // made meanwhile
+  if (why == ENOENT)
+    throw InputError(dir + ": cannot create output directory (its parent directory does not exist)");
+  throw InputError(dir + ": cannot create output directory (" + std::strerror(why) + ")");
+}
+
 void check_can_create(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a file");
@@ -21,18 +40,52 @@ void check_can_create(const std::string& path) {
     throw InputError(path + ": cannot create file (" + dir + ": " + std::strerror(errno) + ")");
 }
 
+namespace {
+
+// "a/speed.png" -> "a/speed_vorticity.png"; a name not ending in .png gets
+// "_vorticity.png" appended.
+std::string vorticity_picture_name(const std::string& name) {
+  const std::string ext = ".png";
+  const bool has_ext = name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0;
+  return (has_ext ? name.substr(0, name.size() - ext.size()) : name) + "_vorticity.png";
+}
+
+const char* picture_suffix(PictureField field) { return field == PictureField::Speed ? ".png" : "_vorticity.png"; }
+
+}  // namespace
+
 ExtraOutputs plan_extra_outputs(const Options& o, int max_iters, bool check) {
   ExtraOutputs x;
-  if (!o.no_png) x.png = o.png_file.empty() ? o.output_dir + "/final_state.png" : o.png_file;
-  x.vtk = o.vtk_file;
-  x.summary_json = o.summary_json_file;
+  x.fields = o.fields;
+  x.scale = o.scale;
+  if (!o.no_png) {
+    const bool both = x.fields.size() > 1;
+    for (PictureField field : x.fields) {
+      std::string name = o.png_file;
+      if (name.empty()) name = field == PictureField::Speed ? "final_state.png" : "final_state_vorticity.png";
+      else if (both && field == PictureField::Vorticity) name = vorticity_picture_name(name);
+      x.pictures.push_back({field, output_path(o.output_dir, name)});
+    }
+  }
+  if (!o.vtk_file.empty()) x.vtk = output_path(o.output_dir, o.vtk_file);
+  if (!o.summary_json_file.empty()) x.summary_json = output_path(o.output_dir, o.summary_json_file);
   x.snapshot_every = o.snapshot_every;
+  x.snapshot_png = o.snapshot_png;
+  x.snapshot_vti = o.snapshot_vti;
   x.snapshot_dir = o.output_dir;
   if (!check) return x;
-  for (const std::string* path : {&x.png, &x.vtk, &x.summary_json})
+  for (const PictureFile& p : x.pictures) check_can_create(p.path);
+  for (const std::string* path : {&x.vtk, &x.summary_json})
     if (!path->empty()) check_can_create(*path);
-  if (x.snapshot_every > 0 && x.snapshot_every <= max_iters)
-    check_can_create(snapshot_path(x.snapshot_dir, x.snapshot_every, max_iters));
+  if (x.snapshot_every > 0 && x.snapshot_every <= max_iters) {
+    if (x.snapshot_png)
+      for (PictureField field : x.fields)
+        check_can_create(snapshot_path(x.snapshot_dir, x.snapshot_every, max_iters, picture_suffix(field)));
+    if (x.snapshot_vti) {
+      check_can_create(snapshot_path(x.snapshot_dir, x.snapshot_every, max_iters, ".vti"));
+      check_can_create(output_path(x.snapshot_dir, kSnapshotSeries));
+    }
+  }
   return x;
 }
 
@@ -59,8 +112,10 @@ bool same_file(const std::string& a, const std::string& b) {
 
 void check_output_targets(const Options& o, const ExtraOutputs& extra) {
   std::vector<std::string> outputs = {o.output_dir + "/av_vels.dat", o.output_dir + "/final_state.dat"};
-  for (const std::string* p : {&extra.png, &extra.vtk, &extra.summary_json})
+  for (const PictureFile& p : extra.pictures) outputs.push_back(p.path);
+  for (const std::string* p : {&extra.vtk, &extra.summary_json})
     if (!p->empty()) outputs.push_back(*p);
+  if (extra.snapshot_every > 0 && extra.snapshot_vti) outputs.push_back(output_path(extra.snapshot_dir, kSnapshotSeries));
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     check_can_create(outputs[i]);
     for (std::size_t j = 0; j < i; ++j)
@@ -72,11 +127,79 @@ void check_output_targets(const Options& o, const ExtraOutputs& extra) {
   }
 }
 
-std::string snapshot_path(const std::string& dir, int step, int max_iters) {
+std::string snapshot_name(int step, int max_iters, const std::string& suffix) {
   const int width = static_cast<int>(std::to_string(max_iters).size());
   char name[64];
-  std::snprintf(name, sizeof name, "snapshot_%0*d.png", width, step);
-  return dir + "/" + name;
+  std::snprintf(name, sizeof name, "snapshot_%0*d", width, step);
+  return name + suffix;
+}
+
+std::string snapshot_path(const std::string& dir, int step, int max_iters, const std::string& suffix) {
+  return dir + "/" + snapshot_name(step, max_iters, suffix);
+}
+
+ViewWriter::ViewWriter(const ExtraOutputs& plan, const Params& params, const ObstacleMask& mask)
+    : plan_(plan), params_(params), mask_(mask) {}
+
+ColourRange ViewWriter::next_range(PictureField field, const FlowFields& fields) {
+  switch (plan_.scale.mode) {
+    case PictureScale::Mode::Given:
+      for (std::size_t i = 0; i < plan_.fields.size(); ++i)
+        if (plan_.fields[i] == field) return plan_.scale.given.at(i);
+      break;
+    case PictureScale::Mode::Fixed:
+      return kept_.emplace(field, own_range(field, fields, mask_)).first->second;
+    case PictureScale::Mode::Auto:
+      break;
+  }
+  return own_range(field, fields, mask_);
+}
+
+void ViewWriter::write_snapshot(int step, const std::vector<double>& f) {
+  const FlowFields fields = flow_fields(params_, mask_, f);
+  if (plan_.snapshot_png) {
+    const std::string caption = "step " + std::to_string(step);
+    for (PictureField field : plan_.fields) {
+      const std::string path = snapshot_path(plan_.snapshot_dir, step, params_.max_iters, picture_suffix(field));
+      AtomicFile frame(path);
+      write_png(frame.get(), render_picture(field, fields, mask_, next_range(field, fields), caption), path);
+      frame.commit();
+    }
+  }
+  if (plan_.snapshot_vti) {
+    AtomicFile frame(snapshot_path(plan_.snapshot_dir, step, params_.max_iters, ".vti"));
+    write_vti(frame.get(), mask_, fields);
+    frame.commit();
+    write_series(step);
+  }
+}
+
+void ViewWriter::write_series(int step) {
+  if (!scanned_earlier_frames_) {
+    // A restarted run's series goes on from the frames the run before it left here.
+    for (int earlier = plan_.snapshot_every; earlier < step; earlier += plan_.snapshot_every) {
+      const std::string name = snapshot_name(earlier, params_.max_iters, ".vti");
+      if (::access(output_path(plan_.snapshot_dir, name).c_str(), F_OK) == 0) frames_.push_back({earlier, name});
+    }
+    scanned_earlier_frames_ = true;
+  }
+  frames_.push_back({step, snapshot_name(step, params_.max_iters, ".vti")});
+  AtomicFile series(output_path(plan_.snapshot_dir, kSnapshotSeries));
+  write_pvd(series.get(), frames_);
+  series.commit();
+}
+
+void ViewWriter::add_final_outputs(OutputSet& outputs, const std::vector<double>& f) {
+  if (plan_.pictures.empty() && plan_.vtk.empty()) return;
+  const FlowFields fields = flow_fields(params_, mask_, f);
+  for (const PictureFile& p : plan_.pictures)
+    write_png(outputs.add(p.path), render_picture(p.field, fields, mask_, next_range(p.field, fields)), p.path);
+  if (plan_.vtk.empty()) return;
+  const bool xml = plan_.vtk.size() > 4 && plan_.vtk.compare(plan_.vtk.size() - 4, 4, ".vti") == 0;
+  if (xml)
+    write_vti(outputs.add(plan_.vtk), mask_, fields);
+  else
+    write_vtk(outputs.add(plan_.vtk), params_, mask_, fields);
 }
 
 }  // namespace d2q9

@@ -1,24 +1,49 @@
-// The files beyond the coursework's two: picture, snapshots, VTK, JSON summary.
+// The files beyond the coursework's two: pictures, snapshots, VTK, JSON summary.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "app/cli.hpp"
+#include "model/output.hpp"
+#include "model/picture.hpp"
 #include "model/problem.hpp"
+#include "model/vtk_output.hpp"
 
 namespace d2q9 {
 
+struct PictureFile {
+  PictureField field;
+  std::string path;
+};
+
 struct ExtraOutputs {
-  std::string png;           // empty: none
-  std::string vtk;           // empty: none
+  std::vector<PictureFile> pictures;  // the final pictures; none with --no-png
+  std::vector<PictureField> fields;   // what the pictures show, speed before vorticity
+  PictureScale scale;
+  std::string vtk;           // empty: none; .vtk legacy, .vti XML
   std::string summary_json;  // empty: none
   int snapshot_every = 0;    // 0: none
+  bool snapshot_png = false;
+  bool snapshot_vti = false;  // with snapshots.pvd listing the frames
   std::string snapshot_dir;
 };
 
-// Resolves the defaults (final_state.png in the output directory) and, with
-// `check` (the rank that writes them), checks before anything runs that each
-// file can be created: InputError naming it.
+constexpr const char* kSnapshotSeries = "snapshots.pvd";
+
+// `name` inside the output directory, or as given when absolute.
+std::string output_path(const std::string& output_dir, const std::string& name);
+
+// The output directory, created when missing; only its last component is
+// created, so a mistyped parent is an error rather than a new tree.
+// InputError naming `dir` otherwise.
+void make_output_dir(const std::string& dir);
+
+// Resolves the names (relative ones inside the output directory; by default
+// final_state.png, final_state_vorticity.png) and, with `check` (the rank that
+// writes them), checks before anything runs that each file can be created:
+// InputError naming it.
 ExtraOutputs plan_extra_outputs(const Options& options, int max_iters, bool check = true);
 
 // Before the run: every file the run will write (av_vels.dat, final_state.dat
@@ -26,12 +51,37 @@ ExtraOutputs plan_extra_outputs(const Options& options, int max_iters, bool chec
 // one of the inputs. InputError naming the paths otherwise.
 void check_output_targets(const Options& options, const ExtraOutputs& extra);
 
-// "<dir>/snapshot_<step>.png", the step zero-padded to the width of max_iters
-// so that the frames sort in order.
-std::string snapshot_path(const std::string& dir, int step, int max_iters);
+// "snapshot_<step><suffix>", the step zero-padded to the width of max_iters
+// so that the frames sort in order; suffix ".png", "_vorticity.png" or ".vti".
+std::string snapshot_name(int step, int max_iters, const std::string& suffix = ".png");
+std::string snapshot_path(const std::string& dir, int step, int max_iters, const std::string& suffix = ".png");
 
 // InputError unless `path` could be created or replaced (its folder exists
 // and is writable, and it is no folder itself).
 void check_can_create(const std::string& path);
+
+// The pictures and VTK files of the flow, as snapshots during the run and at
+// its end, with the colour ranges --scale asks for. Used on the writing rank.
+class ViewWriter {
+ public:
+  ViewWriter(const ExtraOutputs& plan, const Params& params, const ObstacleMask& mask);
+  // The frame of `step`, each file complete before it replaces an older one;
+  // then snapshots.pvd lists it after the earlier frames in the directory.
+  void write_snapshot(int step, const std::vector<double>& f);
+  // The final pictures and VTK file, written when `outputs` commits.
+  void add_final_outputs(OutputSet& outputs, const std::vector<double>& f);
+  // The range the next picture of `field` gets (Auto: `fields`' own).
+  ColourRange next_range(PictureField field, const FlowFields& fields);
+
+ private:
+  void write_series(int step);
+
+  const ExtraOutputs& plan_;
+  const Params& params_;
+  const ObstacleMask& mask_;
+  std::map<PictureField, ColourRange> kept_;  // --scale fixed: the first picture's ranges
+  std::vector<PvdFrame> frames_;              // listed in snapshots.pvd
+  bool scanned_earlier_frames_ = false;
+};
 
 }  // namespace d2q9

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <climits>
 #include <iostream>
 
 #include <unistd.h>
@@ -39,11 +40,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void check_output_dir(const std::string& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(dir + ": output directory does not exist");
-}
+void check_output_dir(const std::string& dir) { make_output_dir(dir); }
 
 // The output directory held for one checkpointing run: a second run there
 // would overwrite this run's checkpoint, and delete it when it finished.
@@ -78,29 +75,30 @@ int injected_failure_rank() {
   return value && *value ? std::atoi(value) : -1;
 }
 
-void print_tuning_table(const LocalSizeChoice& choice) {
-  std::printf("Work-group size search on %s (%s, %s):\n", choice.solver->device_name().c_str(),
+void print_tuning_table(const LaunchChoice& choice) {
+  std::printf("Launch search on %s (%s, %s), the default first:\n", choice.solver->device_name().c_str(),
               choice.solver->backend_name().c_str(), to_string(choice.solver->precision()));
-  std::printf("  %-10s %12s\n", "local size", "us per step");
+  std::printf("  %-20s %12s\n", "launch", "us per step");
   for (const auto& r : choice.table) {
     if (r.seconds_per_step > 0)
-      std::printf("  %-10s %12.2f\n", r.local.text().c_str(), r.seconds_per_step * 1e6);
+      std::printf("  %-20s %12.2f\n", r.launch.text().c_str(), r.seconds_per_step * 1e6);
     else
-      std::printf("  %-10s %12s  (%s)\n", r.local.text().c_str(), "-", r.note.c_str());
+      std::printf("  %-20s %12s  (%s)\n", r.launch.text().c_str(), "-", printable(r.note).c_str());
   }
-  std::printf("Chosen: %s, cached in %s\n", choice.solver->local_size().text().c_str(), tuning_cache_path().c_str());
+  std::printf("Chosen: %s\n", choice.reason.c_str());
 }
 
+// The solver, and why it launches as it does.
 std::unique_ptr<Solver> make_run_solver(const Options& o, const Params& params, const ObstacleMask& mask,
-                                        Ranks& ranks) {
+                                        Ranks& ranks, std::string& launch_reason) {
   SolverConfig config;
   config.device = {o.device, o.precision, o.backend == Backend::Reference ? "" : find_kernels_dir(o.kernels_dir)};
   config.launch.variant = o.variant;
   config.launch.local = o.local_size;
   config.slab_rows = o.slab_rows;
-  if (ranks.size() > 1) return make_solver(o.backend, params, mask, config, &ranks);
-  LocalSizeChoice choice = make_tuned_solver(o.backend, params, mask, config, o.tune);
+  LaunchChoice choice = make_tuned_solver(o.backend, params, mask, config, o.tune, &ranks);
   if (o.tune && !o.quiet) print_tuning_table(choice);
+  launch_reason = choice.reason;
   return std::move(choice.solver);
 }
 
@@ -115,11 +113,73 @@ std::string devices_text(const std::vector<std::string>& names) {
   return out;
 }
 
+// "path" made absolute against the current directory, so a record means
+// the same from anywhere.
+std::string absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (!::getcwd(cwd, sizeof cwd)) throw InputError(std::string("cannot read the current directory (") + std::strerror(errno) + ")");
+  return std::string(cwd) + "/" + path;
+}
+
+// What a checkpoint keeps of this run: the inputs, and the options as given
+// with paths made absolute and the launch plan as resolved, so that a restart
+// writes where this run wrote and rounds as it rounded. Left out: what only
+// concerns this invocation (--restart, --tune, --quiet) and the split across
+// ranks (a checkpoint restarts on any number of ranks).
+RunRecord run_record(const Options& o, const Solver& solver) {
+  RunRecord r;
+  r.param_file = absolute(o.param_file);
+  r.obstacle_file = absolute(o.obstacle_file);
+  r.param_hash = file_hash(o.param_file);
+  r.obstacle_hash = file_hash(o.obstacle_file);
+  for (const auto& [name, value] : o.given) {
+    if (name == "restart" || name == "tune" || name == "autotune" || name == "quiet" || name == "slab-rows" || name == "output-dir" ||
+        name == "kernels-dir" || name == "local-size" || name == "kernel-variant")
+      continue;
+    r.options.emplace_back(name, value);
+  }
+  r.options.emplace_back("output-dir", absolute(o.output_dir));
+  if (!o.kernels_dir.empty()) r.options.emplace_back("kernels-dir", absolute(o.kernels_dir));
+  if (const auto plan = solver.launch_plan()) {
+    r.options.emplace_back("local-size", solver.local_size().text());
+    r.options.emplace_back("kernel-variant", to_string(plan->variant));
+  }
+  return r;
+}
+
+// The options of a run continued from `checkpoint`: what it recorded, with
+// what was given now taking precedence.
+Options options_to_resume(const Options& given, const Checkpoint& checkpoint) {
+  if (checkpoint.run.empty()) {
+    if (given.param_file.empty())
+      throw InputError(given.restart_file + ": this checkpoint (from an older version) does not record its input "
+                       "files: give <paramfile> <obstaclefile> as well");
+    return given;
+  }
+  Options o = resume_options(given, checkpoint.run.options, checkpoint.run.param_file, checkpoint.run.obstacle_file);
+  o.restart_file = given.restart_file;
+  return o;
+}
+
+// The problem is checked value by value; an edited file that still describes
+// it (a comment, spacing) is worth a word, not a refusal.
+void warn_if_inputs_changed(const RunRecord& record, const Options& o) {
+  if (record.empty()) return;
+  const std::pair<const std::string*, std::uint64_t> files[] = {{&o.param_file, record.param_hash},
+                                                                {&o.obstacle_file, record.obstacle_hash}};
+  for (const auto& [path, hash] : files)
+    if (file_hash(*path) != hash)
+      std::fprintf(stderr, "warning: %s: changed since the checkpoint was written, but describes the same problem\n",
+                   printable(*path).c_str());
+}
+
 }  // namespace
 
-void run(const Options& o, Ranks& ranks) {
+void run(const Options& given, Ranks& ranks) {
   // Set-up: every rank reads the inputs and builds its part; the ranks agree
   // on any failure before one of them could wait for another.
+  Options o = given;
   Params params;
   ObstacleMask mask;
   ExtraOutputs extra;
@@ -127,13 +187,19 @@ void run(const Options& o, Ranks& ranks) {
   std::unique_ptr<CheckpointDirLock> lock;
   std::exception_ptr failure;
   try {
+    if (!given.restart_file.empty()) {
+      restart = read_checkpoint(given.restart_file);
+      o = options_to_resume(given, restart);
+    }
     check_options_for_ranks(o, ranks.size());
     params = read_params(o.param_file);
     check_params_fit_precision(params, o.precision, o.param_file);
     check_problem_fits(params, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
     mask = read_obstacles(o.obstacle_file, params);
-    if (!o.restart_file.empty())
-      restart = load_restart_checkpoint(o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
+    if (!o.restart_file.empty()) {
+      check_checkpoint_matches(restart, o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
+      if (ranks.is_root()) warn_if_inputs_changed(restart.run, o);
+    }
     if (ranks.is_root()) check_output_dir(o.output_dir);
     if (ranks.is_root() && o.checkpoint_every > 0) lock = std::make_unique<CheckpointDirLock>(o.output_dir);
     extra = plan_extra_outputs(o, params.max_iters, ranks.is_root());
@@ -145,8 +211,9 @@ void run(const Options& o, Ranks& ranks) {
 
   const auto setup_tic = std::chrono::steady_clock::now();
   std::unique_ptr<Solver> solver;
+  std::string launch_reason;
   try {
-    solver = make_run_solver(o, params, mask, ranks);
+    solver = make_run_solver(o, params, mask, ranks, launch_reason);
     if (!o.restart_file.empty()) solver->load_distributions(restart.f);
   } catch (...) {
     failure = std::current_exception();
@@ -163,17 +230,14 @@ void run(const Options& o, Ranks& ranks) {
   RunLoopOptions loop;
   loop.checkpoint_every = o.checkpoint_every;
   loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
+  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver);
   loop.progress = &progress;
   loop.ranks = &ranks;
   loop.snapshot_every = extra.snapshot_every;
+  ViewWriter views(extra, params, mask);
   loop.snapshot = [&](int step) {
     const std::vector<double> f = solver->distributions();
-    ranks.on_root([&] {
-      const std::string path = snapshot_path(extra.snapshot_dir, step, params.max_iters);
-      AtomicFile frame(path);
-      write_png(frame.get(), render_speed_picture(params, mask, f, "step " + std::to_string(step)), path);
-      frame.commit();
-    });
+    ranks.on_root([&] { views.write_snapshot(step, f); });
   };
   RunLoopResult result;
   std::vector<double> f;
@@ -202,8 +266,7 @@ void run(const Options& o, Ranks& ranks) {
     OutputSet outputs;
     write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels);
     write_final_state(outputs.add(o.output_dir + "/final_state.dat"), params, mask, f);
-    if (!extra.png.empty()) write_png(outputs.add(extra.png), render_speed_picture(params, mask, f), extra.png);
-    if (!extra.vtk.empty()) write_vtk(outputs.add(extra.vtk), params, mask, f);
+    views.add_final_outputs(outputs, f);
 
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
@@ -220,6 +283,7 @@ void run(const Options& o, Ranks& ranks) {
     summary.precision = solver->precision();
     summary.local_size = solver->local_size();
     if (const auto plan = solver->launch_plan()) summary.kernel_variant = to_string(plan->variant);
+    summary.launch_reason = launch_reason;
     summary.decomposition = solver->decomposition();
     summary.setup_s = setup_s;
     summary.elapsed_s = result.compute_seconds;

@@ -40,9 +40,11 @@ namespace {
 
 // Collective: the whole grid comes to rank 0, which checks and writes it.
 void save(Solver& solver, const Params& params, const ObstacleMask& mask, const std::vector<double>& av_vels,
-          const std::string& path, Ranks& ranks) {
+          const RunLoopOptions& options, Ranks& ranks) {
+  const std::string& path = options.checkpoint_path;
   Checkpoint c;
   c.params = params;
+  c.run = options.run_record;
   c.mask_hash = obstacle_mask_hash(mask);
   c.precision = solver.precision();
   c.av_vels = av_vels;
@@ -55,14 +57,6 @@ void save(Solver& solver, const Params& params, const ObstacleMask& mask, const 
 }
 
 }  // namespace
-
-Checkpoint load_restart_checkpoint(const std::string& checkpoint_file, const Params& params,
-                                   const std::string& param_file, const ObstacleMask& mask,
-                                   const std::string& obstacle_file, Precision precision) {
-  Checkpoint c = read_checkpoint(checkpoint_file);
-  check_checkpoint_matches(c, checkpoint_file, params, param_file, mask, obstacle_file, precision);
-  return c;
-}
 
 RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask& mask, std::vector<double>& av_vels,
                         const RunLoopOptions& options) {
@@ -91,7 +85,7 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
   for (int step = start; step < params.max_iters;) {
     // mpirun passes a signal to every rank, not necessarily within one segment.
     if (const int sig = ranks.max(signals ? signals->received() : 0)) {
-      if (step != written_step) save(solver, params, mask, av_vels, options.checkpoint_path, ranks);
+      if (step != written_step) save(solver, params, mask, av_vels, options, ranks);
       throw InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
                                       std::to_string(step) + " of " + std::to_string(params.max_iters) +
                                       " steps; checkpoint written to " + options.checkpoint_path +
@@ -110,7 +104,7 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
     const double fitting = elapsed > 0 ? n * options.segment_seconds / elapsed : 4.0 * n;
     segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, 4.0 * std::max(n, segment))));
     if (checkpoints && step % options.checkpoint_every == 0 && step < params.max_iters) {
-      save(solver, params, mask, av_vels, options.checkpoint_path, ranks);
+      save(solver, params, mask, av_vels, options, ranks);
       written_step = step;
     }
     if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);

@@ -45,6 +45,7 @@ class StopSignals {
 struct RunLoopOptions {
   int checkpoint_every = 0;  // 0: no checkpoints, and the whole run is one Solver::run call
   std::string checkpoint_path;
+  RunRecord run_record;  // kept in every checkpoint, so --restart alone continues the run
   // Wall time one segment aims at: SIGTERM is honoured, and the progress line
   // redrawn, within about this long.
   double segment_seconds = 0.25;
@@ -60,12 +61,6 @@ struct RunLoopResult {
   bool wrote_checkpoint = false;
   double compute_seconds = 0;  // time in Solver::run, checkpoints and pictures not counted
 };
-
-// The checkpoint to resume from, read and checked against the inputs;
-// InputError for any problem with it.
-Checkpoint load_restart_checkpoint(const std::string& checkpoint_file, const Params& params,
-                                   const std::string& param_file, const ObstacleMask& mask,
-                                   const std::string& obstacle_file, Precision precision);
 
 // Runs from step av_vels.size() to params.max_iters, appending to av_vels.
 // Throws InstabilityError if the flow blows up and InterruptedError on

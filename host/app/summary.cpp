@@ -22,6 +22,7 @@ void print_summary(std::FILE* out, const RunSummary& s) {
   const std::string variant = s.kernel_variant.empty() ? "" : ", " + s.kernel_variant;
   std::fprintf(out, "Device:\t\t\t\t%s (%s, %s, local size %dx%d%s)\n", s.device.c_str(), s.backend.c_str(),
                to_string(s.precision), s.local_size.x, s.local_size.y, variant.c_str());
+  if (!s.launch_reason.empty()) std::fprintf(out, "Launch:\t\t\t\t%s\n", s.launch_reason.c_str());
   std::fprintf(out, "MLUPS:\t\t\t\t%.2f\n", s.mlups());
   if (!s.decomposition.empty()) std::fprintf(out, "MPI ranks:\t\t\t%s\n", s.decomposition.c_str());
 }
@@ -41,6 +42,7 @@ std::string summary_json(const RunSummary& s) {
   j["precision"] = to_string(s.precision);
   j["local_size"] = {s.local_size.x, s.local_size.y};
   j["kernel_variant"] = s.kernel_variant;
+  j["launch_reason"] = s.launch_reason;
   if (!s.decomposition.empty()) j["mpi_ranks"] = s.decomposition;
   j["setup_s"] = s.setup_s;
   j["elapsed_s"] = s.elapsed_s;

@@ -18,6 +18,7 @@ struct RunSummary {
   Precision precision = Precision::Float;
   LocalSize local_size;
   std::string kernel_variant;  // empty where the backend has none (reference)
+  std::string launch_reason;   // why this variant and shape (LaunchChoice::reason)
   std::string decomposition;   // how the grid is split across MPI ranks; empty on one process
   double setup_s = 0.0;    // solver construction: device, kernel build, upload
   double elapsed_s = 0.0;  // the time-step loop only, as stdout's "Elapsed time"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "opencl/cl_common.hpp"
 #include "opencl/device_table.hpp"
 #include "opencl/driver_check.hpp"
 #include "opencl/opencl_solver.hpp"
@@ -120,25 +121,44 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
   return nullptr;
 }
 
-LocalSizeChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
-                                  bool force_search) {
-  const std::optional<LaunchPlan> plan = plan_for(b, params, config);
-  if (!plan) {
-    LocalSizeChoice choice;
-    choice.solver = make_solver(b, params, mask, config);
+LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
+                               bool force_search, Ranks* ranks) {
+  LaunchChoice choice;
+  require_built(b);
+  if (b == Backend::Reference) {
+    choice.solver = make_solver(b, params, mask, config, ranks);
     return choice;
   }
-  const SolverFactory make = [&](LocalSize local) {
+  const DeviceLimits limits = device_limits(b, config.device.device);
+  const LaunchRequest& request = config.launch;
+  const bool local_given = !request.local.is_auto();
+  const std::string reason = variant_reason(request.variant, params, limits.gpu, local_given);
+  // Each rank's slab is another grid than any searched on one device: the
+  // ranks run the plan's choice (see plan_launch for what slabs allow).
+  if (local_given || (ranks && ranks->size() > 1)) {
+    choice.solver = make_solver(b, params, mask, config, ranks);
+    choice.how = local_given ? LaunchSource::Given : LaunchSource::Default;
+    const auto plan = choice.solver->launch_plan();
+    choice.reason = (local_given ? "local size as given; " : "") +
+                    (plan && plan->variant != resolve_kernel_variant(request.variant, params, limits.gpu, local_given)
+                         ? std::string(to_string(plan->variant)) + ": the one-step kernel MPI slabs run on GPUs"
+                         : reason);
+    return choice;
+  }
+  const LaunchPlan plan = plan_launch(params, limits, request);  // a request the device cannot run fails here
+  const SolverFactory make = [&](const LaunchCandidate& launch) {
     SolverConfig c = config;
-    c.launch.local = local;
+    c.launch.variant = launch.variant;
+    c.launch.local = launch.local;
     return make_solver(b, params, mask, c);
   };
-  SolverConfig unshaped = config;
-  unshaped.launch.local = {};
-  const LaunchPlan default_plan = *plan_for(b, params, unshaped);
-  const std::string key = tuning_key(b, describe_device(b, config.device.device).name, params, config.device.precision,
-                                     default_plan.variant, config.launch.rows_per_item);
-  return choose_local_size(make, params, config.launch.local, force_search, default_plan, key);
+  LaunchSearch search;
+  search.default_launch = {plan.variant, plan.variant == KernelVariant::FusedRows ? LocalSize{} : plan.local};
+  search.default_reason = reason;
+  search.variants = request.variant == KernelVariant::Auto ? runnable_variants(limits)
+                                                           : std::vector<KernelVariant>{request.variant};
+  search.key = tuning_key(b, limits.name, params, config.device.precision, request.variant, request.rows_per_item);
+  return choose_launch(make, params, force_search, search);
 }
 
 DeviceDescription describe_device(Backend b, int device) {
@@ -156,7 +176,10 @@ DeviceDescription describe_device(Backend b, int device) {
       throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
                         std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
     const OpenCLDeviceInfo& o = devices[index];
-    return {o.name, o.platform, o.driver_version, o.opencl_version, o.global_mem_bytes};
+    // PoCL reports the first shared cache (the L3) on a CPU, and 0 where the
+    // system does not describe its caches.
+    const unsigned long long cache = opencl_device_at(index).getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
+    return {o.name, o.platform, o.driver_version, o.opencl_version, o.global_mem_bytes, cache};
   }
 #ifdef D2Q9_HAVE_CUDA
   const auto devices = list_cuda_devices();
@@ -165,8 +188,17 @@ DeviceDescription describe_device(Backend b, int device) {
     throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
                       std::to_string(devices.size()) + " CUDA device(s), see --list-devices");
   const CudaDeviceInfo& c = devices[index];
-  return {c.name, "CUDA", cuda_driver_version(), "sm_" + std::to_string(c.compute_major) + std::to_string(c.compute_minor),
-          c.global_mem_bytes};
+  const CudaDriver& drv = cuda_driver();
+  CUdevice cu_device{};
+  check_cuda(drv.cuDeviceGet(&cu_device, index), "cuDeviceGet");
+  int l2_bytes = 0;
+  check_cuda(drv.cuDeviceGetAttribute(&l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, cu_device), "cuDeviceGetAttribute");
+  return {c.name,
+          "CUDA",
+          cuda_driver_version(),
+          "sm_" + std::to_string(c.compute_major) + std::to_string(c.compute_minor),
+          c.global_mem_bytes,
+          static_cast<unsigned long long>(l2_bytes)};
 #else
   return d;
 #endif

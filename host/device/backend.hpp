@@ -38,14 +38,16 @@ std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const Solver
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
                                     const SolverConfig& config, Ranks* ranks = nullptr);
 
-// One process's solver with the work-group shape as the user asked for it:
-// given, cached, searched (`force_search`, or a large run) or the plan's default.
-LocalSizeChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
-                                  bool force_search);
+// One process's solver launched as the user asked: the shape given, or the
+// launch (variant and shape) cached, searched (`force_search`, or a large
+// run) or the plan's default; see choose_launch.
+LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
+                               bool force_search, Ranks* ranks = nullptr);
 
 struct DeviceDescription {
   std::string name, platform, driver, version;
   unsigned long long memory_bytes = 0;
+  unsigned long long cache_bytes = 0;  // last-level (global memory) cache; 0: unknown
 };
 DeviceDescription describe_device(Backend b, int device);
 

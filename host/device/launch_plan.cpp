@@ -31,6 +31,27 @@ KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool
   return params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
 }
 
+std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, bool local_size_given) {
+  const KernelVariant v = resolve_kernel_variant(requested, params, gpu, local_size_given);
+  const std::string name = to_string(v);
+  if (requested != KernelVariant::Auto) return name + " as given";
+  if (!gpu)
+    return local_size_given ? name + ": a local size was given, and fused-rows (the CPU default) takes none"
+                            : name + ": the default on CPU devices (a row per work-item, no barriers)";
+  return v == KernelVariant::FusedX2 ? name + ": the default on GPUs for grids of up to " +
+                                           std::to_string(kTwoStepMaxCells) + " cells (two steps per launch)"
+                                     : name + ": the default on GPUs for grids above " +
+                                           std::to_string(kTwoStepMaxCells) + " cells";
+}
+
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs) {
+  std::vector<KernelVariant> out;
+  if (!slabs) out = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2};
+  else out = {KernelVariant::Fused};
+  if (device.has_rows_kernel) out.push_back(KernelVariant::FusedRows);
+  return out;
+}
+
 int rows_per_item_for(const Params& params, KernelVariant resolved, int requested) {
   // The two-step kernel updates one row per item; the rows kernel a whole row.
   if (resolved == KernelVariant::FusedX2 || resolved == KernelVariant::FusedRows) return 1;
@@ -40,19 +61,22 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
 
 LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request) {
   LaunchPlan plan;
-  if (request.slabs) {
-    if (request.variant != KernelVariant::Auto && request.variant != KernelVariant::Fused)
+  plan.variant = resolve_kernel_variant(request.variant, params, device.gpu, !request.local.is_auto());
+  if (request.slabs && (plan.variant == KernelVariant::Split || plan.variant == KernelVariant::FusedX2)) {
+    // Two steps per launch would need two halo rows; split has no slab kernels.
+    if (request.variant != KernelVariant::Auto)
       throw DeviceError(std::string("--kernel-variant ") + to_string(request.variant) +
-                        " is not available with several MPI ranks: they run the fused variant (use fused or auto)");
+                        " is not available with several MPI ranks: they run fused or fused-rows (or auto)");
     plan.variant = KernelVariant::Fused;
-  } else {
-    plan.variant = resolve_kernel_variant(request.variant, params, device.gpu, !request.local.is_auto());
   }
   if (plan.variant == KernelVariant::FusedRows && !device.has_rows_kernel)
     throw DeviceError("--kernel-variant fused-rows is for CPU OpenCL devices; " + device.name +
                       " runs split, fused or fused-x2");
   if (plan.variant == KernelVariant::FusedRows) {
     // A row per work-item, each its own group: there is no shape to choose.
+    if (!request.local.is_auto() && (request.local.x != 1 || request.local.y != 1))
+      throw DeviceError("--kernel-variant fused-rows runs a whole row per work-item and takes no --local-size (got " +
+                        request.local.text() + "): leave it out, or choose another variant");
     plan.local = {1, 1};
   } else if (request.local.is_auto()) {
     // One row of cells per work-group: coalesced on GPUs, long vector loops on CPUs.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "device/types.hpp"
 #include "model/problem.hpp"
@@ -70,6 +71,12 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
 // unless the user gave a shape, which that kernel cannot use); on GPUs two
 // steps per launch on small grids, else one.
 KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given = false);
+
+// Why resolve_kernel_variant chose as it did, for the run's summary.
+std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, bool local_size_given = false);
+
+// The variants a device runs; with several MPI ranks only the one-step ones.
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs = false);
 
 // Rows per work-item of the one-step kernels: `requested` where given (> 0),
 // else several on large grids, where the per-group reduction otherwise costs a

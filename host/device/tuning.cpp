@@ -61,18 +61,29 @@ std::string tuning_cache_path() {
   return dir.empty() ? "" : dir + "/tuning.json";
 }
 
-std::optional<LocalSize> load_tuned_local_size(const std::string& key) {
-  const nlohmann::json cache = read_cache();
-  const auto it = cache.find(key);
-  if (it == cache.end() || !it->is_object() || !it->contains("x") || !it->contains("y")) return std::nullopt;
-  const auto& e = *it;
-  if (!e["x"].is_number_integer() || !e["y"].is_number_integer()) return std::nullopt;
-  const LocalSize l{e["x"].get<int>(), e["y"].get<int>()};
-  if (l.x < 1 || l.y < 1) return std::nullopt;
-  return l;
+std::string LaunchCandidate::text() const {
+  return local.is_auto() ? to_string(variant) : std::string(to_string(variant)) + " " + local.text();
 }
 
-void store_tuned_local_size(const std::string& key, LocalSize local, double seconds_per_step) {
+std::optional<LaunchCandidate> load_tuned_launch(const std::string& key) {
+  const nlohmann::json cache = read_cache();
+  const auto it = cache.find(key);
+  if (it == cache.end() || !it->is_object()) return std::nullopt;
+  const auto& e = *it;
+  LaunchCandidate launch;
+  try {
+    launch.variant = parse_kernel_variant(e.at("variant").get<std::string>());
+    launch.local = {e.at("x").get<int>(), e.at("y").get<int>()};
+  } catch (const std::exception&) {
+    return std::nullopt;  // an entry of an older version, or edited by hand: search again
+  }
+  if (launch.variant == KernelVariant::Auto || launch.local.x < 0 || launch.local.y < 0 ||
+      launch.local.is_auto() != (launch.variant == KernelVariant::FusedRows))
+    return std::nullopt;
+  return launch;
+}
+
+void store_tuned_launch(const std::string& key, const LaunchCandidate& launch, double seconds_per_step) {
   const std::string dir = cache_dir();
   if (dir.empty()) return;
   // mkdir -p, one level at a time.
@@ -81,7 +92,10 @@ void store_tuned_local_size(const std::string& key, LocalSize local, double seco
     ::mkdir(dir.substr(0, pos).c_str(), 0755);
   }
   nlohmann::json cache = read_cache();
-  cache[key] = {{"x", local.x}, {"y", local.y}, {"us_per_step", seconds_per_step * 1e6}};
+  cache[key] = {{"variant", to_string(launch.variant)},
+                {"x", launch.local.x},
+                {"y", launch.local.y},
+                {"us_per_step", seconds_per_step * 1e6}};
   try {
     AtomicFile out(tuning_cache_path());
     const std::string text = cache.dump(2) + "\n";
@@ -101,14 +115,13 @@ std::vector<LocalSize> local_size_candidates(const Params& params) {
   return out;
 }
 
-std::vector<TuningResult> tune_local_size(const SolverFactory& make, const Params& params,
-                                          const std::vector<LocalSize>& candidates) {
+std::vector<TuningResult> time_launches(const SolverFactory& make, const std::vector<LaunchCandidate>& candidates) {
   std::vector<TuningResult> results;
   std::vector<double> av;
-  for (const LocalSize& l : candidates) {
-    TuningResult r{l, -1.0, ""};
+  for (const LaunchCandidate& launch : candidates) {
+    TuningResult r{launch, -1.0, ""};
     try {
-      auto solver = make(l);
+      auto solver = make(launch);
       solver->run(3, av);  // warm-up: first launches, caches
       // Enough steps for ~30 ms, judged from a first short timing.
       auto t0 = std::chrono::steady_clock::now();
@@ -125,45 +138,100 @@ std::vector<TuningResult> tune_local_size(const SolverFactory& make, const Param
     }
     results.push_back(r);
   }
-  (void)params;
   return results;
 }
 
-LocalSizeChoice choose_local_size(const SolverFactory& make, const Params& params, LocalSize requested,
-                                  bool force_search, const LaunchPlan& default_plan, const std::string& key) {
-  LocalSizeChoice choice;
-  if (!requested.is_auto()) {
-    choice.solver = make(requested);
-    choice.how = ShapeChoice::Given;
-    return choice;
+namespace {
+
+const TuningResult* fastest(const std::vector<TuningResult>& table) {
+  const TuningResult* best = nullptr;
+  for (const auto& r : table)
+    if (r.seconds_per_step > 0 && (!best || r.seconds_per_step < best->seconds_per_step)) best = &r;
+  return best;
+}
+
+bool same(const LaunchCandidate& a, const LaunchCandidate& b) {
+  return a.variant == b.variant && a.local.x == b.local.x && a.local.y == b.local.y;
+}
+
+// The default first, then the shapes of one variant, then the other
+// variants at the fastest of those shapes.
+std::vector<TuningResult> search_launches(const SolverFactory& make, const Params& params, const LaunchSearch& search) {
+  std::vector<TuningResult> table = time_launches(make, {search.default_launch});
+  const bool default_shaped = search.default_launch.variant != KernelVariant::FusedRows;
+  KernelVariant shaped = default_shaped ? search.default_launch.variant : KernelVariant::Fused;
+  if (std::find(search.variants.begin(), search.variants.end(), shaped) == search.variants.end())
+    shaped = KernelVariant::Auto;  // the user named fused-rows: no shapes to search
+  std::vector<LaunchCandidate> shapes;
+  if (shaped != KernelVariant::Auto)
+    for (const LocalSize& l : local_size_candidates(params))
+      if (!same({shaped, l}, search.default_launch)) shapes.push_back({shaped, l});
+  for (auto& r : time_launches(make, shapes)) table.push_back(std::move(r));
+
+  std::vector<TuningResult> shaped_results;
+  for (const auto& r : table)
+    if (!r.launch.local.is_auto()) shaped_results.push_back(r);
+  const TuningResult* best_shape = fastest(shaped_results);
+  const LocalSize shape = best_shape ? best_shape->launch.local : LocalSize{};
+  std::vector<LaunchCandidate> others;
+  for (KernelVariant v : search.variants) {
+    if (v == shaped || v == search.default_launch.variant) continue;
+    if (v == KernelVariant::FusedRows)
+      others.push_back({v, {}});
+    else if (!shape.is_auto())
+      others.push_back({v, shape});
   }
+  for (auto& r : time_launches(make, others)) table.push_back(std::move(r));
+  return table;
+}
+
+}  // namespace
+
+LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool force_search,
+                           const LaunchSearch& search) {
+  LaunchChoice choice;
   if (!force_search) {
-    if (auto cached = load_tuned_local_size(key)) {
+    if (auto cached = load_tuned_launch(search.key)) {
       try {
         choice.solver = make(*cached);
-        choice.how = ShapeChoice::Cached;
+        choice.how = LaunchSource::Cached;
+        choice.reason = cached->text() + ": the fastest in an earlier search, cached in " + tuning_cache_path();
         return choice;
       } catch (const DeviceError&) {
         // A stale entry (e.g. a changed driver limit): search again.
       }
     }
-    // A row per work-item (CPU devices) has no shape to search; --tune times
-    // the shapes of the one-cell-per-item kernel, and its choice is used then.
-    if (default_plan.variant == KernelVariant::FusedRows ||
-        static_cast<double>(params.cells()) * params.max_iters < kTuneMinCellUpdates) {
-      choice.solver = make(LocalSize{});
-      choice.how = ShapeChoice::Default;
+    const bool small = static_cast<double>(params.cells()) * params.max_iters < kTuneMinCellUpdates;
+    if (search.default_launch.variant == KernelVariant::FusedRows || small) {
+      choice.solver = make(search.default_launch);
+      choice.how = LaunchSource::Default;
+      choice.reason = search.default_reason + (small && search.default_launch.variant != KernelVariant::FusedRows
+                                                   ? " (a run this short is not worth a search; --tune searches)"
+                                                   : " (--tune times the other variants)");
       return choice;
     }
   }
-  choice.table = tune_local_size(make, params, local_size_candidates(params));
-  const TuningResult* best = nullptr;
-  for (const auto& r : choice.table)
-    if (r.seconds_per_step > 0 && (!best || r.seconds_per_step < best->seconds_per_step)) best = &r;
-  const LocalSize chosen = best ? best->local : default_plan.local;
-  if (best) store_tuned_local_size(key, chosen, best->seconds_per_step);
+  choice.table = search_launches(make, params, search);
+  const TuningResult& by_default = choice.table.front();
+  const TuningResult* best = fastest(choice.table);
+  LaunchCandidate chosen = search.default_launch;
+  if (best && (by_default.seconds_per_step <= 0 ||
+               best->seconds_per_step < (1.0 - kTuneMargin) * by_default.seconds_per_step)) {
+    chosen = best->launch;
+    choice.reason = chosen.text() + ": the fastest of " + std::to_string(choice.table.size()) + " launches timed now, cached";
+  } else {
+    choice.reason = search.default_reason + " (none of " + std::to_string(choice.table.size()) +
+                    " launches timed now was faster by " + std::to_string(static_cast<int>(kTuneMargin * 100)) +
+                    "%; cached)";
+  }
+  if (best) {
+    const TuningResult* timed = &by_default;
+    for (const auto& r : choice.table)
+      if (same(r.launch, chosen)) timed = &r;
+    store_tuned_launch(search.key, chosen, timed->seconds_per_step);
+  }
   choice.solver = make(chosen);
-  choice.how = ShapeChoice::Tuned;
+  choice.how = LaunchSource::Tuned;
   return choice;
 }
 

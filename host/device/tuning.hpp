@@ -13,53 +13,78 @@
 
 namespace d2q9 {
 
-// Builds a solver for the problem with the given work-group shape (auto = the
-// backend's own default); throws DeviceError for shapes the device rejects.
-using SolverFactory = std::function<std::unique_ptr<Solver>(LocalSize)>;
+// One way to launch the steps: a variant (never Auto) and its work-group
+// shape (auto for fused-rows, which takes none).
+struct LaunchCandidate {
+  KernelVariant variant = KernelVariant::Fused;
+  LocalSize local;
+  std::string text() const;  // "fused 128x2", "fused-rows"
+};
+
+// Builds a solver for the problem launched as `launch`; throws DeviceError
+// for launches the device rejects.
+using SolverFactory = std::function<std::unique_ptr<Solver>(const LaunchCandidate& launch)>;
 
 struct TuningResult {
-  LocalSize local;
-  double seconds_per_step;  // < 0 when the shape could not run
+  LaunchCandidate launch;
+  double seconds_per_step;  // < 0 when it could not run
   std::string note;         // why it could not run
 };
 
-// Identifies what a tuned shape is valid for: backend, device, grid,
-// precision, variant and (where requested) rows per work-item.
+// Identifies what a tuned launch is valid for: backend, device, grid,
+// precision, the variant asked for (auto: any) and, where requested, rows
+// per work-item.
 std::string tuning_key(Backend backend, const std::string& device, const Params& params, Precision precision,
-                       KernelVariant variant, int rows_per_item_requested = 0);
+                       KernelVariant requested, int rows_per_item_requested = 0);
 
 // The cache file: $D2Q9_CACHE_DIR, else $XDG_CACHE_HOME/d2q9-bgk, else ~/.cache/d2q9-bgk, + /tuning.json.
 std::string tuning_cache_path();
-std::optional<LocalSize> load_tuned_local_size(const std::string& key);
+std::optional<LaunchCandidate> load_tuned_launch(const std::string& key);
 // Best effort: a cache that cannot be written only costs a new search later.
-void store_tuned_local_size(const std::string& key, LocalSize local, double seconds_per_step);
+void store_tuned_launch(const std::string& key, const LaunchCandidate& launch, double seconds_per_step);
 
 // Candidate shapes for a grid: one-row groups of 32..1024 and a few 2D tiles,
 // none much wider than the grid.
 std::vector<LocalSize> local_size_candidates(const Params& params);
 
-// Times every candidate (a few hundred milliseconds in all on a GPU) and returns
-// them in the given order; the state of the solvers it builds is thrown away.
-std::vector<TuningResult> tune_local_size(const SolverFactory& make, const Params& params,
-                                          const std::vector<LocalSize>& candidates);
+// Times every candidate (a few milliseconds each on a GPU) and returns them
+// in the given order; the state of the solvers it builds is thrown away.
+std::vector<TuningResult> time_launches(const SolverFactory& make, const std::vector<LaunchCandidate>& candidates);
 
-// Runs below this many cell updates use the backend's default shape untuned:
+// Runs below this many cell updates use the plan's default launch untuned:
 // a search would cost more than it saves.
 constexpr double kTuneMinCellUpdates = 2e8;
 
-enum class ShapeChoice { Given, Cached, Tuned, Default };
+// A searched launch replaces the default only when it is faster by more than
+// this fraction, so that timing noise never caches a slower choice.
+constexpr double kTuneMargin = 0.03;
 
-struct LocalSizeChoice {
-  std::unique_ptr<Solver> solver;   // built with the chosen shape
-  std::vector<TuningResult> table;  // filled when a search ran
-  ShapeChoice how = ShapeChoice::Default;
+enum class LaunchSource { Given, Cached, Tuned, Default };
+
+struct LaunchChoice {
+  std::unique_ptr<Solver> solver;   // built with the chosen launch
+  std::vector<TuningResult> table;  // filled when a search ran, the default first
+  LaunchSource how = LaunchSource::Default;
+  std::string reason;               // for the summary: why this launch
 };
 
-// The work-group shape for a run: `requested` when given; otherwise the
-// shape cached under `key`, or a new search when `force_search` or the run is
-// large, or `default_plan`'s. Builds only the solver it returns (and, when
-// searching, one per candidate).
-LocalSizeChoice choose_local_size(const SolverFactory& make, const Params& params, LocalSize requested,
-                                  bool force_search, const LaunchPlan& default_plan, const std::string& key);
+// What a search may try: the variants the device runs (`variants`; one when
+// the user named it) and the shapes; the default plan's launch is timed first.
+struct LaunchSearch {
+  LaunchCandidate default_launch;
+  std::string default_reason;  // why the plan chose it
+  std::vector<KernelVariant> variants;
+  std::string key;
+};
+
+// The launch for a run that leaves the shape to us: the launch cached under the key, or a new search when
+// `force_search` or the run is large (not on CPU devices, whose default needs
+// none), or the default. A search times the default, the shapes of the
+// default's variant (of fused where the default takes no shape), then the
+// other variants at the fastest shape, and caches the fastest unless the
+// default is within kTuneMargin of it. Builds only the solver it returns (and,
+// when searching, one per candidate).
+LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool force_search,
+                           const LaunchSearch& search);
 
 }  // namespace d2q9

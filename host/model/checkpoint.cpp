@@ -2,6 +2,8 @@
 
 #include "model/storage16.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <dirent.h>
 
 #include <fcntl.h>
@@ -27,7 +29,9 @@ namespace d2q9 {
 namespace {
 
 constexpr char kMagic[8] = {'D', '2', 'Q', '9', 'C', 'K', 'P', 'T'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
+// Version 2 adds the run record, whose length is bounded so a forged one cannot exhaust memory.
+constexpr std::uint32_t kMaxRecordBytes = 1 << 20;
 // magic, version, real size, 4 ints, 3 doubles, mask hash, step count
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 4 * 4 + 3 * 8 + 8 + 8;
 constexpr std::size_t kChecksumBytes = 8;
@@ -90,6 +94,43 @@ void write_codes(HashingWriter& w, const Checkpoint& c) {
   std::vector<std::uint16_t> codes(c.f.size());  // a quarter of c.f's size: no need for blocks
   Storage16(c.precision, c.params.density).encode_planes(c.f.data(), c.f.size(), codes.data());
   w.write(codes.data(), codes.size() * sizeof(std::uint16_t));
+}
+
+std::string hex(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+std::string record_text(const RunRecord& r) {
+  if (r.empty()) return "";
+  nlohmann::json options = nlohmann::json::array();
+  for (const auto& [name, value] : r.options) options.push_back({name, value});
+  return nlohmann::json{{"param_file", r.param_file},       {"param_hash", hex(r.param_hash)},
+                        {"obstacle_file", r.obstacle_file}, {"obstacle_hash", hex(r.obstacle_hash)},
+                        {"options", options}}
+      .dump();
+}
+
+// The record is inside the checksummed bytes, so a failure here means a
+// writer bug or a forged file: one line either way.
+RunRecord parse_record(const std::string& text, const std::string& filename) {
+  RunRecord r;
+  if (text.empty()) return r;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    r.param_file = j.at("param_file").get<std::string>();
+    r.obstacle_file = j.at("obstacle_file").get<std::string>();
+    r.param_hash = std::stoull(j.at("param_hash").get<std::string>(), nullptr, 16);
+    r.obstacle_hash = std::stoull(j.at("obstacle_hash").get<std::string>(), nullptr, 16);
+    for (const auto& option : j.at("options"))
+      r.options.emplace_back(option.at(0).get<std::string>(), option.at(1).get<std::string>());
+  } catch (const std::exception& e) {
+    throw InputError(filename + ": corrupt checkpoint: unreadable run record (" + e.what() + ")");
+  }
+  if (r.param_file.empty() || r.obstacle_file.empty())
+    throw InputError(filename + ": corrupt checkpoint: the run record names no input files");
+  return r;
 }
 
 // Bounds-checked cursor over the file's bytes.
@@ -234,6 +275,24 @@ void remove_stale_checkpoint_temps(const std::string& path) {
   ::closedir(d);
 }
 
+std::uint64_t file_hash(const std::string& path) {
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw InputError(path + ": cannot open (" + std::strerror(errno) + ")");
+  XXH3_state_t* state = XXH3_createState();
+  if (!state) throw std::bad_alloc();
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> owner(state, XXH3_freeState);
+  XXH3_64bits_reset(state);
+  char block[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(file.fd, block, sizeof block);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path + ": cannot read (" + std::strerror(errno) + ")");
+    if (n == 0) break;
+    XXH3_64bits_update(state, block, static_cast<std::size_t>(n));
+  }
+  return XXH3_64bits_digest(state);
+}
+
 std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
   return XXH3_64bits(mask.blocked.data(), mask.blocked.size());
 }
@@ -248,6 +307,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   for (double v : {c.params.density, c.params.accel, c.params.omega}) w.put<double>(v);
   w.put<std::uint64_t>(c.mask_hash);
   w.put<std::uint64_t>(c.av_vels.size());
+  const std::string record = record_text(c.run);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(record.size()));
+  w.write(record.data(), record.size());
   w.write(c.av_vels.data(), c.av_vels.size() * sizeof(double));
   if (is_16bit(c.precision))
     write_codes(w, c);
@@ -270,7 +332,7 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   Reader r(bytes, size - kChecksumBytes);
   r.get<std::uint64_t>();  // magic, checked above
   const auto version = r.get<std::uint32_t>();
-  if (version != kVersion)
+  if (version != kVersion && version != 1)
     throw fail("checkpoint format version " + std::to_string(version) + " is not supported (this program reads " +
                std::to_string(kVersion) + ")");
   Checkpoint c;
@@ -293,6 +355,14 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   c.params.omega = r.get<double>();
   c.mask_hash = r.get<std::uint64_t>();
   const auto steps = r.get<std::uint64_t>();
+  std::uint32_t record_bytes = 0;
+  if (version >= 2) {
+    if (r.remaining() < sizeof record_bytes) throw fail("truncated checkpoint: it ends inside the header");
+    record_bytes = r.get<std::uint32_t>();
+    if (record_bytes > kMaxRecordBytes || record_bytes > r.remaining())
+      throw fail("truncated or corrupt checkpoint: a run record of " + std::to_string(record_bytes) +
+                 " bytes does not fit in the file");
+  }
 
   // Sizes are checked against the bytes present before anything is allocated.
   const std::string problem = invalid_params(c.params);
@@ -304,7 +374,8 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   const std::uint64_t per_cell = kSpeeds * real_size;
   const std::uint64_t av_bytes = steps * sizeof(double);
   // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
-  const unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes + kChecksumBytes;
+  const unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes +
+                                   (version >= 2 ? sizeof record_bytes + record_bytes : 0) + kChecksumBytes;
   if (needed != size)
     throw fail("truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, but a " +
                std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid after " +
@@ -316,6 +387,9 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   if (XXH3_64bits(bytes, size - kChecksumBytes) != stored_checksum)
     throw fail("corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
 
+  std::string record(record_bytes, '\0');
+  r.get_bytes(record.data(), record_bytes);
+  c.run = parse_record(record, filename);
   r.get_values<double>(c.av_vels, steps);
   if (is_16bit(c.precision)) {
     std::vector<std::uint16_t> codes(kSpeeds * cells);

@@ -1,15 +1,17 @@
 // Checkpoint files: the complete state of a run, so a killed run can continue
 // bit-exactly where its last checkpoint left off.
 //
-// Format (version 1, little-endian; all offsets fixed by the header):
+// Format (version 2, little-endian; all offsets fixed by the header):
 //   8 bytes  magic "D2Q9CKPT"
-//   u32      format version (1)
+//   u32      format version (2; version 1 is read too: it has no run record)
 //   u32      the values' format: 4 (float run), 8 (double run), or the stored
 //            16-bit codes of a 16-bit run: 2 (fp16s) or 2 + 65536 (fp16c)
 //   i32 x4   nx, ny, maxIters, reynolds_dim
 //   f64 x3   density, accel, omega
 //   u64      hash of the obstacle mask (obstacle_mask_hash)
 //   u64      steps completed, S
+//   u32      run record length R (version 2 only)
+//   R bytes  run record: JSON text, see RunRecord (version 2 only)
 //   f64 x S  average velocity of each completed step
 //   9*nx*ny  distributions in the run's precision, speed k of cell i at [k*nx*ny + i]
 //   u64      XXH3-64 of every byte before it
@@ -27,8 +29,24 @@ namespace d2q9 {
 
 constexpr const char* kCheckpointFile = "checkpoint.d2q9";
 
+// How the run was started, so that `--restart FILE` alone continues it: the
+// inputs (absolute paths and content hashes) and the options that shape the
+// run, as (long option name, value) pairs with paths made absolute and the
+// launch plan as resolved ("" for a flag).
+struct RunRecord {
+  std::string param_file, obstacle_file;
+  std::uint64_t param_hash = 0, obstacle_hash = 0;
+  std::vector<std::pair<std::string, std::string>> options;
+
+  bool empty() const { return param_file.empty(); }
+};
+
+// XXH3-64 of a file's bytes; InputError naming it when it cannot be read.
+std::uint64_t file_hash(const std::string& path);
+
 struct Checkpoint {
   Params params;
+  RunRecord run;  // empty in version 1 files
   std::uint64_t mask_hash = 0;
   Precision precision = Precision::Float;
   std::vector<double> av_vels;  // one per completed step

@@ -6,8 +6,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "model/output.hpp"
-
 namespace d2q9 {
 
 namespace {
@@ -21,6 +19,12 @@ constexpr double kViridis[16][3] = {
     {0.134692, 0.658636, 0.517649}, {0.208030, 0.718701, 0.472873}, {0.327796, 0.773980, 0.406640},
     {0.477504, 0.821444, 0.318195}, {0.647257, 0.858400, 0.209861}, {0.824940, 0.884720, 0.106217},
     {0.993248, 0.906157, 0.143936}};
+
+// ColorBrewer's 11-class RdBu, blue end first; its middle is white
+// (247, 247, 247), and no interpolation between neighbours is the obstacle grey.
+constexpr double kRdBuReversed[11][3] = {
+    {5, 48, 97},     {33, 102, 172},  {67, 147, 195},  {146, 197, 222}, {209, 229, 240}, {247, 247, 247},
+    {253, 219, 199}, {244, 165, 130}, {214, 96, 77},   {178, 24, 43},   {103, 0, 31}};
 
 constexpr Rgb kWhite{255, 255, 255};
 constexpr Rgb kBlack{0, 0, 0};
@@ -52,6 +56,9 @@ constexpr Glyph kFont[] = {
     {'s', {".....", ".....", ".####", "#....", ".###.", "....#", "####."}},
     {'p', {".....", ".....", "####.", "#...#", "####.", "#....", "#...."}},
     {'t', {".#...", ".#...", "###..", ".#...", ".#...", ".#..#", "..##."}},
+    {'v', {".....", ".....", "#...#", "#...#", "#...#", ".#.#.", "..#.."}},
+    {'o', {".....", ".....", ".###.", "#...#", "#...#", "#...#", ".###."}},
+    {'r', {".....", ".....", "#.##.", "##..#", "#....", "#....", "#...."}},
     {' ', {".....", ".....", ".....", ".....", ".....", ".....", "....."}},
 };
 
@@ -87,16 +94,22 @@ class Canvas {
   RgbImage& image_;
 };
 
-std::string format_speed(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-constexpr int kLabelChars = 10;  // "|u|", "step 80000", "1.23e-05"
+constexpr int kLabelChars = 10;  // "|u|", "step 80000", "-1.23e-05"
 constexpr int kTargetSide = 512;
 
 }  // namespace
+
+Rgb diverging(double t) {
+  if (!(t > 0.0)) t = 0.0;
+  if (t > 1.0) t = 1.0;
+  const double pos = t * 10.0;
+  const int i = std::min(9, static_cast<int>(pos));
+  const double w = pos - i;
+  auto channel = [&](int k) {
+    return static_cast<std::uint8_t>(std::lround(kRdBuReversed[i][k] * (1.0 - w) + kRdBuReversed[i + 1][k] * w));
+  };
+  return {channel(0), channel(1), channel(2)};
+}
 
 Rgb viridis(double t) {
   if (!(t > 0.0)) t = 0.0;  // NaN too
@@ -133,18 +146,32 @@ PictureLayout picture_layout(int nx, int ny) {
   return l;
 }
 
-RgbImage render_speed_picture(const Params& params, const ObstacleMask& mask, const std::vector<double>& f,
-                              const std::string& caption) {
-  const int nx = params.nx, ny = params.ny;
-  std::vector<double> speed(params.cells());
-  double max_speed = 0.0;
-  for (std::size_t cell = 0; cell < speed.size(); ++cell) {
-    speed[cell] = cell_state(params, mask, f, cell).speed;
-    if (!mask.blocked[cell] && std::isfinite(speed[cell])) max_speed = std::max(max_speed, speed[cell]);
-  }
-  // A fluid at rest has no range to scale by: everything shows the bottom colour.
-  const double range = max_speed > 0.0 ? max_speed : 1.0;
+std::string bar_label(PictureField field, double value) {
+  char buf[32];
+  if (value == 0.0) value = 0.0;  // no "-0"
+  std::snprintf(buf, sizeof buf, field == PictureField::Vorticity && value != 0.0 ? "%+.3g" : "%.3g", value);
+  return buf;
+}
 
+ColourRange own_range(PictureField field, const FlowFields& fields, const ObstacleMask& mask) {
+  const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
+  double largest = 0.0;
+  for (std::size_t cell = 0; cell < values.size(); ++cell)
+    if (!mask.blocked[cell] && std::isfinite(values[cell])) largest = std::max(largest, std::fabs(values[cell]));
+  return field == PictureField::Speed ? ColourRange{0.0, largest} : ColourRange{-largest, largest};
+}
+
+Rgb field_colour(PictureField field, double value, const ColourRange& range) {
+  if (!std::isfinite(value)) return kNotFinite;
+  if (!(range.high > range.low)) return field == PictureField::Speed ? viridis(0.0) : diverging(0.5);
+  const double t = (value - range.low) / (range.high - range.low);
+  return field == PictureField::Speed ? viridis(t) : diverging(t);
+}
+
+RgbImage render_picture(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
+                        const ColourRange& range, const std::string& caption) {
+  const int nx = fields.nx, ny = fields.ny;
+  const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
   const PictureLayout l = picture_layout(nx, ny);
   RgbImage image;
   image.width = l.width;
@@ -155,23 +182,22 @@ RgbImage render_speed_picture(const Params& params, const ObstacleMask& mask, co
   for (int jj = 0; jj < ny; ++jj) {
     for (int ii = 0; ii < nx; ++ii) {
       const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx;
-      Rgb c = kObstacleGrey;
-      if (!mask.blocked[cell]) c = std::isfinite(speed[cell]) ? viridis(speed[cell] / range) : kNotFinite;
+      const Rgb c = mask.blocked[cell] ? kObstacleGrey : field_colour(field, values[cell], range);
       canvas.fill(l.field_x + ii * l.scale, l.field_y + (ny - 1 - jj) * l.scale, l.scale, l.scale, c);
     }
   }
 
-  // Bar rows from the top (range) to the bottom (0).
+  // Bar rows from the top (range.high) to the bottom (range.low).
   for (int row = 0; row < l.bar_height; ++row) {
     const double t = l.bar_height > 1 ? 1.0 - static_cast<double>(row) / (l.bar_height - 1) : 1.0;
-    canvas.fill(l.bar_x, l.bar_y + row, l.bar_width, 1, viridis(t));
+    canvas.fill(l.bar_x, l.bar_y + row, l.bar_width, 1, field == PictureField::Speed ? viridis(t) : diverging(t));
   }
   const int ts = l.text_scale, text_h = kGlyphHeight * ts;
   const int label_x = l.bar_x + l.bar_width + 4 * ts;
-  canvas.text(label_x, l.bar_y, format_speed(max_speed), ts, kBlack);
-  canvas.text(label_x, l.bar_y + l.bar_height - text_h, "0", ts, kBlack);
+  canvas.text(label_x, l.bar_y, bar_label(field, range.high), ts, kBlack);
+  canvas.text(label_x, l.bar_y + l.bar_height - text_h, bar_label(field, range.low), ts, kBlack);
   const int middle = l.bar_y + l.bar_height / 2;
-  canvas.text(label_x, middle - text_h - ts, "|u|", ts, kBlack);
+  canvas.text(label_x, middle - text_h - ts, field == PictureField::Speed ? "|u|" : "vort", ts, kBlack);
   if (!caption.empty()) canvas.text(label_x, middle + 2 * ts, caption, ts, kBlack);
   return image;
 }

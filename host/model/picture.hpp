@@ -1,5 +1,6 @@
 // Pictures of the flow: the speed |u| per cell in a perceptually uniform
-// colour map (viridis), obstacles grey, y upward, with a labelled colour bar.
+// colour map (viridis), or the vorticity in a diverging one (blue, white at
+// 0, red), obstacles grey, y upward, with a labelled colour bar.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/fields.hpp"
 #include "model/problem.hpp"
 
 namespace d2q9 {
@@ -16,11 +18,42 @@ struct Rgb {
   bool operator==(const Rgb& o) const { return r == o.r && g == o.g && b == o.b; }
 };
 
-// Obstacle cells; viridis never has r == g == b, so grey cannot mean a speed.
+// Obstacle cells; neither colour map ever gives this grey, so it cannot mean a value.
 constexpr Rgb kObstacleGrey{128, 128, 128};
 
 // Viridis at t in [0, 1] (clamped).
 Rgb viridis(double t);
+
+// ColorBrewer's RdBu reversed at t in [0, 1] (clamped): dark blue, white at
+// 0.5, dark red.
+Rgb diverging(double t);
+
+enum class PictureField { Speed, Vorticity };
+
+// The values a picture's colours run over, bottom to top of its colour bar;
+// values beyond it take the end colours.
+struct ColourRange {
+  double low = 0.0, high = 0.0;
+  bool operator==(const ColourRange& o) const { return low == o.low && high == o.high; }
+};
+
+// The range a picture takes for itself: speed from 0 to the fastest fluid
+// cell, vorticity from -m to m, m the largest |w| of a fluid cell (symmetric,
+// so white is 0). Non-finite values are left out.
+ColourRange own_range(PictureField field, const FlowFields& fields, const ObstacleMask& mask);
+
+// How a run's pictures choose their ranges (--scale): each its own range
+// (Auto), the first picture's range kept for the later ones (Fixed), or the
+// ranges given, one per field drawn in the order speed, vorticity (Given).
+struct PictureScale {
+  enum class Mode { Auto, Fixed, Given } mode = Mode::Auto;
+  std::vector<ColourRange> given;
+};
+
+// The colour of `value` in a picture of `field` over `range`; an empty range
+// (a fluid at rest) gives the colour of its low end for speed and white for
+// vorticity.
+Rgb field_colour(PictureField field, double value, const ColourRange& range);
 
 // Where things are in a picture of an nx x ny grid: cell (ii, jj) covers
 // scale x scale pixels from (field_x + ii*scale, field_y + (ny-1-jj)*scale).
@@ -41,11 +74,14 @@ struct RgbImage {
   Rgb at(int x, int y) const { return pixels[static_cast<std::size_t>(y) * width + x]; }
 };
 
-// The speed field of distributions `f` (layout as Solver::distributions) with
-// a colour bar from 0 to the largest fluid speed; `caption`, if not empty, is
-// written beside the bar (e.g. "step 1000").
-RgbImage render_speed_picture(const Params& params, const ObstacleMask& mask, const std::vector<double>& f,
-                              const std::string& caption = "");
+// A colour bar's end label: "%.3g", vorticity's with its sign ("+0.0123").
+std::string bar_label(PictureField field, double value);
+
+// `field` over `range` with its colour bar, labelled with the range's ends
+// (vorticity: signed) and the field ("|u|" or "vort"); `caption`, if not
+// empty, is written beside the bar (e.g. "step 1000").
+RgbImage render_picture(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
+                        const ColourRange& range, const std::string& caption = "");
 
 // 8-bit RGB PNG; std::runtime_error naming `name` on failure.
 void write_png(std::FILE* out, const RgbImage& image, const std::string& name);

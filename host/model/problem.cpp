@@ -93,9 +93,39 @@ bool parse_real(const std::string& s, double& out) {
 
 }  // namespace
 
+namespace {
+
+bool is_comment(const std::string& token) {
+  return token[0] == '#' || token[0] == '%' || token.compare(0, 2, "//") == 0;
+}
+
+// The first line of `text` as whitespace-separated fields.
+std::vector<std::string> first_line_fields(const std::string& text) {
+  std::istringstream line(text.substr(0, text.find('\n')));
+  std::vector<std::string> fields;
+  for (std::string f; line >> f;) fields.push_back(f);
+  return fields;
+}
+
+// An obstacles file starts "x y 1"; a params file holds one number per line.
+bool looks_like_obstacles(const std::string& text) {
+  const auto fields = first_line_fields(text);
+  long long v = 0;
+  return fields.size() == 3 && parse_int(fields[0], v) && parse_int(fields[1], v) && fields[2] == "1";
+}
+
+}  // namespace
+
 Params parse_params(const std::string& text, const std::string& filename) {
   static const char* const names[] = {"nx", "ny", "maxIters", "reynolds_dim", "density", "accel", "omega"};
   const auto tokens = tokenize(text);
+  if (looks_like_obstacles(text) && tokens.size() != 7)
+    throw InputError(where(filename, 1) + ": this is an obstacles file ('x y 1' per line), not a params file: are "
+                     "the two files swapped? (usage: d2q9-bgk <paramfile> <obstaclefile>)");
+  for (const Token& t : tokens)
+    if (is_comment(t.text))
+      throw InputError(where(filename, t.line) + ": '" + t.text + "' starts a comment, but a params file has none: "
+                       "exactly 7 numbers, one per line (nx ny maxIters reynolds_dim density accel omega)");
   if (tokens.size() < 7) {
     int line = tokens.empty() ? 1 : tokens.back().line;
     throw InputError(where(filename, line) + ": missing value for " + names[tokens.size()] +
@@ -148,9 +178,13 @@ ObstacleMask parse_obstacles(const std::string& text, const std::string& filenam
     std::vector<std::string> fields;
     for (std::string f; ls >> f;) fields.push_back(f);
     if (fields.empty()) continue;  // blank lines carry no cell
+    if (is_comment(fields[0]))
+      throw InputError(where(filename, lineno) + ": '" + fields[0] + "' starts a comment, but an obstacles file has "
+                       "none: one 'x y 1' per line");
     if (fields.size() != 3)
       throw InputError(where(filename, lineno) + ": expected 'x y 1', got " + std::to_string(fields.size()) +
-                       " field(s)");
+                       " field(s)" +
+                       (lineno == 1 && fields.size() == 1 ? " (a params file? are the two files swapped?)" : ""));
     long long x = 0, y = 0, b = 0;
     if (!parse_int(fields[0], x) || !parse_int(fields[1], y) || !parse_int(fields[2], b))
       throw InputError(where(filename, lineno) + ": expected three integers 'x y 1', got '" + line + "'");

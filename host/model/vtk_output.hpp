@@ -1,17 +1,37 @@
-// The final state as legacy VTK image data (STRUCTURED_POINTS, binary), which
-// ParaView and VisIt open directly: one point per cell at (ii, jj, 0).
+// The flow for ParaView and VisIt, one point per cell at (ii, jj, 0): legacy
+// VTK image data (STRUCTURED_POINTS, binary) for old readers, XML image data
+// (.vti) and a time series of .vti files (.pvd).
 #pragma once
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include "model/fields.hpp"
 #include "model/problem.hpp"
 
 namespace d2q9 {
 
-// Point data, all big-endian double as the legacy format requires except the
-// flag: density (params density on obstacles, as final_state.dat reports them),
-// velocity (ux, uy, 0), speed |u|, obstacle (unsigned char, 1 = blocked).
-void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, const std::vector<double>& f);
+// Legacy point data, all big-endian double as the format requires except the
+// flag: density (params density on obstacles, as final_state.dat reports
+// them), velocity (ux, uy, 0), speed |u|, obstacle (unsigned char, 1 = blocked).
+void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, const FlowFields& fields);
+
+// XML ImageData, WholeExtent "0 nx-1 0 ny-1 0 0", origin 0, spacing 1; point
+// data velocity (Float64, 3 components: ux, uy, 0), density, speed,
+// vorticity (Float64) and obstacle (UInt8), each an inline base64 "binary"
+// DataArray: a little-endian UInt64 byte count, then the values.
+void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& fields);
+
+// A ParaView collection: one DataSet per frame, its step as timestep and its
+// file name relative to the .pvd.
+struct PvdFrame {
+  int step;
+  std::string file;
+};
+void write_pvd(std::FILE* out, const std::vector<PvdFrame>& frames);
+
+// RFC 4648 base64 with padding, as VTK's XML readers decode it.
+std::string base64(const std::string& bytes);
 
 }  // namespace d2q9
