@@ -6,6 +6,7 @@
 # Usage: oclgrind_kernels.sh <d2q9-bgk> [<mpiexec>]   (exit 77: cannot run here, and why)
 set -u
 exe=$1
+mpiexec=${2:-}
 if ! command -v oclgrind >/dev/null; then echo "skipped: oclgrind is not installed (apt-get install oclgrind)"; exit 77; fi
 if ldd "$exe" | grep -q libasan; then
   echo "skipped: $exe is an AddressSanitizer build, which oclgrind's library preload cannot run"; exit 77
@@ -38,24 +39,34 @@ for variant in split fused fused-x2 fused-rows; do
     done
   done
 done
+# 16-bit storage: the same kernels through the load/store helpers.
+for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c"; do
+  set -- $run
+  check "$1 $3 $2" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" "$dir/obs.dat" \
+    -o "$dir" -q --no-png --kernel-variant $1 -p $3 -l $2
+done
 # The slab kernels (interior and edge bands, launched with a global offset)
 # on 2 and 3 ranks. Without --uninitialized: oclgrind's shadow of a buffer
 # keeps only the last host write into it (ShadowMemory::allocate), so the
 # halo rows written each step make the rest of the lattice look uninitialised.
-mpiexec=${2:-}
 if [ -z "$mpiexec" ]; then
   echo "not run: the slab kernels ($exe was built without MPI)"
 else
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
   # ranks, shape, extra options: even splits, and a one-row top slab with the
   # accelerated row (9) in the middle slab.
-  for run in "2 4x2" "2 5x3" "3 4x2" "3 16x1" "3 4x1 --slab-rows 3,7,1"; do
+  # The last two run fused-rows (auto on a CPU device) and 16-bit storage.
+  for run in "2 4x2" "2 5x3" "3 4x2" "3 16x1" "3 4x1 --slab-rows 3,7,1" "3 auto --slab-rows 3,7,1" \
+             "2 4x2 -p fp16s" "3 auto -p fp16c"; do
     set -- $run
     ranks=$1 shape=$2
     shift 2
-    for precision in float double; do
-      check "slabs on $ranks ranks, $precision $shape $*" "$mpiexec" --oversubscribe -np $ranks oclgrind \
-        --data-races --check-api "$exe" "$dir/in.params" "$dir/obs.dat" -o "$dir" -q --no-png -p $precision \
+    precisions="-p float,-p double"
+    case "$*" in *-p*) precisions=" " ;; esac  # the run names its own
+    IFS=, read -r -a precision_args <<< "$precisions"
+    for precision in "${precision_args[@]}"; do
+      check "slabs on $ranks ranks, $shape $precision $*" "$mpiexec" --oversubscribe -np $ranks oclgrind \
+        --data-races --check-api "$exe" "$dir/in.params" "$dir/obs.dat" -o "$dir" -q --no-png $precision \
         -l $shape "$@"
     done
   done

@@ -218,7 +218,7 @@ TEST_CASE("restart: options given with --restart override the recorded ones; cha
   const std::string checkpoint = out.file(d2q9::kCheckpointFile);
   {
     TempDir io;
-    Child child({pf, of, "-o", out.path, "-q", "--checkpoint-every", "1", "-b", "reference"}, io);
+    Child child({pf, of, "-o", out.path, "-q", "--checkpoint-every", "1", "-b", "reference", "--field", "vorticity"}, io);
     REQUIRE(wait_for_file(child, checkpoint));
     child.signal(SIGKILL);
     child.wait();
@@ -229,7 +229,8 @@ TEST_CASE("restart: options given with --restart override the recorded ones; cha
   CHECK(c.run.param_hash == d2q9::file_hash(pf));
   CHECK(c.run.obstacle_hash == d2q9::file_hash(of));
 
-  // Another output directory and no picture, given now, win over the record.
+  // Another output directory and no picture, given now, win over the record
+  // (and the recorded --field, which means nothing without a picture).
   Result r = run_program({"--restart", checkpoint, "-o", moved.path, "--no-png"});
   REQUIRE(r.status == 0);
   CHECK(moved.listing() == "av_vels.dat\nfinal_state.dat\n");

@@ -244,7 +244,7 @@ int main(int argc, char* argv[]) {
     ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
     ("device,d", po::value<int>()->default_value(-1), "OpenCL device index (default: first GPU, else first device)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c")
-    ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | split | fused | fused-x2")
+    ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | split | fused | fused-x2 | fused-rows")
     ("local-size,l", po::value<std::string>()->default_value("auto"), "WxH or auto (tuned per case, cached)")
     ("kernels-dir", po::value<std::string>(), "folder holding the .cl files")
     ("inputs-dir", po::value<std::string>(),

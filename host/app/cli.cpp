@@ -309,6 +309,10 @@ Options resume_options(const Options& given, const std::vector<std::pair<std::st
     if (name == "png") return given_now("no-png");
     if (name == "no-png") return given_now("png");
     if (name == "local-size" || name == "kernel-variant") return given_now("backend") || given_now("device");
+    // How pictures look means nothing once none is drawn.
+    const bool snapshots = given_now("snapshot-every") ||
+                           std::any_of(recorded.begin(), recorded.end(), [](const auto& r) { return r.first == "snapshot-every"; });
+    if (name == "field" || name == "scale") return given_now("no-png") && !snapshots;
     return false;
   };
   std::vector<std::string> args{"d2q9-bgk"};

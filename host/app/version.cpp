@@ -10,9 +10,7 @@ BuildInfo build_info() {
   info.version = D2Q9_VERSION;
   info.commit = D2Q9_COMMIT;
   for (Backend b : built_backends()) info.backends += (info.backends.empty() ? "" : ", ") + std::string(to_string(b));
-#ifdef D2Q9_WITH_MPI
-  info.mpi = true;
-#endif
+  info.mpi = built_with_mpi();
   return info;
 }
 

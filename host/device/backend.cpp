@@ -76,6 +76,14 @@ std::vector<Backend> built_backends() {
   return out;
 }
 
+bool built_with_mpi() {
+#ifdef D2Q9_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
 void require_built(Backend b) {
   const auto built = built_backends();
   if (std::find(built.begin(), built.end(), b) != built.end()) return;
@@ -93,9 +101,6 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
                                     const SolverConfig& config, Ranks* ranks) {
   require_built(b);
   if (ranks && ranks->size() > 1) {
-    if (is_16bit(config.device.precision))
-      throw InputError(std::string("-p ") + to_string(config.device.precision) +
-                       " (16-bit storage) does not run under mpirun yet: use -p float");
 #ifdef D2Q9_WITH_MPI
     if (auto* mpi = dynamic_cast<MpiRanks*>(ranks)) return make_slab(b, params, mask, config, *mpi);
 #endif

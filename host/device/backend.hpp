@@ -19,6 +19,8 @@ namespace d2q9 {
 
 // The backends this program was built with, reference first.
 std::vector<Backend> built_backends();
+// Whether runs can split the grid across MPI ranks.
+bool built_with_mpi();
 // DeviceError saying how to get `b` when it was not built in.
 void require_built(Backend b);
 

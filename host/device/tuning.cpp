@@ -115,24 +115,27 @@ std::vector<LocalSize> local_size_candidates(const Params& params) {
   return out;
 }
 
-std::vector<TuningResult> time_launches(const SolverFactory& make, const std::vector<LaunchCandidate>& candidates) {
-  std::vector<TuningResult> results;
+double time_steps(Solver& solver) {
   std::vector<double> av;
+  solver.run(3, av);  // warm-up: first launches, caches
+  // Enough steps for ~30 ms, judged from a first short timing.
+  auto t0 = std::chrono::steady_clock::now();
+  int steps = 10;
+  solver.run(steps, av);
+  const double t = seconds_since(t0);
+  steps = static_cast<int>(std::clamp(0.03 / std::max(t / steps, 1e-9), 10.0, 20000.0));
+  t0 = std::chrono::steady_clock::now();
+  solver.run(steps, av);
+  return seconds_since(t0) / steps;
+}
+
+std::vector<TuningResult> time_launches(const SolverFactory& make, const std::vector<LaunchCandidate>& candidates,
+                                        const StepTimer& timer) {
+  std::vector<TuningResult> results;
   for (const LaunchCandidate& launch : candidates) {
     TuningResult r{launch, -1.0, ""};
     try {
-      auto solver = make(launch);
-      solver->run(3, av);  // warm-up: first launches, caches
-      // Enough steps for ~30 ms, judged from a first short timing.
-      auto t0 = std::chrono::steady_clock::now();
-      int steps = 10;
-      solver->run(steps, av);
-      double t = seconds_since(t0);
-      steps = static_cast<int>(std::clamp(0.03 / std::max(t / steps, 1e-9), 10.0, 20000.0));
-      t0 = std::chrono::steady_clock::now();
-      solver->run(steps, av);
-      r.seconds_per_step = seconds_since(t0) / steps;
-      av.clear();
+      r.seconds_per_step = timer(*make(launch));
     } catch (const DeviceError& e) {
       r.note = e.what();
     }
@@ -157,7 +160,7 @@ bool same(const LaunchCandidate& a, const LaunchCandidate& b) {
 // The default first, then the shapes of one variant, then the other
 // variants at the fastest of those shapes.
 std::vector<TuningResult> search_launches(const SolverFactory& make, const Params& params, const LaunchSearch& search) {
-  std::vector<TuningResult> table = time_launches(make, {search.default_launch});
+  std::vector<TuningResult> table = time_launches(make, {search.default_launch}, search.timer);
   const bool default_shaped = search.default_launch.variant != KernelVariant::FusedRows;
   KernelVariant shaped = default_shaped ? search.default_launch.variant : KernelVariant::Fused;
   if (std::find(search.variants.begin(), search.variants.end(), shaped) == search.variants.end())
@@ -166,7 +169,7 @@ std::vector<TuningResult> search_launches(const SolverFactory& make, const Param
   if (shaped != KernelVariant::Auto)
     for (const LocalSize& l : local_size_candidates(params))
       if (!same({shaped, l}, search.default_launch)) shapes.push_back({shaped, l});
-  for (auto& r : time_launches(make, shapes)) table.push_back(std::move(r));
+  for (auto& r : time_launches(make, shapes, search.timer)) table.push_back(std::move(r));
 
   std::vector<TuningResult> shaped_results;
   for (const auto& r : table)
@@ -181,7 +184,7 @@ std::vector<TuningResult> search_launches(const SolverFactory& make, const Param
     else if (!shape.is_auto())
       others.push_back({v, shape});
   }
-  for (auto& r : time_launches(make, others)) table.push_back(std::move(r));
+  for (auto& r : time_launches(make, others, search.timer)) table.push_back(std::move(r));
   return table;
 }
 

@@ -47,9 +47,14 @@ void store_tuned_launch(const std::string& key, const LaunchCandidate& launch, d
 // none much wider than the grid.
 std::vector<LocalSize> local_size_candidates(const Params& params);
 
-// Times every candidate (a few milliseconds each on a GPU) and returns them
-// in the given order; the state of the solvers it builds is thrown away.
-std::vector<TuningResult> time_launches(const SolverFactory& make, const std::vector<LaunchCandidate>& candidates);
+// Seconds per step of a freshly built solver, whose state is then thrown away.
+using StepTimer = std::function<double(Solver&)>;
+// A few warm-up steps, then about 30 ms of steps (a few milliseconds in all on a GPU).
+double time_steps(Solver& solver);
+
+// Builds and times every candidate, in the given order.
+std::vector<TuningResult> time_launches(const SolverFactory& make, const std::vector<LaunchCandidate>& candidates,
+                                        const StepTimer& timer = time_steps);
 
 // Runs below this many cell updates use the plan's default launch untuned:
 // a search would cost more than it saves.
@@ -75,6 +80,7 @@ struct LaunchSearch {
   std::string default_reason;  // why the plan chose it
   std::vector<KernelVariant> variants;
   std::string key;
+  StepTimer timer = time_steps;
 };
 
 // The launch for a run that leaves the shape to us: the launch cached under the key, or a new search when

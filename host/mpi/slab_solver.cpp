@@ -52,7 +52,7 @@ class SlabSolver final : public Solver {
 
  private:
   std::size_t offset_bytes(int speed, int row) const {
-    return (static_cast<std::size_t>(speed) * local_cells_ + static_cast<std::size_t>(row) * params_.nx) * real_size_;
+    return (static_cast<std::size_t>(speed) * local_cells_ + static_cast<std::size_t>(row) * params_.nx) * stored_size_;
   }
   void launch(int b, const Band& band, int partial_base, bool accelerate_next);
   void exchange_halos();
@@ -67,7 +67,8 @@ class SlabSolver final : public Solver {
   int ranks_ = 1;
   MPI_Comm comm_ = MPI_COMM_NULL;
   Precision precision_;
-  std::size_t real_size_;
+  std::size_t real_size_;    // of the arithmetic and the partial sums
+  std::size_t stored_size_;  // of a stored distribution (2 with 16-bit storage)
   std::size_t fluid_cells_;  // of the whole grid
   std::size_t local_cells_;
   std::size_t row_bytes_;
@@ -140,9 +141,10 @@ SlabSolver::SlabSolver(const Params& params, const ObstacleMask& mask, const Dev
       comm_(comm),
       precision_(config.precision),
       real_size_(real_size(config.precision)),
+      stored_size_(stored_size(config.precision)),
       fluid_cells_(mask.fluid_cells()),
       local_cells_(local_params_.cells()),
-      row_bytes_(static_cast<std::size_t>(params.nx) * real_size_),
+      row_bytes_(static_cast<std::size_t>(params.nx) * stored_size_),
       lattice_(opencl_device_at(config.device), local_params_, plan, config.precision, config.kernels_dir,
                kernel_defines(local_params_, config.precision, plan, slab_kernel_rows(slab_, params.ny)),
                2 * static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * slab_group_rows(slab_, plan),
@@ -296,7 +298,7 @@ void SlabSolver::continue_sums(bool drain) {
     for (; c.continued < c.steps && (drain || budget > 0); ++c.continued, --budget) {
       const std::size_t first = static_cast<std::size_t>(c.continued) * num_groups_;
       double sum = c.sums[c.continued];
-      if (precision_ == Precision::Float) {
+      if (real_size_ == sizeof(float)) {
         const float* p = reinterpret_cast<const float*>(c.partials.data()) + first;
         for (int g = 0; g < num_groups_; ++g) sum += p[g];
       } else {
@@ -320,36 +322,32 @@ void SlabSolver::continue_sums(bool drain) {
 
 std::vector<double> SlabSolver::distributions() {
   const std::size_t own = static_cast<std::size_t>(slab_.rows) * params_.nx;
-  std::vector<unsigned char> mine(kSpeeds * own * real_size_);
+  std::vector<unsigned char> mine(kSpeeds * own * stored_size_);
   try {
     for (int k = 0; k < kSpeeds; ++k)
-      lattice_.queue.enqueueReadBuffer(lattice_.lattices[current_], CL_FALSE, offset_bytes(k, 1), own * real_size_,
-                               mine.data() + k * own * real_size_);
+      lattice_.queue.enqueueReadBuffer(lattice_.lattices[current_], CL_FALSE, offset_bytes(k, 1), own * stored_size_,
+                               mine.data() + k * own * stored_size_);
     lattice_.queue.finish();
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading results from " + lattice_.device_name);
   }
-  const MPI_Datatype type = precision_ == Precision::Float ? MPI_FLOAT : MPI_DOUBLE;
+  // Values as stored (16-bit codes too), so rank 0 converts them exactly as
+  // one device's read-back would.
+  const MPI_Datatype type = stored_size_ == 2 ? MPI_UINT16_T : stored_size_ == 4 ? MPI_FLOAT : MPI_DOUBLE;
   std::vector<int> counts(ranks_), displs(ranks_);
   for (int r = 0; r < ranks_; ++r) {
     counts[r] = slabs_[r].rows * params_.nx;
     displs[r] = slabs_[r].first_row * params_.nx;
   }
   const std::size_t cells = params_.cells();
-  std::vector<double> f;
-  std::vector<unsigned char> speed;
-  if (rank_ == 0) {
-    f.resize(kSpeeds * cells);
-    speed.resize(cells * real_size_);
-  }
-  for (int k = 0; k < kSpeeds; ++k) {
-    MPI_Gatherv(mine.data() + k * own * real_size_, static_cast<int>(own), type, speed.data(), counts.data(),
-                displs.data(), type, 0, comm_);
-    if (rank_ != 0) continue;
-    const std::vector<double> plane = from_device_reals(speed.data(), cells, precision_, params_.density);
-    std::copy(plane.begin(), plane.end(), f.begin() + static_cast<std::ptrdiff_t>(k * cells));
-  }
-  return f;
+  std::vector<unsigned char> all;
+  if (rank_ == 0) all.resize(kSpeeds * cells * stored_size_);
+  for (int k = 0; k < kSpeeds; ++k)
+    MPI_Gatherv(mine.data() + k * own * stored_size_, static_cast<int>(own), type,
+                rank_ == 0 ? all.data() + k * cells * stored_size_ : nullptr, counts.data(), displs.data(), type, 0,
+                comm_);
+  if (rank_ != 0) return {};
+  return from_device_reals(all.data(), kSpeeds * cells, precision_, params_.density);
 }
 
 void SlabSolver::load_distributions(const std::vector<double>& f) {
