@@ -172,6 +172,17 @@ TEST_CASE("tuning: a search times the default, the shapes, then the other varian
     CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedRows);
     CHECK(load_tuned_launch(search.key)->text() == "fused-rows");
   }
+  SUBCASE("a default timed slow at first (clocks still ramping up) is timed again, and kept") {
+    int default_builds = 0;
+    const SolverFactory make = [&](const LaunchCandidate& launch) -> std::unique_ptr<Solver> {
+      if (launch.text() == "fused-rows") return std::make_unique<PacedSolver>(launch, ++default_builds == 1 ? 400e-6 : 100e-6);
+      return std::make_unique<PacedSolver>(launch, launch.text() == "fused 128x2" ? 200e-6 : 300e-6);
+    };
+    auto choice = choose_launch(make, p, true, search);
+    CHECK(default_builds == 4);  // once in the search, twice more against fused 128x2, once to run
+    CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedRows);
+    CHECK(load_tuned_launch(search.key)->text() == "fused-rows");
+  }
   SUBCASE("a variant the user named is the only one searched") {
     LaunchSearch named = search;
     named.default_launch = {KernelVariant::Split, LocalSize{128, 1}};

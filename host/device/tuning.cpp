@@ -215,11 +215,21 @@ LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool
     }
   }
   choice.table = search_launches(make, params, search);
-  const TuningResult& by_default = choice.table.front();
   const TuningResult* best = fastest(choice.table);
+  double default_s = choice.table.front().seconds_per_step;
+  double best_s = best ? best->seconds_per_step : -1.0;
+  if (best && default_s > 0 && !same(best->launch, search.default_launch)) {
+    // The default is timed first, possibly before the device has reached its
+    // clocks (an H200 over OpenCL timed it 15% slow): time both again,
+    // alternately, and judge by each one's best.
+    for (int round = 0; round < 2; ++round) {
+      const auto again = time_launches(make, {search.default_launch, best->launch}, search.timer);
+      if (again[0].seconds_per_step > 0) default_s = std::min(default_s, again[0].seconds_per_step);
+      if (again[1].seconds_per_step > 0) best_s = std::min(best_s, again[1].seconds_per_step);
+    }
+  }
   LaunchCandidate chosen = search.default_launch;
-  if (best && (by_default.seconds_per_step <= 0 ||
-               best->seconds_per_step < (1.0 - kTuneMargin) * by_default.seconds_per_step)) {
+  if (best && (default_s <= 0 || best_s < (1.0 - kTuneMargin) * default_s)) {
     chosen = best->launch;
     choice.reason = chosen.text() + ": the fastest of " + std::to_string(choice.table.size()) + " launches timed now, cached";
   } else {
@@ -227,12 +237,7 @@ LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool
                     " launches timed now was faster by " + std::to_string(static_cast<int>(kTuneMargin * 100)) +
                     "%; cached)";
   }
-  if (best) {
-    const TuningResult* timed = &by_default;
-    for (const auto& r : choice.table)
-      if (same(r.launch, chosen)) timed = &r;
-    store_tuned_launch(search.key, chosen, timed->seconds_per_step);
-  }
+  if (best) store_tuned_launch(search.key, chosen, same(chosen, search.default_launch) ? default_s : best_s);
   choice.solver = make(chosen);
   choice.how = LaunchSource::Tuned;
   return choice;

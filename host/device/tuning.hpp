@@ -87,8 +87,9 @@ struct LaunchSearch {
 // `force_search` or the run is large (not on CPU devices, whose default needs
 // none), or the default. A search times the default, the shapes of the
 // default's variant (of fused where the default takes no shape), then the
-// other variants at the fastest shape, and caches the fastest unless the
-// default is within kTuneMargin of it. Builds only the solver it returns (and,
+// other variants at the fastest shape; the fastest and the default are then
+// timed twice more, alternately, and the fastest is cached unless the
+// default's best time is within kTuneMargin of its best time. Builds only the solver it returns (and,
 // when searching, one per candidate).
 LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool force_search,
                            const LaunchSearch& search);
