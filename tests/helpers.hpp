@@ -110,4 +110,14 @@ inline double max_relative_difference(const std::vector<double>& a, const std::v
   return a.size() == b.size() ? worst : INFINITY;
 }
 
+#ifdef D2Q9_MPIEXEC
+// mpirun as CI runs it: as root, more ranks than cores. The vader transport's
+// single-copy mode needs ptrace rights that containers often withhold.
+inline std::string mpirun_command(int ranks) {
+  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                     "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 120 '") +
+         D2Q9_MPIEXEC + "' --oversubscribe -np " + std::to_string(ranks);
+}
+#endif
+
 }  // namespace d2q9::test

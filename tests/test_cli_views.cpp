@@ -442,9 +442,7 @@ TEST_CASE("cli views under mpirun: rank 0 creates -o and writes the same views a
   TempDir cwd;
   const std::string views =
       " -q -o run --field both --scale fixed --snapshot-every 20 --snapshot-format png,vti --vtk s.vti " + in.files;
-  const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                             "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 120 '" D2Q9_MPIEXEC
-                             "' --oversubscribe -np 2 '" D2Q9_EXE "'";
+  const std::string mpirun = d2q9::test::mpirun_command(2) + " '" D2Q9_EXE "'";
   REQUIRE(::mkdir(cwd.file("one").c_str(), 0755) == 0);
   REQUIRE(::mkdir(cwd.file("two").c_str(), 0755) == 0);
   const Result one = d2q9::test::run_shell("cd '" + cwd.file("one") + "' && '" D2Q9_EXE "' -l 4x1 --kernel-variant fused" + views);

@@ -90,12 +90,6 @@ struct Result {
   std::string err;
 };
 
-// mpirun as CI runs it: as root, more ranks than cores. The vader transport's
-// single-copy mode needs ptrace rights that containers often withhold.
-const std::string kMpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                                        "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 120 '") +
-                            D2Q9_MPIEXEC + "' --oversubscribe";
-
 Result run_shell(const std::string& command) {
   TempDir io;
   const std::string cmd = command + " >'" + io.file("out") + "' 2>'" + io.file("err") + "' </dev/null";
@@ -104,7 +98,7 @@ Result run_shell(const std::string& command) {
 }
 
 Result run_ranks(int ranks, const std::string& args) {
-  return run_shell(kMpirun + " -np " + std::to_string(ranks) + " '" + D2Q9_EXE + "' " + args);
+  return run_shell(d2q9::test::mpirun_command(ranks) + " '" + D2Q9_EXE + "' " + args);
 }
 
 Result run_alone(const std::string& args) { return run_shell(std::string("'") + D2Q9_EXE + "' " + args); }
@@ -271,7 +265,7 @@ TEST_CASE("mpi runs: a rank failing inside the step loop stops every rank") {
   // they would hang until `timeout` (status 124).
   const Problem problem;
   TempDir out;
-  const Result r = run_shell("D2Q9_MPI_FAIL_RANK=1 " + kMpirun + " -x D2Q9_MPI_FAIL_RANK -np 3 '" + D2Q9_EXE +
+  const Result r = run_shell("D2Q9_MPI_FAIL_RANK=1 " + d2q9::test::mpirun_command(3) + " -x D2Q9_MPI_FAIL_RANK '" + D2Q9_EXE +
                              "' -o '" + out.path + "' " + problem.inputs());
   CHECK(r.status != 0);
   CHECK(r.status != 124);
@@ -382,7 +376,7 @@ TEST_CASE("mpi runs: a checkpoint of 2 ranks, killed, restarts on 1 and on 3 ran
   TempDir killed;
   const std::string checkpoint = killed.file("checkpoint.d2q9");
   // mpirun passes SIGTERM on to the ranks once the first checkpoint is there.
-  const Result stopped = run_shell("( " + kMpirun + " -np 2 '" + D2Q9_EXE + "' -q --no-png -l 8x1 --checkpoint-every 500 -o '" +
+  const Result stopped = run_shell("( " + d2q9::test::mpirun_command(2) + " '" + D2Q9_EXE + "' -q --no-png -l 8x1 --checkpoint-every 500 -o '" +
                                    killed.path + "' " + inputs + " & pid=$!; while [ ! -f '" + checkpoint +
                                    "' ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; kill -TERM $pid; wait $pid )");
   REQUIRE_MESSAGE(stopped.status != 0, "the run ended before it could be interrupted: make long.params longer");
