@@ -381,10 +381,11 @@ TEST_CASE("mpi runs: a checkpoint of 2 ranks, killed, restarts on 1 and on 3 ran
                                    "' ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; kill -TERM $pid; wait $pid )");
   REQUIRE_MESSAGE(stopped.status != 0, "the run ended before it could be interrupted: make long.params longer");
   const Checkpoint c = read_checkpoint(checkpoint);
-  CHECK(c.step() % 500 == 0);
-  CHECK(c.step() > 0);
+  // The signal saves the step the ranks had reached: the first checkpoint's
+  // or, when the ranks ran on before it arrived, a later one.
+  CHECK(c.step() >= 500);
   CHECK(c.step() < 20000);
-  MESSAGE("interrupted after the checkpoint at step " << c.step());
+  MESSAGE("interrupted at step " << c.step());
 
   for (int ranks : {1, 3}) {
     CAPTURE(ranks);
