@@ -104,6 +104,10 @@ void ReferenceSolver<Real>::rebound() {
   }
 }
 
+// The arithmetic of the kernels' collide(), operation for operation (one
+// reciprocal of the density, 1/c^2 and 1/(2c^4) as constants), so that the
+// reference and the kernels agree bit for bit where the device rounds as IEEE
+// says (PoCL); only the order of the |u| sums differs.
 template <typename Real>
 void ReferenceSolver<Real>::collision() {
   const Real c_sq = Real(1) / Real(3);
@@ -111,17 +115,21 @@ void ReferenceSolver<Real>::collision() {
                            Real(1) / Real(9),  Real(1) / Real(9),  Real(1) / Real(36),
                            Real(1) / Real(36), Real(1) / Real(36), Real(1) / Real(36)};
   const Real omega = static_cast<Real>(params_.omega);
+  const Real b = Real(1) / c_sq;
+  const Real c = Real(1) / (Real(2) * c_sq * c_sq);
   for (std::size_t i = 0; i < cells_.size(); ++i) {
     if (mask_.blocked[i]) continue;
     const Cell& g = tmp_cells_[i];
     Real rho = 0;
     for (int k = 0; k < kSpeeds; ++k) rho += g[k];
-    const Real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) / rho;
-    const Real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) / rho;
+    const Real inv_rho = Real(1) / rho;
+    const Real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) * inv_rho;
+    const Real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) * inv_rho;
     const Real u_sq = ux * ux + uy * uy;
+    const Real a = Real(1) - u_sq / (Real(2) * c_sq);
     for (int k = 0; k < kSpeeds; ++k) {
-      const Real eu = kEx[k] * ux + kEy[k] * uy;
-      const Real feq = w[k] * rho * (Real(1) + eu / c_sq + (eu * eu) / (Real(2) * c_sq * c_sq) - u_sq / (Real(2) * c_sq));
+      const Real eu = kEx[k] * ux + kEy[k] * uy;  // exact: the factors are 0 and +-1
+      const Real feq = w[k] * rho * (a + eu * b + eu * eu * c);
       cells_[i][k] = g[k] + omega * (feq - g[k]);
     }
   }
@@ -136,8 +144,9 @@ Real ReferenceSolver<Real>::av_velocity() const {
     const Cell& f = cells_[i];
     Real rho = 0;
     for (int k = 0; k < kSpeeds; ++k) rho += f[k];
-    const Real ux = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) / rho;
-    const Real uy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) / rho;
+    const Real inv_rho = Real(1) / rho;
+    const Real ux = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) * inv_rho;
+    const Real uy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) * inv_rho;
     tot_u += std::sqrt(ux * ux + uy * uy);
     ++tot_cells;
   }
