@@ -11,7 +11,7 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
-  libboost-program-options-dev doctest-dev nlohmann-json3-dev \
+  libboost-program-options-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev \
   libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev oclgrind >/dev/null
 # clang and its libFuzzer runtime, for the "fuzz" CMake preset only (Debian 12
 # packages the runtime apart; older releases ship it inside clang).

@@ -1,6 +1,7 @@
 // d2q9-bench end to end on the default device (PoCL on CI): the quick bench,
-// the options it refuses before timing anything, where it finds the
-// coursework inputs, and the provenance its records carry. The only timing
+// several precisions in one call, the work-group shape sweep, the options it
+// refuses before timing anything, where it finds the coursework inputs, and
+// the provenance its records carry. The only timing
 // checked is the issue's bound on the quick bench's wall time.
 #include <doctest/doctest.h>
 
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -189,4 +191,150 @@ TEST_CASE("installed d2q9-bench finds the coursework inputs in ../share/d2q9-bgk
   CHECK(case_names(csv_records(prefix.file("work/out/bench_opencl_float_auto.csv"))) ==
         std::vector<std::string>{"box_16", "coursework_128x128", "coursework_128x256", "coursework_256x256",
                                  "coursework_1024x1024"});
+}
+
+namespace {
+
+std::vector<std::string> column(const std::vector<std::map<std::string, std::string>>& records, const std::string& name) {
+  std::vector<std::string> values;
+  for (const auto& r : records) values.push_back(r.at(name));
+  return values;
+}
+
+// Coursework inputs under their usual names but of a few cells each, so that
+// a sweep times few shapes: 128x128 is 3x2 (x up to 4, rounded up), the others 2x2.
+void write_tiny_coursework(const TempDir& dir) {
+  const std::map<std::string, std::string> sides = {
+      {"128x128", "3\n2\n"}, {"128x256", "2\n2\n"}, {"256x256", "2\n2\n"}, {"1024x1024", "2\n2\n"}};
+  for (const auto& [name, nx_ny] : sides) {
+    dir.write("input_" + name + ".params", nx_ny + "100\n2\n0.1\n0.005\n1.85\n");  // 100 steps of their own
+    dir.write("obstacles_" + name + ".dat", "0 0 1\n");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("d2q9-bench -p float,fp16s measures the copy bandwidth once and runs every case in each precision") {
+  TempDir dir;
+  const Result r = run_shell(bench_command("--quick --sizes 16,32 --min-seconds 0.05 -p float,fp16s -o " +
+                                           shell_quoted(dir.path)));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(dir.listing() == "bench_opencl_float+fp16s_auto.csv\nbench_opencl_float+fp16s_auto.json\n");
+  std::size_t copy_lines = 0;
+  for (auto at = r.out.find("copy bandwidth:"); at != std::string::npos; at = r.out.find("copy bandwidth:", at + 1))
+    ++copy_lines;
+  CHECK(copy_lines == 1);
+
+  // Every case in float, then every case in fp16s, all against the one copy figure.
+  const auto records = csv_records(dir.file("bench_opencl_float+fp16s_auto.csv"));
+  CHECK(case_names(records) == std::vector<std::string>{"box_16", "box_32", "box_16", "box_32"});
+  CHECK(column(records, "precision") == std::vector<std::string>{"float", "float", "fp16s", "fp16s"});
+  const double copy_gbs = std::stod(records.front().at("copy_gbs"));
+  CHECK(copy_gbs > 0);
+  for (const auto& record : records) {
+    CAPTURE(record.at("case"));
+    CAPTURE(record.at("precision"));
+    CHECK(record.at("skipped").empty());
+    CHECK(std::stod(record.at("copy_gbs")) == copy_gbs);
+    const double mlups = std::stod(record.at("mlups"));
+    CHECK(mlups > 0);
+    // 9 distributions read and written (4 or 2 bytes each) and a mask byte per cell update.
+    const double bytes = record.at("precision") == "float" ? 73 : 37;
+    CHECK(std::stod(record.at("effective_gbs")) == doctest::Approx(mlups * bytes / 1000).epsilon(0.01));
+  }
+
+  const auto j = nlohmann::json::parse(d2q9::test::slurp(dir.file("bench_opencl_float+fp16s_auto.json")));
+  CHECK(j["precision"] == "float+fp16s");
+  CHECK(j["precisions"] == nlohmann::json{"float", "fp16s"});
+  CHECK(!j.contains("bytes_per_cell_update"));  // each case carries its own
+  REQUIRE(j["cases"].size() == 4);
+  CHECK(j["cases"][0]["precision"] == "float");
+  CHECK(j["cases"][0]["bytes_per_cell_update"] == 73.0);
+  CHECK(j["cases"][3]["precision"] == "fp16s");
+  CHECK(j["cases"][3]["bytes_per_cell_update"] == 37.0);
+}
+
+TEST_CASE("d2q9-bench refuses a bad precision list and options a sweep cannot use, in one line, writing nothing") {
+  TempDir dir;
+  const std::string out = " -o " + shell_quoted(dir.file("results"));
+  const std::vector<std::pair<std::string, std::string>> refusals = {
+      {"-p float,half --no-coursework", "error: --precision must be float, double, fp16s or fp16c, or a comma list "
+                                        "of them, got 'half' in 'float,half'"},
+      {"-p float,float --no-coursework", "error: --precision lists float twice"},
+      {"-p float, --no-coursework", "error: --precision must be"},
+      {"--sweep-local-size --sizes 16", "error: --sizes is not for --sweep-local-size"},
+      {"--sweep-local-size --local-size 4x4", "error: --local-size is not for --sweep-local-size"},
+      {"--sweep-local-size --kernel-variant fused-rows", "error: --kernel-variant fused-rows takes no work-group shape"},
+  };
+  for (const auto& [args, message] : refusals) {
+    CAPTURE(args);
+    const Result r = run_shell(bench_command(args + out));
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind(message, 0) == 0);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.out.empty());
+  }
+  CHECK(dir.listing().empty());
+}
+
+TEST_CASE("d2q9-bench --sweep-local-size times every valid shape of each coursework problem, marking default and fastest") {
+  TempDir inputs, dir;
+  write_tiny_coursework(inputs);
+  const Result r = run_shell(bench_command("--sweep-local-size --coursework-steps 20 --inputs-dir " +
+                                           shell_quoted(inputs.path) + " -o " + shell_quoted(dir.path)));
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(dir.listing() == "sweep_opencl_float.csv\n");
+  CHECK(!contains(r.out, "copy bandwidth"));  // a sweep times the shapes and nothing else
+  CHECK(contains(r.out, "128x128: fastest "));
+
+  const auto program = program_version_and_commit();
+  const auto records = csv_records(dir.file("sweep_opencl_float.csv"));
+  // Powers of two up to the sides rounded up to powers of two: every one is
+  // within any device's work-group limits at these sizes.
+  const std::map<std::string, std::set<std::string>> expected = {
+      {"128x128", {"1x1", "1x2", "2x1", "2x2", "4x1", "4x2"}},
+      {"128x256", {"1x1", "1x2", "2x1", "2x2"}},
+      {"256x256", {"1x1", "1x2", "2x1", "2x2"}},
+      {"1024x1024", {"1x1", "1x2", "2x1", "2x2"}}};
+  std::map<std::string, std::set<std::string>> shapes;
+  std::map<std::string, std::vector<std::map<std::string, std::string>>> by_problem;
+  for (const auto& record : records) {
+    CAPTURE(record.at("problem"));
+    CAPTURE(record.at("local_x") + "x" + record.at("local_y"));
+    const int x = std::stoi(record.at("local_x")), y = std::stoi(record.at("local_y"));
+    CHECK(shapes[record.at("problem")].insert(record.at("local_x") + "x" + record.at("local_y")).second);
+    by_problem[record.at("problem")].push_back(record);
+    CHECK(std::stoi(record.at("work_group_size")) == x * y);
+    CHECK(record.at("backend") == "opencl");
+    CHECK(record.at("precision") == "float");
+    CHECK(record.at("variant") != "fused-rows");  // it takes no shape; CPU devices sweep fused instead
+    CHECK(record.at("skipped").empty());
+    const double us = std::stod(record.at("us_per_step"));
+    CHECK(us > 0);
+    // Projected over the problem's own 100 steps, not the 20 timed.
+    CHECK(std::stod(record.at("projected_loop_s")) == doctest::Approx(us * 100 / 1e6).epsilon(0.01));
+    CHECK(record.at("version") == program.first);
+    CHECK(record.at("commit") == program.second);
+  }
+  CHECK(shapes == expected);
+
+  // One default per problem, the plan's widest one-row group, and one fastest, the least time.
+  const std::map<std::string, std::string> default_shape = {
+      {"128x128", "4x1"}, {"128x256", "2x1"}, {"256x256", "2x1"}, {"1024x1024", "2x1"}};
+  for (const auto& [problem, rows] : by_problem) {
+    CAPTURE(problem);
+    std::vector<std::string> defaults, fastest;
+    double least = 1e300;
+    for (const auto& row : rows) {
+      CHECK(std::stoi(row.at("nx")) == (problem == "128x128" ? 3 : 2));
+      CHECK(std::stoi(row.at("ny")) == 2);
+      CHECK(row.at("variant") == rows.front().at("variant"));
+      least = std::min(least, std::stod(row.at("us_per_step")));
+      if (row.at("default") == "1") defaults.push_back(row.at("local_x") + "x" + row.at("local_y"));
+      if (row.at("fastest") == "1") fastest.push_back(row.at("us_per_step"));
+    }
+    CHECK(defaults == std::vector<std::string>{default_shape.at(problem)});
+    REQUIRE(fastest.size() == 1);
+    CHECK(std::stod(fastest.front()) == least);
+  }
 }

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "model/problem_file.hpp"
+
 namespace po = boost::program_options;
 
 namespace d2q9 {
@@ -54,7 +56,8 @@ po::options_description visible_options() {
     ("snapshot-format", po::value<std::string>()->default_value("png"), "png | vti | png,vti: what a snapshot is: "
      "pictures, and/or snapshot_<step>.vti with snapshots.pvd listing every frame for ParaView")
     ("vtk", po::value<std::string>(), "final state for ParaView: FILE.vti (XML image data: velocity, density, speed, "
-     "vorticity, obstacle) or FILE.vtk (legacy, without vorticity)")
+     "vorticity, obstacle), FILE.pvti (the same in pieces FILE_<rank>.vti, one per MPI rank: for large grids) or "
+     "FILE.vtk (legacy, without vorticity)")
     ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON");
   // clang-format on
   return desc;
@@ -154,33 +157,13 @@ void parse_snapshot_format(const std::string& text, Options& o) {
   if (!ok) throw UsageError("--snapshot-format must be png, vti or png,vti, got '" + text + "'");
 }
 
-// Edits (insert, delete, replace, swap two neighbours) from a to b.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
 // "; did you mean --tune?" for a mistyped long option, else "".
 std::string did_you_mean(std::string typed, const po::options_description& options) {
   if (typed.compare(0, 2, "--") != 0) return "";
   typed = typed.substr(2, typed.find('=') == std::string::npos ? std::string::npos : typed.find('=') - 2);
-  std::string best;
-  std::size_t best_distance = 3;  // more edits than this is another word
-  for (const auto& option : options.options()) {
-    const std::string& name = option->long_name();
-    const std::size_t distance = edit_distance(typed, name);
-    if (!name.empty() && distance < best_distance && distance * 3 <= name.size()) {
-      best = name;
-      best_distance = distance;
-    }
-  }
+  std::vector<std::string> names;
+  for (const auto& option : options.options()) names.push_back(option->long_name());
+  const std::string best = closest_name(typed, names);
   return best.empty() ? "" : "; did you mean --" + best + "?";
 }
 
@@ -229,11 +212,17 @@ Options parse_command_line(int argc, const char* const argv[]) {
 
   if (vm.count("restart")) o.restart_file = vm["restart"].as<std::string>();
   // With --restart the checkpoint may name the files (see resume_options).
-  if (vm.count("paramfile") != vm.count("obstaclefile") || (!vm.count("paramfile") && o.restart_file.empty()))
-    throw UsageError("expected two arguments: <paramfile> <obstaclefile>");
+  // A problem file (.toml) describes the obstacles itself.
+  const bool problem_file = vm.count("paramfile") && is_problem_file(vm["paramfile"].as<std::string>());
+  if (problem_file && vm.count("obstaclefile"))
+    throw UsageError("a problem file (" + vm["paramfile"].as<std::string>() + ") describes its obstacles itself: "
+                     "give it alone, without an obstacle file");
+  if ((!problem_file && vm.count("paramfile") != vm.count("obstaclefile")) ||
+      (!vm.count("paramfile") && o.restart_file.empty()))
+    throw UsageError("expected two arguments: <paramfile> <obstaclefile>, or one problem file ending in .toml");
   if (vm.count("paramfile")) {
     o.param_file = vm["paramfile"].as<std::string>();
-    o.obstacle_file = vm["obstaclefile"].as<std::string>();
+    if (!problem_file) o.obstacle_file = vm["obstaclefile"].as<std::string>();
   }
 
   const std::string backend = vm["backend"].as<std::string>();
@@ -274,11 +263,12 @@ Options parse_command_line(int argc, const char* const argv[]) {
   if (vm.count("vtk")) {
     o.vtk_file = vm["vtk"].as<std::string>();
     // ParaView chooses its reader by extension, and the extension chooses the format.
-    auto ends_with = [&](const char* ext) {
-      return o.vtk_file.size() > 4 && o.vtk_file.compare(o.vtk_file.size() - 4, 4, ext) == 0;
+    auto ends_with = [&](const std::string& ext) {
+      return o.vtk_file.size() > ext.size() && o.vtk_file.compare(o.vtk_file.size() - ext.size(), ext.size(), ext) == 0;
     };
-    if (!ends_with(".vtk") && !ends_with(".vti"))
-      throw UsageError("--vtk FILE must end in .vti (XML image data) or .vtk (legacy VTK), got '" + o.vtk_file + "'");
+    if (!ends_with(".vtk") && !ends_with(".vti") && !ends_with(".pvti"))
+      throw UsageError("--vtk FILE must end in .vti (XML image data), .pvti (XML image data in one piece per MPI "
+                       "rank) or .vtk (legacy VTK), got '" + o.vtk_file + "'");
   }
   o.fields = parse_picture_fields(vm["field"].as<std::string>());
   o.scale = parse_picture_scale(vm["scale"].as<std::string>(), o.fields);
@@ -324,8 +314,10 @@ Options resume_options(const Options& given, const std::vector<std::pair<std::st
     if (!replaced(option.first)) add(option);
   for (const auto& option : given.given) add(option);
   args.push_back("--");  // file names are never options
-  args.push_back(given.param_file.empty() ? param_file : given.param_file);
-  args.push_back(given.param_file.empty() ? obstacle_file : given.obstacle_file);
+  const std::string& first = given.param_file.empty() ? param_file : given.param_file;
+  args.push_back(first);
+  // A problem-file run records its problem file as its obstacle file too.
+  if (!is_problem_file(first)) args.push_back(given.param_file.empty() ? obstacle_file : given.obstacle_file);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   return parse_command_line(static_cast<int>(argv.size()), argv.data());
@@ -334,10 +326,27 @@ Options resume_options(const Options& given, const std::vector<std::pair<std::st
 std::string usage_text(const std::string& program) {
   std::ostringstream out;
   out << "Usage: " << program << " [options] <paramfile> <obstaclefile>\n"
+      << "       " << program << " [options] <problem.toml>\n"
       << "       " << program << " --restart FILE [options]\n"
       << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL; CUDA where built).\n"
       << "Writes av_vels.dat and final_state.dat into the output directory.\n\n"
-      << visible_options();
+      << visible_options()
+      << "\nA problem file (.toml) gives the grid, the flow, the edges (periodic, walls, moving walls, inlet,\n"
+      << "outlet) and obstacles (circles, rectangles, PNG masks) in one file; see docs/problem-files.md and\n"
+      << "inputs/examples/. A lid-driven cavity with a cylinder in it:\n\n"
+      << "    [grid]\n"
+      << "    nx = 128\n"
+      << "    ny = 128\n"
+      << "    [flow]\n"
+      << "    steps = 40000\n"
+      << "    viscosity = 0.126    # or omega = 1.7, or reynolds = 100.0 with velocity = 0.1 and length = 126\n"
+      << "    [edges]\n"
+      << "    left = \"wall\"\n"
+      << "    right = \"wall\"\n"
+      << "    bottom = \"wall\"\n"
+      << "    top = { wall_velocity = [0.1, 0.0] }\n"
+      << "    [[obstacle]]            # any number of these: circle, rectangle or mask each\n"
+      << "    circle = { center = [64.0, 40.0], radius = 8.0 }\n";
   return out.str();
 }
 

@@ -8,7 +8,11 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <stdexcept>
 #include <vector>
+
+#include "model/stability.hpp"
 
 namespace d2q9 {
 
@@ -52,9 +56,23 @@ std::string vorticity_picture_name(const std::string& name) {
 
 const char* picture_suffix(PictureField field) { return field == PictureField::Speed ? ".png" : "_vorticity.png"; }
 
+bool ends_with(const std::string& name, const std::string& ext) {
+  return name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0;
+}
+
+// "a/state.pvti" -> "a/state_<rank>.vti"
+std::string piece_path(const std::string& pvti, int rank) {
+  return pvti.substr(0, pvti.size() - 5) + "_" + std::to_string(rank) + ".vti";
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace
 
-ExtraOutputs plan_extra_outputs(const Options& o, int max_iters, bool check) {
+ExtraOutputs plan_extra_outputs(const Options& o, int max_iters, bool check, int ranks) {
   ExtraOutputs x;
   x.fields = o.fields;
   x.scale = o.scale;
@@ -68,6 +86,8 @@ ExtraOutputs plan_extra_outputs(const Options& o, int max_iters, bool check) {
     }
   }
   if (!o.vtk_file.empty()) x.vtk = output_path(o.output_dir, o.vtk_file);
+  if (ends_with(x.vtk, ".pvti"))
+    for (int r = 0; r < ranks; ++r) x.vtk_pieces.push_back(piece_path(x.vtk, r));
   if (!o.summary_json_file.empty()) x.summary_json = output_path(o.output_dir, o.summary_json_file);
   x.snapshot_every = o.snapshot_every;
   x.snapshot_png = o.snapshot_png;
@@ -77,6 +97,7 @@ ExtraOutputs plan_extra_outputs(const Options& o, int max_iters, bool check) {
   for (const PictureFile& p : x.pictures) check_can_create(p.path);
   for (const std::string* path : {&x.vtk, &x.summary_json})
     if (!path->empty()) check_can_create(*path);
+  for (const std::string& piece : x.vtk_pieces) check_can_create(piece);
   if (x.snapshot_every > 0 && x.snapshot_every <= max_iters) {
     if (x.snapshot_png)
       for (PictureField field : x.fields)
@@ -115,6 +136,7 @@ void check_output_targets(const Options& o, const ExtraOutputs& extra) {
   for (const PictureFile& p : extra.pictures) outputs.push_back(p.path);
   for (const std::string* p : {&extra.vtk, &extra.summary_json})
     if (!p->empty()) outputs.push_back(*p);
+  outputs.insert(outputs.end(), extra.vtk_pieces.begin(), extra.vtk_pieces.end());
   if (extra.snapshot_every > 0 && extra.snapshot_vti) outputs.push_back(output_path(extra.snapshot_dir, kSnapshotSeries));
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     check_can_create(outputs[i]);
@@ -142,17 +164,21 @@ ViewWriter::ViewWriter(const ExtraOutputs& plan, const Params& params, const Obs
     : plan_(plan), params_(params), mask_(mask) {}
 
 ColourRange ViewWriter::next_range(PictureField field, const FlowFields& fields) {
+  return choose_range(field, own_range(field, fields, mask_));
+}
+
+ColourRange ViewWriter::choose_range(PictureField field, const ColourRange& own) {
   switch (plan_.scale.mode) {
     case PictureScale::Mode::Given:
       for (std::size_t i = 0; i < plan_.fields.size(); ++i)
         if (plan_.fields[i] == field) return plan_.scale.given.at(i);
       break;
     case PictureScale::Mode::Fixed:
-      return kept_.emplace(field, own_range(field, fields, mask_)).first->second;
+      return kept_.emplace(field, own).first->second;
     case PictureScale::Mode::Auto:
       break;
   }
-  return own_range(field, fields, mask_);
+  return own;
 }
 
 void ViewWriter::write_snapshot(int step, const std::vector<double>& f) {
@@ -189,17 +215,163 @@ void ViewWriter::write_series(int step) {
   series.commit();
 }
 
-void ViewWriter::add_final_outputs(OutputSet& outputs, const std::vector<double>& f) {
+namespace {
+
+// Doubles as bytes for the ranks' exchanges, and back.
+std::string to_bytes(const std::vector<double>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+}
+
+std::vector<double> to_doubles(const std::string& bytes) {
+  std::vector<double> values(bytes.size() / sizeof(double));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(double));
+  return values;
+}
+
+// Every per-cell array of FlowFields, in one order for packing rows.
+constexpr std::vector<double> FlowFields::*kArrays[] = {&FlowFields::ux, &FlowFields::uy, &FlowFields::speed,
+                                                        &FlowFields::density, &FlowFields::vorticity};
+
+// For the tests only: this rank fails while it writes its piece of a .pvti,
+// after final_state.dat and the pictures are written under their temporary names.
+int injected_output_failure_rank() {
+  const char* value = std::getenv("D2Q9_OUTPUT_FAIL_RANK");
+  return value && *value ? std::atoi(value) : -1;
+}
+
+// A file another rank created (a temporary of rank 0's OutputSet), written
+// whole by `write`; std::runtime_error naming `name` on failure.
+template <typename Write>
+void write_created_file(const std::string& file, const std::string& name, Write write) {
+  std::FILE* out = std::fopen(file.c_str(), "wb");
+  if (!out) throw std::runtime_error(name + ": cannot create file (" + std::strerror(errno) + ")");
+  write(out);
+  const bool failed = std::fflush(out) != 0 || std::ferror(out) != 0;
+  const int err = errno;
+  if (std::fclose(out) != 0 || failed)
+    throw std::runtime_error(name + ": write failed (" + std::strerror(failed ? err : errno) + ")");
+}
+
+}  // namespace
+
+void check_final_state(Ranks& ranks, const Params& params, const ObstacleMask& mask, const StateRows& state,
+                       std::size_t step) {
+  // The lowest rank's first unstable cell is the grid's first, as one process finds it.
+  const std::vector<std::string> found = ranks.gather(unstable_cell(params, mask, state));
+  std::exception_ptr failure;
+  for (const std::string& detail : found) {
+    if (detail.empty()) continue;
+    failure = std::make_exception_ptr(InstabilityError(step, detail));
+    break;
+  }
+  ranks.agree(failure);
+}
+
+void add_final_state(OutputSet& outputs, Ranks& ranks, const std::string& path, const Params& params,
+                     const ObstacleMask& mask, const StateRows& state) {
+  if (ranks.size() == 1) {
+    ranks.on_root([&] { write_final_state(outputs.add(path), params, mask, state); });
+    return;
+  }
+  std::string temp;
+  ranks.on_root([&] { temp = outputs.add_written_elsewhere(path); });
+  temp = ranks.broadcast(temp);
+  // The lines of this rank's rows: the bytes one process writes for them.
+  ranks.write_in_rank_order(temp, final_state_lines(params, mask, state, state.first_row, state.first_row + state.rows),
+                            path);
+}
+
+void ViewWriter::add_final_outputs(OutputSet& outputs, Ranks& ranks, const StateRows& state) {
   if (plan_.pictures.empty() && plan_.vtk.empty()) return;
-  const FlowFields fields = flow_fields(params_, mask_, f);
-  for (const PictureFile& p : plan_.pictures)
-    write_png(outputs.add(p.path), render_picture(p.field, fields, mask_, next_range(p.field, fields)), p.path);
-  if (plan_.vtk.empty()) return;
-  const bool xml = plan_.vtk.size() > 4 && plan_.vtk.compare(plan_.vtk.size() - 4, 4, ".vti") == 0;
-  if (xml)
-    write_vti(outputs.add(plan_.vtk), mask_, fields);
-  else
-    write_vtk(outputs.add(plan_.vtk), params_, mask_, fields);
+  FlowFields fields = velocity_fields(params_, mask_, state);
+  // The vorticity of the edge rows needs ux and uy of the neighbours' edge rows.
+  const auto [below, above] = ranks.exchange_with_neighbours(to_bytes(velocity_row(fields, fields.first_row)),
+                                                             to_bytes(velocity_row(fields, fields.first_row + fields.ny - 1)));
+  add_vorticity(fields, mask_, to_doubles(below), to_doubles(above));
+  for (const PictureFile& p : plan_.pictures) add_picture(outputs, ranks, p, fields);
+  if (!plan_.vtk_pieces.empty())
+    add_pieces(outputs, ranks, fields);
+  else if (!plan_.vtk.empty())
+    add_whole_vtk(outputs, ranks, fields);
+}
+
+void ViewWriter::add_picture(OutputSet& outputs, Ranks& ranks, const PictureFile& picture, const FlowFields& fields) {
+  // The whole grid's own range: the largest high and lowest low of the ranks'
+  // (maxima, so exact); then rank 0's choice for every rank (--scale fixed
+  // keeps its ranges on rank 0, which draws the snapshots).
+  ColourRange own = own_range(picture.field, fields, mask_);
+  own.high = ranks.max(own.high);
+  own.low = -ranks.max(-own.low);
+  ColourRange range = ranks.is_root() ? choose_range(picture.field, own) : ColourRange{};
+  range = {ranks.broadcast(range.low), ranks.broadcast(range.high)};
+  // One colour per cell, 3 bytes: all rank 0 gathers of the grid for a picture.
+  const std::vector<Rgb> mine = cell_colours(picture.field, fields, mask_, range);
+  std::vector<Rgb> cells(ranks.is_root() ? params_.cells() : 0);
+  ranks.gather_records(mine.data(), fields.ny, sizeof(Rgb) * params_.nx, cells.data());
+  ranks.on_root([&] {
+    write_png(outputs.add(picture.path), render_cells(picture.field, params_.nx, params_.ny, cells, range),
+              picture.path);
+  });
+}
+
+void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields) {
+  // Neighbouring pieces share a row: each but the top one ends with the next
+  // rank's first row, as that rank computed it (its fields, vorticity included).
+  std::vector<double> first_row;
+  for (auto array : kArrays)
+    first_row.insert(first_row.end(), (fields.*array).begin(), (fields.*array).begin() + fields.nx);
+  const std::vector<double> next = to_doubles(ranks.exchange_with_neighbours(to_bytes(first_row), "").second);
+  if (ranks.rank() + 1 < ranks.size()) {
+    for (std::size_t a = 0; a < std::size(kArrays); ++a)
+      (fields.*kArrays[a]).insert((fields.*kArrays[a]).end(), next.begin() + a * fields.nx, next.begin() + (a + 1) * fields.nx);
+    fields.ny += 1;
+  }
+  // Rank 0 makes every file's temporary; each rank fills its piece's.
+  const std::vector<std::string> extents =
+      ranks.gather(std::to_string(fields.first_row) + " " + std::to_string(fields.first_row + fields.ny - 1));
+  std::string temporaries;  // NUL-separated, in rank order
+  ranks.on_root([&] {
+    for (const std::string& piece : plan_.vtk_pieces) temporaries += outputs.add_written_elsewhere(piece) + '\0';
+  });
+  temporaries = ranks.broadcast(temporaries);
+  std::size_t at = 0;
+  for (int r = 0; r < ranks.rank(); ++r) at = temporaries.find('\0', at) + 1;
+  const std::string mine = temporaries.substr(at, temporaries.find('\0', at) - at);
+  const std::string& piece = plan_.vtk_pieces.at(ranks.rank());
+  ranks.on_every_rank([&] {
+    if (ranks.size() > 1 && injected_output_failure_rank() == ranks.rank())
+      throw std::runtime_error(piece + ": failure injected by D2Q9_OUTPUT_FAIL_RANK");
+    write_created_file(mine, piece, [&](std::FILE* out) { write_vti(out, mask_, fields); });
+  });
+  ranks.on_root([&] {
+    std::vector<PvtiPiece> pieces;
+    for (std::size_t r = 0; r < extents.size(); ++r) {
+      PvtiPiece p{0, 0, base_name(plan_.vtk_pieces.at(r))};
+      std::sscanf(extents[r].c_str(), "%d %d", &p.first_row, &p.last_row);
+      pieces.push_back(p);
+    }
+    write_pvti(outputs.add(plan_.vtk), params_.nx, params_.ny, pieces);
+  });
+}
+
+void ViewWriter::add_whole_vtk(OutputSet& outputs, Ranks& ranks, FlowFields& fields) {
+  if (ranks.size() > 1) {
+    // Rank 0 gathers the fields of the whole grid (5 doubles a cell); a .pvti
+    // is the file for grids too large for that.
+    for (auto array : kArrays) {
+      std::vector<double> all(ranks.is_root() ? params_.cells() : 0);
+      ranks.gather_records((fields.*array).data(), fields.ny, sizeof(double) * params_.nx, all.data());
+      fields.*array = std::move(all);
+    }
+    fields.first_row = 0;
+    fields.ny = params_.ny;
+  }
+  ranks.on_root([&] {
+    if (ends_with(plan_.vtk, ".vti"))
+      write_vti(outputs.add(plan_.vtk), mask_, fields);
+    else
+      write_vtk(outputs.add(plan_.vtk), params_, mask_, fields);
+  });
 }
 
 }  // namespace d2q9

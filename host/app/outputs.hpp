@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/ranks.hpp"
 #include "model/output.hpp"
 #include "model/picture.hpp"
 #include "model/problem.hpp"
@@ -22,7 +23,8 @@ struct ExtraOutputs {
   std::vector<PictureFile> pictures;  // the final pictures; none with --no-png
   std::vector<PictureField> fields;   // what the pictures show, speed before vorticity
   PictureScale scale;
-  std::string vtk;           // empty: none; .vtk legacy, .vti XML
+  std::string vtk;           // empty: none; .vtk legacy, .vti XML, .pvti XML in pieces
+  std::vector<std::string> vtk_pieces;  // .pvti: NAME_<rank>.vti beside it, one per rank
   std::string summary_json;  // empty: none
   int snapshot_every = 0;    // 0: none
   bool snapshot_png = false;
@@ -41,10 +43,10 @@ std::string output_path(const std::string& output_dir, const std::string& name);
 void make_output_dir(const std::string& dir);
 
 // Resolves the names (relative ones inside the output directory; by default
-// final_state.png, final_state_vorticity.png) and, with `check` (the rank that
-// writes them), checks before anything runs that each file can be created:
-// InputError naming it.
-ExtraOutputs plan_extra_outputs(const Options& options, int max_iters, bool check = true);
+// final_state.png, final_state_vorticity.png; a .pvti's pieces for `ranks`
+// ranks) and, with `check` (the rank that writes them), checks before
+// anything runs that each file can be created: InputError naming it.
+ExtraOutputs plan_extra_outputs(const Options& options, int max_iters, bool check = true, int ranks = 1);
 
 // Before the run: every file the run will write (av_vels.dat, final_state.dat
 // and the extras) can be created, no two of them are one file, and none is
@@ -60,21 +62,43 @@ std::string snapshot_path(const std::string& dir, int step, int max_iters, const
 // and is writable, and it is no folder itself).
 void check_can_create(const std::string& path);
 
+// The end of a run, on every rank (collective; one process alone is the
+// same): the first unstable cell in grid order, if any, stops the run with
+// the InstabilityError one process gives.
+void check_final_state(Ranks& ranks, const Params& params, const ObstacleMask& mask, const StateRows& state,
+                       std::size_t step);
+
+// final_state.dat into `outputs` (rank 0's), published when it commits:
+// streamed by one process; under MPI each rank writes the lines of its own
+// rows at its offset (MPI-IO) into the temporary rank 0 made. Collective.
+void add_final_state(OutputSet& outputs, Ranks& ranks, const std::string& path, const Params& params,
+                     const ObstacleMask& mask, const StateRows& state);
+
 // The pictures and VTK files of the flow, as snapshots during the run and at
-// its end, with the colour ranges --scale asks for. Used on the writing rank.
+// its end, with the colour ranges --scale asks for.
 class ViewWriter {
  public:
   ViewWriter(const ExtraOutputs& plan, const Params& params, const ObstacleMask& mask);
   // The frame of `step`, each file complete before it replaces an older one;
   // then snapshots.pvd lists it after the earlier frames in the directory.
+  // On the writing rank, from the whole grid.
   void write_snapshot(int step, const std::vector<double>& f);
-  // The final pictures and VTK file, written when `outputs` commits.
-  void add_final_outputs(OutputSet& outputs, const std::vector<double>& f);
+  // The final pictures and VTK file into `outputs` (rank 0's), written when
+  // it commits, from the rows `state` holds; collective. Rank 0 gathers 3
+  // bytes per cell for each picture (one colour a cell) and, for .vti and
+  // .vtk only, the fields (5 doubles a cell); a .pvti's pieces are written
+  // by their ranks.
+  void add_final_outputs(OutputSet& outputs, Ranks& ranks, const StateRows& state);
   // The range the next picture of `field` gets (Auto: `fields`' own).
   ColourRange next_range(PictureField field, const FlowFields& fields);
 
  private:
   void write_series(int step);
+  // next_range given the range of the picture's own values.
+  ColourRange choose_range(PictureField field, const ColourRange& own);
+  void add_picture(OutputSet& outputs, Ranks& ranks, const PictureFile& picture, const FlowFields& fields);
+  void add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields);
+  void add_whole_vtk(OutputSet& outputs, Ranks& ranks, FlowFields& fields);
 
   const ExtraOutputs& plan_;
   const Params& params_;

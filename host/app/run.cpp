@@ -27,6 +27,7 @@
 #include "model/limits.hpp"
 #include "model/output.hpp"
 #include "model/picture.hpp"
+#include "model/problem_file.hpp"
 #include "model/stability.hpp"
 #include "model/vtk_output.hpp"
 
@@ -127,12 +128,16 @@ std::string absolute(const std::string& path) {
 // writes where this run wrote and rounds as it rounded. Left out: what only
 // concerns this invocation (--restart, --tune, --quiet) and the split across
 // ranks (a checkpoint restarts on any number of ranks).
-RunRecord run_record(const Options& o, const Solver& solver) {
+// A problem file (.toml) is recorded as the obstacle file too, and in place of
+// that file's hash the fingerprint of its Extensions, which the checkpoint's
+// header does not hold (see check_extensions_match).
+RunRecord run_record(const Options& o, const Solver& solver, const Params& params) {
   RunRecord r;
   r.param_file = absolute(o.param_file);
-  r.obstacle_file = absolute(o.obstacle_file);
   r.param_hash = file_hash(o.param_file);
-  r.obstacle_hash = file_hash(o.obstacle_file);
+  const bool problem_file = o.obstacle_file.empty();
+  r.obstacle_file = problem_file ? r.param_file : absolute(o.obstacle_file);
+  r.obstacle_hash = problem_file ? extensions_fingerprint(params.extensions) : file_hash(o.obstacle_file);
   for (const auto& [name, value] : o.given) {
     if (name == "restart" || name == "tune" || name == "autotune" || name == "quiet" || name == "slab-rows" || name == "output-dir" ||
         name == "kernels-dir" || name == "local-size" || name == "kernel-variant")
@@ -165,13 +170,27 @@ Options options_to_resume(const Options& given, const Checkpoint& checkpoint) {
 // The problem is checked value by value; an edited file that still describes
 // it (a comment, spacing) is worth a word, not a refusal.
 void warn_if_inputs_changed(const RunRecord& record, const Options& o) {
-  if (record.empty()) return;
-  const std::pair<const std::string*, std::uint64_t> files[] = {{&o.param_file, record.param_hash},
-                                                                {&o.obstacle_file, record.obstacle_hash}};
+  // A problem file and a .params file are different files whatever they describe.
+  if (record.empty() || is_problem_file(record.param_file) != is_problem_file(o.param_file)) return;
+  std::vector<std::pair<const std::string*, std::uint64_t>> files = {{&o.param_file, record.param_hash}};
+  // A problem-file run's record holds no obstacle file hash (see run_record).
+  if (!o.obstacle_file.empty()) files.emplace_back(&o.obstacle_file, record.obstacle_hash);
   for (const auto& [path, hash] : files)
     if (file_hash(*path) != hash)
       std::fprintf(stderr, "warning: %s: changed since the checkpoint was written, but describes the same problem\n",
                    printable(*path).c_str());
+}
+
+// What problem files add (wall velocity, body force, inlet, outlet) must match
+// too: a problem-file run recorded its fingerprint, any other run had none.
+void check_extensions_match(const Checkpoint& checkpoint, const Options& o, const Params& params) {
+  const RunRecord& record = checkpoint.run;
+  const std::uint64_t recorded = !record.empty() && is_problem_file(record.param_file)
+                                     ? record.obstacle_hash
+                                     : extensions_fingerprint(Extensions{});
+  if (extensions_fingerprint(params.extensions) != recorded)
+    throw InputError(o.restart_file + ": checkpoint does not match the inputs: it was written for another wall "
+                     "velocity, body force, inlet or outlet than " + o.param_file + " gives");
 }
 
 }  // namespace
@@ -192,17 +211,28 @@ void run(const Options& given, Ranks& ranks) {
       o = options_to_resume(given, restart);
     }
     check_options_for_ranks(o, ranks.size());
-    params = read_params(o.param_file);
-    check_params_fit_precision(params, o.precision, o.param_file);
-    check_problem_fits(params, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
-    mask = read_obstacles(o.obstacle_file, params);
+    auto check_fits = [&](const Params& p) {
+      check_params_fit_precision(p, o.precision, o.param_file);
+      check_problem_fits(p, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
+    };
+    if (is_problem_file(o.param_file)) {  // grid, flow and obstacles in one file
+      Problem problem = read_problem_file(o.param_file, check_fits);
+      params = problem.params;
+      mask = std::move(problem.mask);
+    } else {
+      params = read_params(o.param_file);
+      check_fits(params);
+      mask = read_obstacles(o.obstacle_file, params);
+    }
     if (!o.restart_file.empty()) {
-      check_checkpoint_matches(restart, o.restart_file, params, o.param_file, mask, o.obstacle_file, o.precision);
+      check_checkpoint_matches(restart, o.restart_file, params, o.param_file, mask,
+                               o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);
+      check_extensions_match(restart, o, params);
       if (ranks.is_root()) warn_if_inputs_changed(restart.run, o);
     }
     if (ranks.is_root()) check_output_dir(o.output_dir);
     if (ranks.is_root() && o.checkpoint_every > 0) lock = std::make_unique<CheckpointDirLock>(o.output_dir);
-    extra = plan_extra_outputs(o, params.max_iters, ranks.is_root());
+    extra = plan_extra_outputs(o, params.max_iters, ranks.is_root(), ranks.size());
     if (ranks.is_root()) check_output_targets(o, extra);
   } catch (...) {
     failure = std::current_exception();
@@ -230,7 +260,7 @@ void run(const Options& given, Ranks& ranks) {
   RunLoopOptions loop;
   loop.checkpoint_every = o.checkpoint_every;
   loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
-  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver);
+  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver, params);
   loop.progress = &progress;
   loop.ranks = &ranks;
   loop.snapshot_every = extra.snapshot_every;
@@ -240,12 +270,15 @@ void run(const Options& given, Ranks& ranks) {
     ranks.on_root([&] { views.write_snapshot(step, f); });
   };
   RunLoopResult result;
-  std::vector<double> f;
+  StateRows state;  // this rank's rows of the final state: never the whole grid on one rank of several
   try {
     if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
       throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
     result = run_steps(*solver, params, mask, av_vels, loop);
-    f = solver->distributions();
+    if (auto* rows = dynamic_cast<HoldsRows*>(solver.get()))
+      state = rows->own_rows();
+    else
+      state = {0, params.ny, solver->distributions()};
   } catch (const InstabilityError&) {
     throw;  // every rank holds the same average velocities, so every rank stops alike
   } catch (const InterruptedError&) {
@@ -256,18 +289,27 @@ void run(const Options& given, Ranks& ranks) {
     ranks.abort(std::current_exception());  // the others may be waiting for this rank
   }
 
-  ranks.on_root([&] {
-    // A signal while the files are written leaves the previous outputs: the
-    // temporaries go with `outputs`, and nothing has replaced anything yet.
-    StopSignals signals;
-    check_distributions(params, mask, f, av_vels.size() - 1);
-    // Every file is complete before any replaces an older one, and they
-    // replace their targets together or not at all.
-    OutputSet outputs;
-    write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels);
-    write_final_state(outputs.add(o.output_dir + "/final_state.dat"), params, mask, f);
-    views.add_final_outputs(outputs, f);
+  // The outputs, written by every rank (each its own rows' part of
+  // final_state.dat and of a .pvti) and rank 0 (the rest, into `outputs`).
+  // A signal while the files are written leaves the previous outputs: the
+  // temporaries go with `outputs`, and nothing has replaced anything yet.
+  StopSignals signals;
+  const auto interrupted = [&](int sig) {
+    return InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                                     " while writing the outputs; the previous outputs in " + o.output_dir +
+                                     " are unchanged");
+  };
+  // Every file is complete before any replaces an older one, and they
+  // replace their targets together or not at all.
+  OutputSet outputs;
+  check_final_state(ranks, params, mask, state, av_vels.size() - 1);
+  ranks.on_root([&] { write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels); });
+  add_final_state(outputs, ranks, o.output_dir + "/final_state.dat", params, mask, state);
+  views.add_final_outputs(outputs, ranks, state);
+  state = StateRows();
+  if (const int sig = ranks.max(signals.received())) throw interrupted(sig);
 
+  ranks.on_root([&] {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     RunSummary summary;
@@ -292,10 +334,7 @@ void run(const Options& given, Ranks& ranks) {
     summary.system_cpu_s = seconds(usage.ru_stime);
     summary.final_average_velocity = av_vels.back();
     if (!extra.summary_json.empty()) std::fputs(summary_json(summary).c_str(), outputs.add(extra.summary_json));
-    if (const int sig = signals.received())
-      throw InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
-                                      " while writing the outputs; the previous outputs in " + o.output_dir +
-                                      " are unchanged");
+    if (const int sig = signals.received()) throw interrupted(sig);
     {
       // The renames run as one: a signal now waits until they are done.
       sigset_t stop, previous;

@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <unistd.h>
 #include <utility>
@@ -15,12 +17,24 @@
 
 namespace d2q9 {
 
-CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell) {
-  if (mask.blocked[cell]) return {0.0, 0.0, 0.0, params.density / 3.0};
-  const std::size_t n = params.cells();
+namespace {
+
+// Distributions of global rows [first_row, first_row + rows), laid out as
+// StateRows lays them out (the whole grid: first_row 0, rows ny).
+struct Rows {
+  const double* f;
+  int first_row, rows;
+};
+
+// The one place that sums a cell's distributions.
+CellState state_at(const Params& params, const ObstacleMask& mask, const Rows& r, int ii, int jj) {
+  const std::size_t global = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
+  if (mask.blocked[global]) return {0.0, 0.0, 0.0, params.density / 3.0};
+  const std::size_t plane = static_cast<std::size_t>(r.rows) * params.nx;
+  const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj - r.first_row) * params.nx;
   double rho = 0.0, mx = 0.0, my = 0.0;
   for (int k = 0; k < kSpeeds; ++k) {
-    const double fk = f[k * n + cell];
+    const double fk = r.f[k * plane + cell];
     rho += fk;
     mx += kEx[k] * fk;
     my += kEy[k] * fk;
@@ -29,19 +43,75 @@ CellState cell_state(const Params& params, const ObstacleMask& mask, const std::
   return {ux, uy, std::sqrt(ux * ux + uy * uy), rho / 3.0};
 }
 
+// final_state.dat's lines for global rows [j0, j1): the one formatting of the file.
+void append_lines(std::string& out, const Params& params, const ObstacleMask& mask, const Rows& r, int j0, int j1) {
+  char line[192];
+  for (int jj = j0; jj < j1; ++jj) {
+    for (int ii = 0; ii < params.nx; ++ii) {
+      const CellState s = state_at(params, mask, r, ii, jj);
+      const int n = std::snprintf(line, sizeof line, "%d %d %.12E %.12E %.12E %.12E %d\n", ii, jj, s.ux, s.uy, s.speed,
+                                  s.pressure, mask.at(ii, jj) ? 1 : 0);
+      out.append(line, static_cast<std::size_t>(n));
+    }
+  }
+}
+
+// All the rows `r` holds, a band of rows at a time (so the text of a whole
+// grid is never held at once).
+void write_lines(std::FILE* out, const Params& params, const ObstacleMask& mask, const Rows& r) {
+  const int band = std::max(1, (1 << 16) / std::max(1, params.nx));  // a few MB of text
+  std::string text;
+  for (int j = r.first_row; j < r.first_row + r.rows; j += band) {
+    text.clear();
+    append_lines(text, params, mask, r, j, std::min(j + band, r.first_row + r.rows));
+    if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) return;  // the file's error flag says why
+  }
+}
+
+Rows whole_grid(const Params& params, const std::vector<double>& f) { return {f.data(), 0, params.ny}; }
+Rows rows_of(const StateRows& s) { return {s.f.data(), s.first_row, s.rows}; }
+
+}  // namespace
+
+CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell) {
+  return state_at(params, mask, whole_grid(params, f), static_cast<int>(cell % params.nx),
+                  static_cast<int>(cell / params.nx));
+}
+
+CellState cell_state(const Params& params, const ObstacleMask& mask, const StateRows& state, int ii, int jj) {
+  return state_at(params, mask, rows_of(state), ii, jj);
+}
+
 void write_av_vels(std::FILE* out, const std::vector<double>& av_vels) {
   for (std::size_t t = 0; t < av_vels.size(); ++t) std::fprintf(out, "%d:\t%.12E\n", static_cast<int>(t), av_vels[t]);
 }
 
 void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const std::vector<double>& f) {
-  for (int jj = 0; jj < params.ny; ++jj) {
-    for (int ii = 0; ii < params.nx; ++ii) {
-      const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
-      const CellState s = cell_state(params, mask, f, cell);
-      std::fprintf(out, "%d %d %.12E %.12E %.12E %.12E %d\n", ii, jj, s.ux, s.uy, s.speed, s.pressure,
-                   mask.blocked[cell] ? 1 : 0);
-    }
+  write_lines(out, params, mask, whole_grid(params, f));
+}
+
+void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const StateRows& state) {
+  write_lines(out, params, mask, rows_of(state));
+}
+
+std::string final_state_lines(const Params& params, const ObstacleMask& mask, const StateRows& state, int j0, int j1) {
+  std::string text;
+  append_lines(text, params, mask, rows_of(state), j0, j1);
+  return text;
+}
+
+std::string unstable_cell(const Params& params, const ObstacleMask& mask, const StateRows& state) {
+  const std::size_t plane = static_cast<std::size_t>(state.rows) * params.nx;
+  for (std::size_t cell = 0; cell < plane; ++cell) {
+    double rho = 0.0;
+    for (int k = 0; k < kSpeeds; ++k) rho += state.f[k * plane + cell];
+    const std::size_t global = cell + static_cast<std::size_t>(state.first_row) * params.nx;
+    if (std::isfinite(rho) && (mask.blocked[global] || rho > 0.0)) continue;
+    std::ostringstream detail;
+    detail << "density " << rho << " at cell (" << global % params.nx << ", " << global / params.nx << ")";
+    return detail.str();
   }
+  return "";
 }
 
 AtomicFile::AtomicFile(std::string path)
@@ -87,6 +157,12 @@ void AtomicFile::publish() {
 std::FILE* OutputSet::add(const std::string& path) {
   files_.push_back(std::make_unique<AtomicFile>(path));
   return files_.back()->get();
+}
+
+std::string OutputSet::add_written_elsewhere(const std::string& path) {
+  files_.push_back(std::make_unique<AtomicFile>(path));
+  files_.back()->close();
+  return files_.back()->temp_path();
 }
 
 void OutputSet::commit() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/problem.hpp"
+#include "model/state_rows.hpp"
 
 namespace d2q9 {
 
@@ -15,9 +16,22 @@ struct CellState {
   double ux, uy, speed, pressure;
 };
 CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell);
+// Cell (ii, jj) of the rows `state` holds (jj a global row among them).
+CellState cell_state(const Params& params, const ObstacleMask& mask, const StateRows& state, int ii, int jj);
 
 void write_av_vels(std::FILE* out, const std::vector<double>& av_vels);
+// final_state.dat: one line per cell, rows bottom to top. `f` is the whole
+// grid; `state` writes the lines of the rows it holds, so the files of the
+// ranks' slabs, put one after the other, are the one-process file.
 void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const std::vector<double>& f);
+void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const StateRows& state);
+// The same lines as text, for global rows [j0, j1) of those `state` holds.
+std::string final_state_lines(const Params& params, const ObstacleMask& mask, const StateRows& state, int j0, int j1);
+
+// "density D at cell (ii, jj)" for the first cell, in row order, of the rows
+// `state` holds whose density is not finite (or not positive in a fluid
+// cell), as check_distributions words it; empty when there is none.
+std::string unstable_cell(const Params& params, const ObstacleMask& mask, const StateRows& state);
 
 // A file written under a temporary name beside `path` and renamed over it by
 // commit(), so readers never see a half-written file; dropped uncommitted, the
@@ -36,6 +50,8 @@ class AtomicFile {
   void close();
   void publish();
   const std::string& path() const { return path_; }
+  // The temporary name the file is written under until published.
+  const std::string& temp_path() const { return tmp_; }
 
  private:
   std::string path_;
@@ -50,6 +66,11 @@ class AtomicFile {
 class OutputSet {
  public:
   std::FILE* add(const std::string& path);
+  // A file that other processes write (MPI ranks, each its part): its
+  // temporary is created empty and closed here, and its name returned for
+  // them to open; commit() publishes it with the others, and a set dropped
+  // uncommitted removes it.
+  std::string add_written_elsewhere(const std::string& path);
   void commit();
 
  private:

@@ -155,9 +155,10 @@ std::string bar_label(PictureField field, double value) {
 
 ColourRange own_range(PictureField field, const FlowFields& fields, const ObstacleMask& mask) {
   const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
+  const std::uint8_t* blocked = mask.blocked.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
   double largest = 0.0;
   for (std::size_t cell = 0; cell < values.size(); ++cell)
-    if (!mask.blocked[cell] && std::isfinite(values[cell])) largest = std::max(largest, std::fabs(values[cell]));
+    if (!blocked[cell] && std::isfinite(values[cell])) largest = std::max(largest, std::fabs(values[cell]));
   return field == PictureField::Speed ? ColourRange{0.0, largest} : ColourRange{-largest, largest};
 }
 
@@ -170,8 +171,21 @@ Rgb field_colour(PictureField field, double value, const ColourRange& range) {
 
 RgbImage render_picture(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
                         const ColourRange& range, const std::string& caption) {
-  const int nx = fields.nx, ny = fields.ny;
+  return render_cells(field, fields.nx, fields.ny, cell_colours(field, fields, mask, range), range, caption);
+}
+
+std::vector<Rgb> cell_colours(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
+                              const ColourRange& range) {
   const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
+  const std::uint8_t* blocked = mask.blocked.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
+  std::vector<Rgb> cells(values.size());
+  for (std::size_t cell = 0; cell < values.size(); ++cell)
+    cells[cell] = blocked[cell] ? kObstacleGrey : field_colour(field, values[cell], range);
+  return cells;
+}
+
+RgbImage render_cells(PictureField field, int nx, int ny, const std::vector<Rgb>& cells, const ColourRange& range,
+                      const std::string& caption) {
   const PictureLayout l = picture_layout(nx, ny);
   RgbImage image;
   image.width = l.width;
@@ -179,13 +193,10 @@ RgbImage render_picture(PictureField field, const FlowFields& fields, const Obst
   image.pixels.assign(static_cast<std::size_t>(l.width) * l.height, kWhite);
   Canvas canvas(image);
 
-  for (int jj = 0; jj < ny; ++jj) {
-    for (int ii = 0; ii < nx; ++ii) {
-      const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx;
-      const Rgb c = mask.blocked[cell] ? kObstacleGrey : field_colour(field, values[cell], range);
-      canvas.fill(l.field_x + ii * l.scale, l.field_y + (ny - 1 - jj) * l.scale, l.scale, l.scale, c);
-    }
-  }
+  for (int jj = 0; jj < ny; ++jj)
+    for (int ii = 0; ii < nx; ++ii)
+      canvas.fill(l.field_x + ii * l.scale, l.field_y + (ny - 1 - jj) * l.scale, l.scale, l.scale,
+                  cells[static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx]);
 
   // Bar rows from the top (range.high) to the bottom (range.low).
   for (int row = 0; row < l.bar_height; ++row) {

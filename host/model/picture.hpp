@@ -39,7 +39,8 @@ struct ColourRange {
 
 // The range a picture takes for itself: speed from 0 to the fastest fluid
 // cell, vorticity from -m to m, m the largest |w| of a fluid cell (symmetric,
-// so white is 0). Non-finite values are left out.
+// so white is 0). Non-finite values are left out. Over the rows `fields`
+// holds: the whole grid's range has the largest high of its parts' ranges.
 ColourRange own_range(PictureField field, const FlowFields& fields, const ObstacleMask& mask);
 
 // How a run's pictures choose their ranges (--scale): each its own range
@@ -82,6 +83,15 @@ std::string bar_label(PictureField field, double value);
 // empty, is written beside the bar (e.g. "step 1000").
 RgbImage render_picture(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
                         const ColourRange& range, const std::string& caption = "");
+
+// render_picture in two halves, for a grid split across ranks: each rank
+// colours the cells of its rows (obstacles grey; row-major over fields' rows,
+// 3 bytes a cell), and the cells of the whole nx x ny grid, bottom row first,
+// make the picture.
+std::vector<Rgb> cell_colours(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
+                              const ColourRange& range);
+RgbImage render_cells(PictureField field, int nx, int ny, const std::vector<Rgb>& cells, const ColourRange& range,
+                      const std::string& caption = "");
 
 // 8-bit RGB PNG; std::runtime_error naming `name` on failure.
 void write_png(std::FILE* out, const RgbImage& image, const std::string& name);

@@ -116,8 +116,19 @@ bool looks_like_obstacles(const std::string& text) {
 
 }  // namespace
 
+std::optional<ParamsLimitViolation> violated_params_limit(const Params& p) {
+  // Periodic neighbours and the accelerated row ny-2 need at least 2x2.
+  if (!(p.nx >= 2)) return ParamsLimitViolation{0, "must be at least 2"};
+  if (!(p.ny >= 2)) return ParamsLimitViolation{1, "must be at least 2"};
+  if (!(p.max_iters > 0)) return ParamsLimitViolation{2, "must be positive"};
+  if (!(p.reynolds_dim > 0)) return ParamsLimitViolation{3, "must be positive"};
+  if (!(p.density > 0.0)) return ParamsLimitViolation{4, "must be positive"};
+  if (!(p.omega > 0.0 && p.omega < 2.0)) return ParamsLimitViolation{6, "must lie in (0, 2)"};
+  return std::nullopt;
+}
+
 Params parse_params(const std::string& text, const std::string& filename) {
-  static const char* const names[] = {"nx", "ny", "maxIters", "reynolds_dim", "density", "accel", "omega"};
+  const auto& names = kParamNames;
   const auto tokens = tokenize(text);
   if (looks_like_obstacles(text) && tokens.size() != 7)
     throw InputError(where(filename, 1) + ": this is an obstacles file ('x y 1' per line), not a params file: are "
@@ -150,16 +161,9 @@ Params parse_params(const std::string& text, const std::string& filename) {
       throw InputError(where(filename, tokens[4 + k].line) + ": " + names[4 + k] + " must be a finite number, got '" +
                        tokens[4 + k].text + "'");
   }
-  auto require = [&](bool ok, int k, const std::string& what) {
-    if (!ok) throw InputError(where(filename, tokens[k].line) + ": " + names[k] + " " + what + ", got '" + tokens[k].text + "'");
-  };
-  // Periodic neighbours and the accelerated row ny-2 need at least 2x2.
-  require(p.nx >= 2, 0, "must be at least 2");
-  require(p.ny >= 2, 1, "must be at least 2");
-  require(p.max_iters > 0, 2, "must be positive");
-  require(p.reynolds_dim > 0, 3, "must be positive");
-  require(p.density > 0.0, 4, "must be positive");
-  require(p.omega > 0.0 && p.omega < 2.0, 6, "must lie in (0, 2)");
+  if (const auto v = violated_params_limit(p))
+    throw InputError(where(filename, tokens[v->index].line) + ": " + names[v->index] + " " + v->requirement +
+                     ", got '" + tokens[v->index].text + "'");
   return p;
 }
 

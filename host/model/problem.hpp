@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,33 @@ class InputError : public std::runtime_error {
   explicit InputError(const std::string& what) : std::runtime_error(printable(what)) {}
 };
 
+struct Vec2 {
+  double x = 0.0;
+  double y = 0.0;
+  bool operator==(const Vec2& o) const { return x == o.x && y == o.y; }
+  bool operator!=(const Vec2& o) const { return !(*this == o); }
+};
+
+// What problem files (docs/problem-files.md) add to the coursework's model.
+// The defaults are the coursework's (nothing added), and the kernels compile
+// each addition in only when a problem uses it, so coursework runs keep their
+// code, speed and bytes.
+struct Extensions {
+  // Velocity of every kMovingWall cell: bounce-back with the wall's momentum.
+  Vec2 wall_velocity;
+  // Force per unit volume on every fluid cell (Guo, Zheng & Shi 2002 forcing).
+  Vec2 body_force;
+  // Zou/He velocity inlet on the left edge (column 0).
+  std::optional<Vec2> inlet_velocity;
+  // Zou/He pressure (density) outlet on the right edge (column nx-1).
+  std::optional<double> outlet_density;
+
+  bool moving_walls() const { return wall_velocity != Vec2{}; }
+  bool forced() const { return body_force != Vec2{}; }
+  bool open_x() const { return inlet_velocity.has_value() || outlet_density.has_value(); }
+  bool any() const { return moving_walls() || forced() || open_x(); }
+};
+
 struct Params {
   int nx = 0;
   int ny = 0;
@@ -26,13 +54,20 @@ struct Params {
   double density = 0.0;
   double accel = 0.0;
   double omega = 0.0;
+  Extensions extensions;  // none for the coursework's .params files
 
   std::size_t cells() const { return static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny); }
   // Kinematic viscosity of the BGK model for this omega.
   double viscosity() const { return (2.0 / omega - 1.0) / 6.0; }
 };
 
-// One byte per cell (1 = blocked), row-major: index ii + jj*nx.
+// Cell kinds in ObstacleMask::blocked. Both kinds are obstacles (bounce-back);
+// kMovingWall cells add Extensions::wall_velocity's momentum.
+constexpr std::uint8_t kFluid = 0;
+constexpr std::uint8_t kWall = 1;
+constexpr std::uint8_t kMovingWall = 2;
+
+// One byte per cell (kFluid, kWall or kMovingWall), row-major: index ii + jj*nx.
 struct ObstacleMask {
   int nx = 0;
   int ny = 0;
@@ -44,6 +79,17 @@ struct ObstacleMask {
   bool at(int ii, int jj) const { return blocked[static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx] != 0; }
   std::size_t fluid_cells() const;
 };
+
+// The limits every problem's values obey, whichever file gave them: nx and ny
+// at least 2, maxIters, reynolds_dim and density positive, omega in (0, 2).
+// The first value outside them, as its index in kParamNames (the .params
+// file's order) and what it must be ("must be positive"), or none.
+struct ParamsLimitViolation {
+  int index;
+  const char* requirement;
+};
+inline constexpr const char* kParamNames[7] = {"nx", "ny", "maxIters", "reynolds_dim", "density", "accel", "omega"};
+std::optional<ParamsLimitViolation> violated_params_limit(const Params& p);
 
 Params parse_params(const std::string& text, const std::string& filename);
 Params read_params(const std::string& filename);

@@ -62,6 +62,21 @@ void write_data_array(std::FILE* out, const char* type, const char* name, int co
   std::fputs("\n        </DataArray>\n", out);
 }
 
+// A file name as an XML attribute value.
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string base64(const std::string& bytes) {
@@ -120,7 +135,8 @@ void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, c
 void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& fields) {
   const std::size_t n = static_cast<std::size_t>(fields.nx) * fields.ny;
   char extent[64];
-  std::snprintf(extent, sizeof extent, "0 %d 0 %d 0 0", fields.nx - 1, fields.ny - 1);
+  std::snprintf(extent, sizeof extent, "0 %d %d %d 0 0", fields.nx - 1, fields.first_row,
+                fields.first_row + fields.ny - 1);
   std::fprintf(out,
                "<?xml version=\"1.0\"?>\n"
                "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
@@ -144,12 +160,35 @@ void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& field
   doubles("speed", fields.speed);
   doubles("vorticity", fields.vorticity);
   write_data_array(out, "UInt8", "obstacle", 1, n, [&](Base64Writer& data) {
-    for (std::uint8_t b : mask.blocked) data.add(static_cast<std::uint8_t>(b ? 1 : 0));
+    const std::uint8_t* blocked = mask.blocked.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
+    for (std::size_t cell = 0; cell < n; ++cell) data.add(static_cast<std::uint8_t>(blocked[cell] ? 1 : 0));
   });
   std::fputs(
       "      </PointData>\n"
       "    </Piece>\n"
       "  </ImageData>\n"
+      "</VTKFile>\n",
+      out);
+}
+
+void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces) {
+  std::fprintf(out,
+               "<?xml version=\"1.0\"?>\n"
+               "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+               "  <PImageData WholeExtent=\"0 %d 0 %d 0 0\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"1 1 1\">\n"
+               "    <PPointData Scalars=\"speed\" Vectors=\"velocity\">\n"
+               "      <PDataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
+               "      <PDataArray type=\"Float64\" Name=\"density\" NumberOfComponents=\"1\"/>\n"
+               "      <PDataArray type=\"Float64\" Name=\"speed\" NumberOfComponents=\"1\"/>\n"
+               "      <PDataArray type=\"Float64\" Name=\"vorticity\" NumberOfComponents=\"1\"/>\n"
+               "      <PDataArray type=\"UInt8\" Name=\"obstacle\" NumberOfComponents=\"1\"/>\n"
+               "    </PPointData>\n",
+               nx - 1, ny - 1);
+  for (const PvtiPiece& piece : pieces)
+    std::fprintf(out, "    <Piece Extent=\"0 %d %d %d 0 0\" Source=\"%s\"/>\n", nx - 1, piece.first_row, piece.last_row,
+                 xml_escaped(piece.file).c_str());
+  std::fputs(
+      "  </PImageData>\n"
       "</VTKFile>\n",
       out);
 }

@@ -1,9 +1,11 @@
 #include "model/printable.hpp"
 #include "mpi/mpi_ranks.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <utility>
 
 #include "opencl/opencl_solver.hpp"
 
@@ -65,6 +67,104 @@ int MpiRanks::max(int value) {
 int MpiRanks::broadcast(int value) {
   MPI_Bcast(&value, 1, MPI_INT, 0, comm_);
   return value;
+}
+
+double MpiRanks::max(double value) {
+  double out = value;
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return out;
+}
+
+double MpiRanks::broadcast(double value) {
+  MPI_Bcast(&value, 1, MPI_DOUBLE, 0, comm_);
+  return value;
+}
+
+std::string MpiRanks::broadcast(const std::string& value) {
+  unsigned long long length = value.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
+  std::string out = rank_ == 0 ? value : std::string(length, '\0');
+  MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+  return out;
+}
+
+std::pair<std::string, std::string> MpiRanks::exchange_with_neighbours(const std::string& down, const std::string& up) {
+  const int below = (rank_ + size_ - 1) % size_, above = (rank_ + 1) % size_;
+  constexpr int kTagDown = 11, kTagUp = 12;
+  // Each direction: the sizes, then the bytes.
+  auto shift = [&](const std::string& mine, int to, int from, int tag) {
+    unsigned long long length = mine.size(), incoming = 0;
+    MPI_Sendrecv(&length, 1, MPI_UNSIGNED_LONG_LONG, to, tag, &incoming, 1, MPI_UNSIGNED_LONG_LONG, from, tag, comm_,
+                 MPI_STATUS_IGNORE);
+    std::string out(incoming, '\0');
+    MPI_Sendrecv(mine.data(), static_cast<int>(length), MPI_BYTE, to, tag, out.data(), static_cast<int>(incoming),
+                 MPI_BYTE, from, tag, comm_, MPI_STATUS_IGNORE);
+    return out;
+  };
+  std::string from_above = shift(down, below, above, kTagDown);
+  std::string from_below = shift(up, above, below, kTagUp);
+  return {std::move(from_below), std::move(from_above)};
+}
+
+void MpiRanks::gather_records(const void* mine, std::size_t count, std::size_t record_bytes, void* all) {
+  // Counted in records, so that no count or displacement overflows an int
+  // before a rank holds 2^31 records.
+  MPI_Datatype record;
+  MPI_Type_contiguous(static_cast<int>(record_bytes), MPI_BYTE, &record);
+  MPI_Type_commit(&record);
+  int my_count = static_cast<int>(count);
+  std::vector<int> counts(size_), displs(size_);
+  MPI_Gather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
+  for (int r = 1; r < size_; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  MPI_Gatherv(mine, my_count, record, all, counts.data(), displs.data(), record, 0, comm_);
+  MPI_Type_free(&record);
+}
+
+namespace {
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, length);
+}
+
+}  // namespace
+
+void MpiRanks::write_in_rank_order(const std::string& file, const std::string& mine, const std::string& name) {
+  // Where this rank's bytes go: after every lower rank's.
+  const unsigned long long size = mine.size();
+  unsigned long long offset = 0;
+  MPI_Exscan(&size, &offset, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm_);
+  if (rank_ == 0) offset = 0;  // MPI_Exscan leaves rank 0's undefined
+  MPI_File handle = MPI_FILE_NULL;
+  const int opened = MPI_File_open(comm_, file.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &handle);
+  std::exception_ptr failure;
+  if (opened != MPI_SUCCESS)
+    failure = std::make_exception_ptr(std::runtime_error(name + ": cannot open file (" + mpi_error_text(opened) + ")"));
+  agree(failure);
+  // One collective write, in as many calls on every rank as the largest part
+  // needs (an MPI count is an int).
+  constexpr unsigned long long kMaxCall = 1ull << 30;
+  const int calls = max(static_cast<int>((size + kMaxCall - 1) / kMaxCall));
+  for (int call = 0; call < calls; ++call) {
+    const unsigned long long begin = std::min(size, call * kMaxCall);
+    const int count = static_cast<int>(std::min(kMaxCall, size - begin));
+    MPI_Status status;
+    const int wrote = MPI_File_write_at_all(handle, static_cast<MPI_Offset>(offset + begin), mine.data() + begin, count,
+                                            MPI_BYTE, &status);
+    int written = 0;
+    if (wrote == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &written);
+    if (!failure && (wrote != MPI_SUCCESS || written != count))
+      failure = std::make_exception_ptr(std::runtime_error(
+          name + ": write failed (" +
+          (wrote != MPI_SUCCESS ? mpi_error_text(wrote) : std::to_string(written) + " of " + std::to_string(count) + " bytes written") +
+          ")"));
+  }
+  const int closed = MPI_File_close(&handle);
+  if (!failure && closed != MPI_SUCCESS)
+    failure = std::make_exception_ptr(std::runtime_error(name + ": write failed (" + mpi_error_text(closed) + ")"));
+  agree(failure);
 }
 
 std::vector<std::string> MpiRanks::gather(const std::string& mine) {

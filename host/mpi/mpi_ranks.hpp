@@ -33,7 +33,13 @@ class MpiRanks final : public Ranks {
   void agree(std::exception_ptr failure) override;
   int max(int value) override;
   int broadcast(int value) override;
+  double max(double value) override;
+  double broadcast(double value) override;
+  std::string broadcast(const std::string& value) override;
   std::vector<std::string> gather(const std::string& mine) override;
+  std::pair<std::string, std::string> exchange_with_neighbours(const std::string& down, const std::string& up) override;
+  void gather_records(const void* mine, std::size_t count, std::size_t record_bytes, void* all) override;
+  void write_in_rank_order(const std::string& file, const std::string& mine, const std::string& name) override;
   [[noreturn]] void abort(std::exception_ptr failure) override;
 
   // A communicator of its own for a solver (its point-to-point tags never

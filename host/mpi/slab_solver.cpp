@@ -7,6 +7,7 @@
 
 #include "device/kernel_source.hpp"
 #include "model/stability.hpp"
+#include "model/state_rows.hpp"
 #include "opencl/cl_common.hpp"
 #include "opencl/opencl_lattice.hpp"
 
@@ -33,7 +34,7 @@ struct Band {
   int group_rows = 0;
 };
 
-class SlabSolver final : public Solver {
+class SlabSolver final : public Solver, public HoldsRows {
  public:
   SlabSolver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config, const LaunchPlan& plan,
              const std::vector<Slab>& slabs, MPI_Comm comm);
@@ -49,8 +50,11 @@ class SlabSolver final : public Solver {
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
+  StateRows own_rows() override;
 
  private:
+  // This slab's own rows of the current state as stored (all nine planes).
+  std::vector<unsigned char> read_own_rows();
   std::size_t offset_bytes(int speed, int row) const {
     return (static_cast<std::size_t>(speed) * local_cells_ + static_cast<std::size_t>(row) * params_.nx) * stored_size_;
   }
@@ -320,7 +324,7 @@ void SlabSolver::continue_sums(bool drain) {
   }
 }
 
-std::vector<double> SlabSolver::distributions() {
+std::vector<unsigned char> SlabSolver::read_own_rows() {
   const std::size_t own = static_cast<std::size_t>(slab_.rows) * params_.nx;
   std::vector<unsigned char> mine(kSpeeds * own * stored_size_);
   try {
@@ -331,6 +335,20 @@ std::vector<double> SlabSolver::distributions() {
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading results from " + lattice_.device_name);
   }
+  return mine;
+}
+
+StateRows SlabSolver::own_rows() {
+  const std::vector<unsigned char> mine = read_own_rows();
+  // Converted as one device's read-back converts them (16-bit codes too).
+  return {slab_.first_row, slab_.rows,
+          from_device_reals(mine.data(), kSpeeds * static_cast<std::size_t>(slab_.rows) * params_.nx, precision_,
+                            params_.density)};
+}
+
+std::vector<double> SlabSolver::distributions() {
+  const std::size_t own = static_cast<std::size_t>(slab_.rows) * params_.nx;
+  const std::vector<unsigned char> mine = read_own_rows();
   // Values as stored (16-bit codes too), so rank 0 converts them exactly as
   // one device's read-back would.
   const MPI_Datatype type = stored_size_ == 2 ? MPI_UINT16_T : stored_size_ == 4 ? MPI_FLOAT : MPI_DOUBLE;

@@ -22,7 +22,9 @@ namespace d2q9 {
 // load_distributions() are local, so a rank that fails to build its solver
 // can report it before any rank blocks in a collective.
 // run() appends the average velocities on every rank. distributions() returns
-// the whole grid on rank 0 and an empty vector on the other ranks.
+// the whole grid on rank 0 and an empty vector on the other ranks (for
+// checkpoints and snapshots); the solver is also a HoldsRows, whose
+// own_rows() returns this rank's slab alone, for the final outputs.
 // load_distributions() takes the whole grid on every rank.
 // `plan` is the whole grid's (variant fused); `slabs` one per rank of `comm`,
 // bottom to top, on whole work-group rows of the plan.

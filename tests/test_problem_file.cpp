@@ -1,0 +1,603 @@
+// Problem files (.toml): the format, its geometry and its errors, parsed
+// directly; then the program run with them: equal to the same problem given
+// as .params + obstacles, every error one line, restarts from a checkpoint.
+#include <doctest/doctest.h>
+
+#include <png.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "helpers.hpp"
+#include "model/checkpoint.hpp"
+#include "model/png_mask.hpp"
+#include "model/problem_file.hpp"
+
+using namespace d2q9;
+using d2q9::test::count_lines;
+using d2q9::test::Result;
+using d2q9::test::run_shell;
+using d2q9::test::slurp;
+using d2q9::test::TempDir;
+
+namespace {
+
+// The message of the InputError `text` raises, or "no error".
+std::string problem_error(const std::string& text, const std::string& filename = "p.toml") {
+  try {
+    parse_problem_file(text, filename);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::uint8_t cell(const ObstacleMask& m, int i, int j) { return m.blocked[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * m.nx]; }
+
+// A PNG of `width` x `height` pixels in `format` (PNG_FORMAT_GRAY, _RGB, _RGBA),
+// rows top first.
+void write_png(const std::string& path, int width, int height, std::uint32_t format, const std::vector<std::uint8_t>& pixels) {
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(width);
+  png.height = static_cast<png_uint_32>(height);
+  png.format = format;
+  REQUIRE(PNG_IMAGE_SIZE(png) == pixels.size());
+  REQUIRE(png_image_write_to_file(&png, path.c_str(), 0, pixels.data(), 0, nullptr) != 0);
+}
+
+const char* const kGridFlow = "[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 10\nomega = 1.0\n";  // lines 1-6
+
+const std::string kCavity = R"(# Lid-driven cavity
+[grid]
+nx = 12
+ny = 10
+
+[flow]
+steps = 100
+viscosity = 0.0756
+
+[edges]
+left = "wall"
+right = "wall"
+bottom = "wall"
+top = { wall_velocity = [0.1, 0.0] }
+)";
+
+}  // namespace
+
+TEST_CASE("problem file: is_problem_file is a .toml ending") {
+  CHECK(is_problem_file("cavity.toml"));
+  CHECK(is_problem_file("/a/b.TOML"));
+  CHECK(is_problem_file("dir.toml/x.toml"));
+  CHECK_FALSE(is_problem_file("input.params"));
+  CHECK_FALSE(is_problem_file("x.toml.params"));
+  CHECK_FALSE(is_problem_file("toml"));
+}
+
+TEST_CASE("problem file: a lid-driven cavity gives its params, its moving lid and static corners") {
+  const Problem p = parse_problem_file(kCavity, "cavity.toml");
+  CHECK(p.params.nx == 12);
+  CHECK(p.params.ny == 10);
+  CHECK(p.params.max_iters == 100);
+  CHECK(p.params.reynolds_dim == 12);  // nx without length
+  CHECK(p.params.density == 1.0);
+  CHECK(p.params.accel == 0.0);
+  CHECK(p.params.omega == 1.0 / (3.0 * 0.0756 + 0.5));
+  const Extensions& e = p.params.extensions;
+  CHECK(e.wall_velocity == Vec2{0.1, 0.0});
+  CHECK(e.body_force == Vec2{});
+  CHECK_FALSE(e.inlet_velocity.has_value());
+  CHECK_FALSE(e.outlet_density.has_value());
+  REQUIRE(p.mask.nx == 12);
+  REQUIRE(p.mask.ny == 10);
+  for (int j = 0; j < 10; ++j)
+    for (int i = 0; i < 12; ++i) {
+      CAPTURE(i);
+      CAPTURE(j);
+      const bool side = i == 0 || i == 11 || j == 0;
+      const std::uint8_t expected = side ? kWall : j == 9 ? kMovingWall : kFluid;
+      CHECK(cell(p.mask, i, j) == expected);
+    }
+  CHECK(p.mask.fluid_cells() == 10 * 8);
+}
+
+TEST_CASE("problem file: defaults are the coursework's: periodic edges, density 1, no push, no extensions") {
+  const Problem p = parse_problem_file(kGridFlow, "p.toml");
+  CHECK(p.params.nx == 8);
+  CHECK(p.params.ny == 6);
+  CHECK(p.params.max_iters == 10);
+  CHECK(p.params.reynolds_dim == 8);
+  CHECK(p.params.density == 1.0);
+  CHECK(p.params.accel == 0.0);
+  CHECK(p.params.omega == 1.0);
+  CHECK_FALSE(p.params.extensions.any());
+  CHECK(p.mask.fluid_cells() == 48);
+}
+
+TEST_CASE("problem file: omega, viscosity, or reynolds with velocity and length") {
+  const std::string grid = "[grid]\nnx = 40\nny = 20\n[flow]\nsteps = 5\n";
+  CHECK(parse_problem_file(grid + "omega = 1.7\n", "p.toml").params.omega == 1.7);
+  CHECK(parse_problem_file(grid + "viscosity = 0.1\n", "p.toml").params.omega == 1.0 / (3.0 * 0.1 + 0.5));
+  const Params re = parse_problem_file(grid + "reynolds = 100.0\nvelocity = 0.1\nlength = 38\ndensity = 0.5\naccel = 0.002\n"
+                                              "body_force = [1e-5, -2e-6]\n", "p.toml").params;
+  CHECK(re.omega == 1.0 / (3.0 * (0.1 * 38 / 100.0) + 0.5));
+  CHECK(re.reynolds_dim == 38);
+  CHECK(re.density == 0.5);
+  CHECK(re.accel == 0.002);
+  CHECK(re.extensions.body_force == Vec2{1e-5, -2e-6});
+  // Integers serve as numbers, and length sets reynolds_dim with omega too.
+  const Params ints = parse_problem_file(grid + "omega = 1\ndensity = 2\nlength = 7\n", "p.toml").params;
+  CHECK(ints.omega == 1.0);
+  CHECK(ints.density == 2.0);
+  CHECK(ints.reynolds_dim == 7);
+}
+
+TEST_CASE("problem file: inlet and outlet set their extensions and leave their edges fluid") {
+  const Problem p = parse_problem_file(std::string(kGridFlow) +
+                                           "[edges]\nleft = { inlet_velocity = [0.05, 0.0] }\n"
+                                           "right = { outlet_density = 1.0 }\nbottom = \"wall\"\ntop = \"wall\"\n",
+                                       "p.toml");
+  const Extensions& e = p.params.extensions;
+  REQUIRE(e.inlet_velocity.has_value());
+  CHECK(*e.inlet_velocity == Vec2{0.05, 0.0});
+  REQUIRE(e.outlet_density.has_value());
+  CHECK(*e.outlet_density == 1.0);
+  CHECK_FALSE(e.moving_walls());
+  for (int j = 0; j < 6; ++j) {
+    const std::uint8_t expected = j == 0 || j == 5 ? kWall : kFluid;
+    CHECK(cell(p.mask, 0, j) == expected);
+    CHECK(cell(p.mask, 7, j) == expected);
+  }
+  CHECK(p.mask.fluid_cells() == 8 * 4);
+}
+
+TEST_CASE("problem file: moving walls share one velocity; corners with static walls are static") {
+  // Couette between two lids moving alike, walls left and right: all four corners static.
+  const Problem p = parse_problem_file(std::string(kGridFlow) +
+                                           "[edges]\nbottom = { wall_velocity = [0.05, 0] }\ntop = { wall_velocity = [0.05, 0.0] }\n"
+                                           "left = \"wall\"\nright = \"wall\"\n",
+                                       "p.toml");
+  CHECK(p.params.extensions.wall_velocity == Vec2{0.05, 0.0});
+  for (int i = 0; i < 8; ++i) {
+    const std::uint8_t expected = i == 0 || i == 7 ? kWall : kMovingWall;
+    CHECK(cell(p.mask, i, 0) == expected);
+    CHECK(cell(p.mask, i, 5) == expected);
+  }
+  // [edges.top] as its own table, periodic named explicitly.
+  const Problem q = parse_problem_file(std::string(kGridFlow) +
+                                           "[edges]\nleft = \"periodic\"\nright = \"periodic\"\nbottom = \"wall\"\n"
+                                           "[edges.top]\nwall_velocity = [0.0, 0.0]\n",
+                                       "p.toml");
+  CHECK_FALSE(q.params.extensions.moving_walls());  // a lid at rest
+  CHECK(cell(q.mask, 0, 5) == kMovingWall);
+  CHECK(cell(q.mask, 0, 0) == kWall);
+}
+
+TEST_CASE("problem file: circles and rectangles block the cells they cover, over moving walls too") {
+  const Problem p = parse_problem_file(
+      "[grid]\nnx = 30\nny = 20\n[flow]\nsteps = 1\nomega = 1\n[edges]\nbottom = \"wall\"\ntop = { wall_velocity = [0.1, 0] }\n"
+      "[[obstacle]]\ncircle = { center = [10.5, 8.25], radius = 4.3 }\n"
+      "[[obstacle]]\nrectangle = { from = [20, 15], to = [24, 19] }\n"
+      "[[obstacle]]\ncircle = { center = [-1.0, 10.0], radius = 2 }\n",  // partly outside the grid
+      "p.toml");
+  for (int j = 0; j < 20; ++j)
+    for (int i = 0; i < 30; ++i) {
+      CAPTURE(i);
+      CAPTURE(j);
+      const bool in_circle = (i - 10.5) * (i - 10.5) + (j - 8.25) * (j - 8.25) <= 4.3 * 4.3;
+      const bool in_edge_circle = (i + 1.0) * (i + 1.0) + (j - 10.0) * (j - 10.0) <= 4.0;
+      const bool in_rectangle = i >= 20 && i <= 24 && j >= 15 && j <= 19;
+      const std::uint8_t expected = in_circle || in_rectangle || in_edge_circle || j == 0 ? kWall : j == 19 ? kMovingWall : kFluid;
+      CHECK(cell(p.mask, i, j) == expected);
+    }
+  // A one-cell rectangle, and a circle of radius 0.5 about a cell centre.
+  const Problem q = parse_problem_file(std::string(kGridFlow) + "[[obstacle]]\nrectangle = { from = [3, 2], to = [3, 2] }\n"
+                                           "[[obstacle]]\ncircle = { center = [6, 4], radius = 0.5 }\n",
+                                       "p.toml");
+  CHECK(q.mask.fluid_cells() == 46);
+  CHECK(cell(q.mask, 3, 2) == kWall);
+  CHECK(cell(q.mask, 6, 4) == kWall);
+}
+
+TEST_CASE("problem file: a PNG mask blocks its dark pixels, top row at j = ny-1, relative to the problem file") {
+  TempDir dir;
+  // 4x3 grey: top row dark at x = 0, middle row mid-grey 127 and 128, bottom row black at x = 3.
+  write_png(dir.file("shape.png"), 4, 3, PNG_FORMAT_GRAY, {0, 255, 255, 255,  //
+                                                          255, 127, 128, 255,  //
+                                                          255, 255, 255, 0});
+  const std::string grid = "[grid]\nnx = 4\nny = 3\n[flow]\nsteps = 1\nomega = 1\n";
+  dir.write("p.toml", grid + "[[obstacle]]\nmask = \"shape.png\"\n");
+  const Problem p = read_problem_file(dir.file("p.toml"));
+  CHECK(cell(p.mask, 0, 2) == kWall);
+  CHECK(cell(p.mask, 1, 1) == kWall);  // luma 127
+  CHECK(cell(p.mask, 2, 1) == kFluid);  // luma 128
+  CHECK(cell(p.mask, 3, 0) == kWall);
+  CHECK(p.mask.fluid_cells() == 12 - 3);
+
+  // Colour by luma (0.299 R + 0.587 G + 0.114 B); transparency over white.
+  write_png(dir.file("colour.png"), 4, 3, PNG_FORMAT_RGBA,
+            {255, 0, 0, 255,   0, 255, 0, 255,   0, 0, 255, 255,  0, 0, 0, 0,      // red 76, green 150, blue 29, clear black
+             0, 0, 0, 255,     0, 0, 0, 230,     0, 0, 0, 26,     255, 255, 255, 255,  // opaque, 90% and 10% black
+             255, 255, 255, 0, 255, 255, 255, 0, 255, 255, 255, 0, 255, 255, 255, 0});
+  std::system(("mkdir -p '" + dir.file("sub") + "'").c_str());
+  dir.write("sub/q.toml", grid + "[[obstacle]]\nmask = \"../colour.png\"\n");
+  const Problem q = read_problem_file(dir.file("sub/q.toml"));
+  const std::uint8_t expected_top[4] = {kWall, kFluid, kWall, kFluid};
+  const std::uint8_t expected_middle[4] = {kWall, kWall, kFluid, kFluid};
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(cell(q.mask, i, 2) == expected_top[i]);
+    CHECK(cell(q.mask, i, 1) == expected_middle[i]);
+    CHECK(cell(q.mask, i, 0) == kFluid);
+  }
+
+  // The picture must be the grid's size; it is checked before it is decoded.
+  write_png(dir.file("small.png"), 3, 3, PNG_FORMAT_GRAY, std::vector<std::uint8_t>(9, 0));
+  dir.write("r.toml", grid + "[[obstacle]]\nmask = \"small.png\"\n");
+  CHECK_THROWS_WITH_AS(read_problem_file(dir.file("r.toml")),
+                       (dir.file("r.toml") + ":8: mask " + dir.file("small.png") +
+                        ": the picture is 3x3 pixels, but the grid is 4x3 cells: a mask needs one pixel per cell")
+                           .c_str(),
+                       InputError);
+  dir.write("bad.png", "not a png");
+  dir.write("s.toml", grid + "[[obstacle]]\nmask = \"bad.png\"\n");
+  const std::string bad = problem_error(slurp(dir.file("s.toml")), dir.file("s.toml"));
+  CHECK(bad.rfind(dir.file("s.toml") + ":8: mask " + dir.file("bad.png") + ": not a readable PNG (", 0) == 0);
+}
+
+TEST_CASE("problem file: the caller's check of the params runs before the mask is built or read") {
+  const std::string text = std::string(kGridFlow) + "[[obstacle]]\nmask = \"missing.png\"\n";
+  Params seen;
+  auto check = [&](const Params& p) {
+    seen = p;
+    throw InputError("too big");
+  };
+  CHECK_THROWS_WITH_AS(parse_problem_file(text, "/nonexistent/p.toml", check), "too big", InputError);
+  CHECK(seen.nx == 8);
+  CHECK(seen.omega == 1.0);
+  CHECK(problem_error(text, "/nonexistent/p.toml") ==
+        "/nonexistent/p.toml:8: mask /nonexistent/missing.png: cannot open file (No such file or directory)");
+}
+
+TEST_CASE("problem file: every error names the file and line, with a suggestion where one is close") {
+  const std::string g = kGridFlow;  // lines 1-6
+  const std::pair<std::string, std::string> cases[] = {
+      // Syntax, structure and names.
+      {"[grid\nnx = 8\n", "p.toml:1: invalid TOML: Error while parsing table header: expected ']', saw '\\n'"},
+      {"[grid]\nnx = = 8\n", "p.toml:2: invalid TOML: Error while parsing value: could not determine value type"},
+      {"[grid]\nnx = 8\nnx = 9\n", "p.toml:3: invalid TOML: Error while parsing key-value pair: cannot redefine existing integer 'nx'"},
+      {"", "p.toml:1: no [grid] table: a problem file needs [grid] with nx and ny"},
+      {"[flow]\nsteps = 1\nomega = 1\n", "p.toml:1: no [grid] table: a problem file needs [grid] with nx and ny"},
+      {"[grid]\nnx = 8\nny = 6\n", "p.toml:1: no [flow] table: a problem file needs [flow] with steps and one of omega, viscosity or reynolds"},
+      {"grid = 5\n", "p.toml:1: grid must be a table, [grid] with nx and ny, got 5"},
+      {"[gird]\nnx = 8\n", "p.toml:1: unknown table [gird]; did you mean [grid]?"},
+      {"[obstacles]\ncircle = 1\n", "p.toml:1: unknown table [obstacles]; did you mean [[obstacle]]?"},
+      {"[physics]\n", "p.toml:1: unknown table [physics]: a problem file holds [grid], [flow], [edges] and [[obstacle]]"},
+      {"nx = 8\n[grid]\nny = 6\n", "p.toml:1: key 'nx' is outside any table: it belongs in [grid]"},
+      {"[grid]\nnx = 8\nnz = 6\n", "p.toml:3: unknown key 'nz' in [grid] (known keys: nx, ny)"},  // too short to guess
+      {"[grid]\nnx = 8\nny = 6\nsteps = 3\n", "p.toml:4: unknown key 'steps' in [grid]: it belongs in [flow]"},
+      {"[grid]\nnx = 8\nny = 6\ncolour = 3\n", "p.toml:4: unknown key 'colour' in [grid] (known keys: nx, ny)"},
+      {g + "viscosty = 0.1\n", "p.toml:7: unknown key 'viscosty' in [flow]; did you mean 'viscosity'?"},
+      {g + "[edges]\ntpo = \"wall\"\n", "p.toml:8: unknown key 'tpo' in [edges]; did you mean 'top'?"},
+      {g + "[edges]\ntop = \"wal\"\n",
+       "p.toml:8: top must be \"periodic\", \"wall\" or a table such as { wall_velocity = [0.1, 0.0] }, got \"wal\"; did you mean \"wall\"?"},
+      {g + "[edges]\ntop = \"wall_velocity\"\n", "p.toml:8: top = \"wall_velocity\" needs its value: write top = { wall_velocity = ... }"},
+      {g + "[edges]\ntop = { wall_speed = [0.1, 0] }\n",
+       "p.toml:8: unknown key 'wall_speed' in top = { ... } (known keys: wall_velocity, inlet_velocity, outlet_density)"},
+      {g + "[[obstacle]]\ncircel = { center = [1, 1], radius = 1 }\n", "p.toml:8: unknown key 'circel' in [[obstacle]]; did you mean 'circle'?"},
+      {g + "[[obstacle]]\ncircle = { centre = [1, 1], radius = 1 }\n", "p.toml:8: unknown key 'centre' in circle; did you mean 'center'?"},
+      {g + "[obstacle]\ncircle = { center = [1, 1], radius = 1 }\n",
+       "p.toml:7: obstacle must be [[obstacle]] (an array of tables, one shape each), not [obstacle]"},
+      // Values.
+      {"[grid]\nnx = 8.5\nny = 6\n", "p.toml:2: nx must be an integer, got 8.5"},
+      {"[grid]\nnx = \"8\"\nny = 6\n", "p.toml:2: nx must be an integer, got \"8\""},
+      {"[grid]\nnx = 8\n[flow]\n", "p.toml:1: [grid] needs ny"},
+      {"[grid]\nnx = 99999999999\nny = 6\n", "p.toml:2: nx must be an integer below 2^31, got 99999999999"},
+      {"[grid]\nnx = 1\nny = 6\n[flow]\nsteps = 1\nomega = 1\n", "p.toml:2: nx must be at least 2, got 1"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nomega = 1\n", "p.toml:4: [flow] needs steps"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 0\nomega = 1\n", "p.toml:5: steps must be positive, got 0"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\n", "p.toml:4: [flow] needs one of omega, viscosity or reynolds (with velocity and length)"},
+      {g + "viscosity = 0.1\n", "p.toml:7: viscosity and omega (line 6) both set the viscosity: give exactly one of omega, viscosity or reynolds"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\nomega = 2.0\n", "p.toml:6: omega must lie in (0, 2), got 2"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\nomega = nan\n", "p.toml:6: omega must be a finite number, got nan"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\nviscosity = -0.1\n", "p.toml:6: viscosity must be positive, got -0.1"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\nviscosity = 1e-20\n",
+       "p.toml:6: viscosity 1e-20 gives omega = 1 / (3 * viscosity + 0.5) = 2, which must lie in (0, 2)"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\nreynolds = 100.0\nvelocity = 0.1\n",
+       "p.toml:6: reynolds needs length as well (viscosity = velocity * length / reynolds)"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\nreynolds = 100.0\nvelocity = 0.6\nlength = 6\n",
+       "p.toml:7: velocity 0.6 is not below the lattice speed of sound 1/sqrt(3) = 0.57735"},
+      {"[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 5\nreynolds = 100.0\nvelocity = 0.1\nlength = 0\n",
+       "p.toml:8: length must be positive, got 0"},
+      {g + "velocity = 0.1\n", "p.toml:7: velocity goes with reynolds (viscosity = velocity * length / reynolds); with omega it means nothing: remove it"},
+      {g + "density = 0\n", "p.toml:7: density must be positive, got 0"},
+      {g + "body_force = [1e-5]\n", "p.toml:7: body_force must be a pair [x, y], got [1e-05]"},
+      {g + "body_force = [1e-5, \"0\"]\n", "p.toml:7: body_force[1] must be a number, got \"0\""},
+      {g + "accel = inf\n", "p.toml:7: accel must be a finite number, got inf"},
+      // Edges.
+      {g + "[edges]\ntop = \"wall\"\n",
+       "p.toml:8: top is a wall but bottom is periodic (the default): periodic edges come in pairs, left with right and bottom with top"},
+      {g + "[edges]\nleft = \"periodic\"\nright = { outlet_density = 1.0 }\n",
+       "p.toml:9: right is an outlet but left is periodic (line 8): periodic edges come in pairs, left with right and bottom with top"},
+      {g + "[edges]\nright = { inlet_velocity = [0.1, 0] }\nleft = \"wall\"\n",
+       "p.toml:8: inlet_velocity is for the left edge only (the flow enters at i = 0), not right"},
+      {g + "[edges]\nleft = { outlet_density = 1.0 }\nright = \"wall\"\n",
+       "p.toml:8: outlet_density is for the right edge only (the flow leaves at i = nx-1), not left"},
+      {g + "[edges]\nright = { outlet_density = 0.0 }\nleft = \"wall\"\n", "p.toml:8: outlet_density must be positive, got 0"},
+      {g + "[edges]\ntop = { wall_velocity = [0.1, 0] }\nbottom = { wall_velocity = [-0.1, 0] }\n",
+       "p.toml:9: bottom moves at [-0.1, 0] but top (line 8) at [0.1, 0]: every moving wall must share one velocity"},
+      {g + "[edges]\ntop = { wall_velocity = [0.5, 0.5] }\nbottom = \"wall\"\n",
+       "p.toml:8: wall_velocity [0.5, 0.5] has speed 0.7071, not below the lattice speed of sound 1/sqrt(3) = 0.57735"},
+      {g + "[edges]\ntop = { wall_velocity = [0.1, 0], outlet_density = 1.0 }\nbottom = \"wall\"\n",
+       "p.toml:8: top has both wall_velocity and outlet_density: give one per edge"},
+      {g + "[edges]\ntop = {}\nbottom = \"wall\"\n",
+       "p.toml:8: top = {} needs one of wall_velocity, inlet_velocity (left only) or outlet_density (right only)"},
+      {g + "[edges]\ntop = 1\n", "p.toml:8: top must be \"periodic\", \"wall\" or a table such as { wall_velocity = [0.1, 0.0] }, got 1"},
+      // Obstacles.
+      {g + "[[obstacle]]\n", "p.toml:7: [[obstacle]] needs one of circle, rectangle or mask"},
+      {g + "[[obstacle]]\ncircle = { center = [1, 1], radius = 1 }\nmask = \"m.png\"\n",
+       "p.toml:9: [[obstacle]] has both circle and mask: one shape per [[obstacle]]"},
+      {g + "[[obstacle]]\ncircle = { center = [1, 1], radius = 0 }\n", "p.toml:8: radius must be positive, got 0"},
+      {g + "[[obstacle]]\ncircle = { center = [1, 1] }\n", "p.toml:8: circle needs radius"},
+      {g + "[[obstacle]]\ncircle = [1, 1, 1]\n", "p.toml:8: circle must be a table { center = [x, y], radius = r }, got [1, 1, 1]"},
+      {g + "[[obstacle]]\ncircle = { center = [20, 20], radius = 1.5 }\n",
+       "p.toml:8: circle center = [20, 20], radius = 1.5 covers no cell of the grid (cells are at whole (i, j), 0 <= i < 8, 0 <= j < 6)"},
+      {g + "[[obstacle]]\nrectangle = { from = [1, 1], to = [8, 2] }\n",
+       "p.toml:8: rectangle to = [8, 2] is outside the grid: i must lie in [0, 7] and j in [0, 5]"},
+      {g + "[[obstacle]]\nrectangle = { from = [-1, 1], to = [3, 2] }\n",
+       "p.toml:8: rectangle from = [-1, 1] is outside the grid: i must lie in [0, 7] and j in [0, 5]"},
+      {g + "[[obstacle]]\nrectangle = { from = [1.5, 1], to = [3, 2] }\n", "p.toml:8: from[0] must be an integer, got 1.5"},
+      {g + "[[obstacle]]\nrectangle = { from = [4, 1], to = [3, 2] }\n",
+       "p.toml:8: rectangle from = [4, 1] lies right of or above to = [3, 2]: from is the lower-left cell, to the upper-right"},
+      {g + "[[obstacle]]\nmask = 3\n", "p.toml:8: mask must be the name of a PNG file (relative to this file), got 3"},
+      {g + "[[obstacle]]\nrectangle = { from = [0, 0], to = [7, 5] }\n", "p.toml:8: every cell is blocked; there is no fluid to simulate"},
+  };
+  for (const auto& [text, expected] : cases) {
+    CAPTURE(text);
+    CHECK(problem_error(text) == expected);
+  }
+  // Control characters in the file are escaped: one line.
+  CHECK(problem_error("[grid]\nnx = 8\nny = 6\n\"a\\nb\" = 1\n") == "p.toml:4: unknown key 'a\\nb' in [grid] (known keys: nx, ny)");
+}
+
+TEST_CASE("problem file: the documented example and inputs/examples/*.toml parse") {
+  const std::string doc = slurp(D2Q9_SOURCE_DIR "/docs/problem-files.md");
+  const auto start = doc.find("```toml\n");
+  REQUIRE(start != std::string::npos);
+  const auto end = doc.find("```\n", start + 8);
+  REQUIRE(end != std::string::npos);
+  TempDir dir;
+  const Problem example = [&] {
+    const std::string text = doc.substr(start + 8, end - start - 8);
+    dir.write("example.toml", text);
+    const int nx = parse_problem_file(text.substr(0, text.find("[[obstacle]]")), "x.toml").params.nx;
+    const int ny = parse_problem_file(text.substr(0, text.find("[[obstacle]]")), "x.toml").params.ny;
+    write_png(dir.file("shape.png"), nx, ny, PNG_FORMAT_GRAY, std::vector<std::uint8_t>(static_cast<std::size_t>(nx) * ny, 255));
+    return read_problem_file(dir.file("example.toml"));
+  }();
+  CHECK(example.params.extensions.moving_walls());
+  CHECK(example.mask.fluid_cells() < example.mask.blocked.size());
+
+  for (const char* name : {"cavity", "poiseuille", "couette", "cylinder"}) {
+    CAPTURE(name);
+    const Problem p = read_problem_file(std::string(D2Q9_SOURCE_DIR "/inputs/examples/") + name + ".toml");
+    CHECK(p.mask.fluid_cells() > 0);
+    const std::string n = name;
+    CHECK(p.params.extensions.moving_walls() == (n == "cavity" || n == "couette"));
+    CHECK(p.params.extensions.forced() == (n == "poiseuille"));
+    CHECK(p.params.extensions.open_x() == (n == "cylinder"));
+  }
+}
+
+TEST_CASE("problem file: extensions_fingerprint tells every extension apart") {
+  std::vector<Extensions> all(6);
+  all[1].wall_velocity = {0.1, 0.0};
+  all[2].wall_velocity = {0.0, 0.1};
+  all[3].body_force = {1e-6, 0.0};
+  all[4].inlet_velocity = Vec2{};
+  all[5].outlet_density = 1.0;
+  for (std::size_t a = 0; a < all.size(); ++a)
+    for (std::size_t b = 0; b < all.size(); ++b) CHECK((extensions_fingerprint(all[a]) == extensions_fingerprint(all[b])) == (a == b));
+  CHECK(extensions_fingerprint(Extensions{}) == 0xb52ea91c8e5ca66dULL);  // the same on every machine and build
+}
+
+TEST_CASE("problem file: on the command line, alone; with an obstacle file it is refused") {
+  const char* alone[] = {"d2q9-bgk", "cavity.toml", "-q"};
+  const Options o = parse_command_line(3, alone);
+  CHECK(o.param_file == "cavity.toml");
+  CHECK(o.obstacle_file == "");
+  const char* two[] = {"d2q9-bgk", "cavity.toml", "obs.dat"};
+  CHECK_THROWS_WITH_AS(parse_command_line(3, two),
+                       "a problem file (cavity.toml) describes its obstacles itself: give it alone, without an obstacle file",
+                       UsageError);
+  const char* params_alone[] = {"d2q9-bgk", "in.params"};
+  CHECK_THROWS_WITH_AS(parse_command_line(2, params_alone),
+                       "expected two arguments: <paramfile> <obstaclefile>, or one problem file ending in .toml", UsageError);
+  // A restart: the recorded problem file (recorded as the obstacle file too) alone; files given now win.
+  Options given;
+  given.restart_file = "ck";
+  const Options resumed = resume_options(given, {{"no-png", ""}}, "/in/cavity.toml", "/in/cavity.toml");
+  CHECK(resumed.param_file == "/in/cavity.toml");
+  CHECK(resumed.obstacle_file == "");
+  CHECK(resumed.no_png);
+  given.param_file = "in.params";
+  given.obstacle_file = "obs.dat";
+  const Options now = resume_options(given, {}, "/in/cavity.toml", "/in/cavity.toml");
+  CHECK(now.param_file == "in.params");
+  CHECK(now.obstacle_file == "obs.dat");
+
+  const Result help = d2q9::test::run_program("--help");
+  CHECK(help.status == 0);
+  CHECK(d2q9::test::contains(help.out, "<problem.toml>"));
+  CHECK(d2q9::test::contains(help.out, "docs/problem-files.md"));
+}
+
+TEST_CASE("problem file: a run equals the same problem given as .params and obstacles") {
+  TempDir dir;
+  // Periodic in x, walls at the bottom and top, the coursework's push, a block and a circle.
+  dir.write("p.toml", R"(# A channel
+[grid]
+nx = 24
+ny = 12
+[flow]
+steps = 300
+density = 0.1
+omega = 1.7
+accel = 0.005
+length = 10
+[edges]
+bottom = "wall"
+top = "wall"
+[[obstacle]]
+rectangle = { from = [5, 3], to = [7, 6] }
+[[obstacle]]
+circle = { center = [16, 6], radius = 1.5 }
+)");
+  dir.write("p.params", "24\n12\n300\n10\n0.1\n0.005\n1.7\n");
+  std::string obstacles;
+  for (int i = 0; i < 24; ++i) obstacles += std::to_string(i) + " 0 1\n" + std::to_string(i) + " 11 1\n";
+  for (int j = 3; j <= 6; ++j)
+    for (int i = 5; i <= 7; ++i) obstacles += std::to_string(i) + " " + std::to_string(j) + " 1\n";
+  for (int j = 0; j < 12; ++j)
+    for (int i = 0; i < 24; ++i)
+      if ((i - 16) * (i - 16) + (j - 6) * (j - 6) <= 2.25) obstacles += std::to_string(i) + " " + std::to_string(j) + " 1\n";
+  dir.write("p.dat", obstacles);
+  const Problem problem = read_problem_file(dir.file("p.toml"));
+  const Params params = read_params(dir.file("p.params"));
+  CHECK(problem.mask.blocked == read_obstacles(dir.file("p.dat"), params).blocked);
+
+  const std::string common = " --no-png -q";
+  const Result a = run_shell("cd '" + dir.path + "' && '" D2Q9_EXE "' p.toml -o toml" + common);
+  REQUIRE(a.status == 0);
+  CHECK(a.err == "");
+  const Result b = run_shell("cd '" + dir.path + "' && '" D2Q9_EXE "' p.params p.dat -o params" + common);
+  REQUIRE(b.status == 0);
+  for (const char* name : {"/final_state.dat", "/av_vels.dat"}) {
+    CAPTURE(name);
+    const std::string toml_out = slurp(dir.path + "/toml" + name);
+    CHECK(toml_out.size() > 1000);
+    CHECK(toml_out == slurp(dir.path + "/params" + name));
+  }
+}
+
+TEST_CASE("problem file: every error of a run is one line, exit status 1, and writes nothing") {
+  TempDir dir;
+  write_png(dir.file("shape.png"), 5, 5, PNG_FORMAT_GRAY, std::vector<std::uint8_t>(25, 0));
+  const std::string g = kGridFlow;
+  const std::pair<std::string, std::string> cases[] = {
+      {"[grid]\nnx = 8\nny 6\n", ":3: invalid TOML: Error while parsing key-value pair: expected '=', saw '6'"},
+      {g + "stesp = 1\n", ":7: unknown key 'stesp' in [flow]; did you mean 'steps'?"},
+      {"[flow]\nsteps = 1\nomega = 1.0\n", ":1: no [grid] table: a problem file needs [grid] with nx and ny"},
+      {g + "[edges]\nbottom = { wall_velocity = [0.1, 0] }\ntop = { wall_velocity = [0.2, 0] }\n",
+       ":9: top moves at [0.2, 0] but bottom (line 8) at [0.1, 0]: every moving wall must share one velocity"},
+      {g + "[[obstacle]]\nmask = \"shape.png\"\n",
+       ":8: mask " + dir.file("shape.png") + ": the picture is 5x5 pixels, but the grid is 8x6 cells: a mask needs one pixel per cell"},
+      {g + "[edges]\nleft = \"wall\"\n",
+       ":8: left is a wall but right is periodic (the default): periodic edges come in pairs, left with right and bottom with top"},
+      {g + "[edges]\nright = { inlet_velocity = [0.05, 0.0] }\nleft = \"wall\"\n",
+       ":8: inlet_velocity is for the left edge only (the flow enters at i = 0), not right"},
+  };
+  for (const auto& [text, expected] : cases) {
+    CAPTURE(text);
+    const std::string problem = dir.write("bad.toml", text);
+    TempDir out;
+    const Result r = d2q9::test::run_program("'" + problem + "' -o '" + out.path + "/run'");
+    CHECK(r.status == 1);
+    CHECK(r.out == "");
+    CHECK(r.err == "error: " + problem + expected + "\n");
+    CHECK(count_lines(r.err) == 1);
+    CHECK(out.listing() == "");
+  }
+  const Result missing = d2q9::test::run_program("'" + dir.file("none.toml") + "'");
+  CHECK(missing.status == 1);
+  CHECK(missing.err == "error: " + dir.file("none.toml") + ": cannot open file (No such file or directory)\n");
+  // Usage: a problem file takes no obstacle file, a params file needs one.
+  for (const char* args : {"a.toml b.dat", "a.params"}) {
+    CAPTURE(args);
+    const Result r = d2q9::test::run_program(args);
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+  }
+}
+
+TEST_CASE("problem file: a killed run restarts from its checkpoint alone, from anywhere, bit for bit") {
+  TempDir dir, elsewhere;
+  // Walls all round, the coursework's push, a mask picture beside the problem file.
+  std::vector<std::uint8_t> pixels(32 * 20, 255);
+  for (int y = 8; y < 12; ++y)
+    for (int x = 10; x < 14; ++x) pixels[x + y * 32] = 0;
+  write_png(dir.file("block.png"), 32, 20, PNG_FORMAT_GRAY, pixels);
+  const std::string text = "[grid]\nnx = 32\nny = 20\n[flow]\nsteps = 60000\ndensity = 0.1\nomega = 1.6\naccel = 0.005\n"
+                           "[edges]\nleft = \"wall\"\nright = \"wall\"\nbottom = \"wall\"\ntop = \"wall\"\n"
+                           "[[obstacle]]\nmask = \"block.png\"\n";
+  dir.write("p.toml", text);
+  const std::string exe = D2Q9_EXE;
+  const std::string options = " -b reference -q --no-png";
+  // Killed (SIGKILL) once its first checkpoint is there.
+  const Result killed = run_shell("cd '" + dir.path + "' && { '" + exe + "' p.toml -o killed --checkpoint-every 500" + options +
+                                  " & pid=$!; while [ ! -e killed/checkpoint.d2q9 ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; "
+                                  "kill -9 $pid; wait $pid; }");
+  REQUIRE_MESSAGE(killed.status == 128 + 9, "the run ended before it was killed: give it more steps");
+  const std::string checkpoint = dir.file("killed/checkpoint.d2q9");
+  const Checkpoint c = read_checkpoint(checkpoint);
+  CHECK(c.run.param_file == dir.file("p.toml"));
+  CHECK(c.run.obstacle_file == dir.file("p.toml"));
+  CHECK(c.run.param_hash == file_hash(dir.file("p.toml")));
+  CHECK(c.run.obstacle_hash == extensions_fingerprint(Extensions{}));
+  CHECK(c.step() > 0);
+  CHECK(c.step() < 60000);
+
+  // --restart alone, from another directory: the recorded problem file, its mask and output directory.
+  Result r = run_shell("cd '" + elsewhere.path + "' && '" + exe + "' --restart '" + checkpoint + "'");
+  REQUIRE(r.status == 0);
+  CHECK(r.err == "");
+  CHECK(elsewhere.listing() == "");
+  const Result whole = run_shell("cd '" + dir.path + "' && '" + exe + "' p.toml -o whole" + options);
+  REQUIRE(whole.status == 0);
+  for (const char* name : {"/final_state.dat", "/av_vels.dat"}) {
+    CAPTURE(name);
+    CHECK(slurp(dir.path + "/killed" + name) == slurp(dir.path + "/whole" + name));
+  }
+
+  // The checkpoint is gone once the run finished; write it again to restart from an edited problem file.
+  write_checkpoint(checkpoint, c);
+  dir.write("p.toml", "# the same problem\n" + text);
+  r = run_shell("'" + exe + "' --restart '" + checkpoint + "' -o '" + elsewhere.path + "'");
+  CHECK(r.status == 0);
+  CHECK(r.err == "warning: " + dir.file("p.toml") + ": changed since the checkpoint was written, but describes the same problem\n");
+  // A body force is not in the checkpoint's header, but its run record keeps what problem files add.
+  std::string forced = text;
+  forced.insert(forced.find("[edges]"), "body_force = [1e-6, 0.0]\n");
+  dir.write("p.toml", forced);
+  r = run_shell("'" + exe + "' --restart '" + checkpoint + "' -o '" + elsewhere.path + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for another wall velocity, "
+                                          "body force, inlet or outlet than " + dir.file("p.toml") + " gives\n");
+  // A checkpoint of a .params run had none of them either.
+  Checkpoint from_params = c;
+  from_params.run.param_file = "/elsewhere/in.params";
+  from_params.run.obstacle_file = "/elsewhere/obs.dat";
+  write_checkpoint(checkpoint, from_params);
+  r = run_shell("'" + exe + "' --restart '" + checkpoint + "' '" + dir.file("p.toml") + "' -o '" + elsewhere.path + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for another wall velocity, "
+                                          "body force, inlet or outlet than " + dir.file("p.toml") + " gives\n");
+  dir.write("p.toml", text);
+  r = run_shell("'" + exe + "' --restart '" + checkpoint + "' '" + dir.file("p.toml") + "' -o '" + elsewhere.path + "'");
+  CHECK(r.status == 0);
+  CHECK(r.err == "");  // another kind of file than the recorded one: no word about its contents
+  CHECK(slurp(elsewhere.file("final_state.dat")) == slurp(dir.path + "/whole/final_state.dat"));
+  write_checkpoint(checkpoint, c);
+  // Other obstacles are refused as for an obstacles file.
+  pixels[5 + 5 * 32] = 0;
+  write_png(dir.file("block.png"), 32, 20, PNG_FORMAT_GRAY, pixels);
+  dir.write("p.toml", text);
+  r = run_shell("'" + exe + "' --restart '" + checkpoint + "' -o '" + elsewhere.path + "'");
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for different obstacles than " +
+                     dir.file("p.toml") + "\n");
+}
