@@ -14,6 +14,12 @@
 //   FIRST_ROW, LAST_ROW  rows propagate_rebound_collide updates (default 0 and NY-1);
 //                        work-item row j updates row FIRST_ROW + j
 //   ACCEL_ROW            the accelerated row (default NY-2; -1: not in this slab)
+// and, only for problems that use them (problem files, docs/problem-files.md),
+// each compiled in alone so that coursework kernels stay as they are:
+//   MOVING_WALL with WALL_UX, WALL_UY   obstacle cells of kind 2 move (bounce-back with momentum)
+//   BODY_FORCE with FORCE_X, FORCE_Y    force per unit volume on the fluid (Guo forcing)
+//   INLET with INLET_UX, INLET_UY       Zou/He velocity inlet on column 0
+//   OUTLET with OUTLET_DENSITY          Zou/He pressure outlet on column NX-1
 // With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
 // the whole grid and ignores FIRST_ROW/LAST_ROW.
 //
@@ -220,6 +226,57 @@ ALWAYS_INLINE void store(__global stored* dst, const int cell, const real* f) {
   for (int k = 0; k < 9; ++k) store_f(dst, k, cell, f[k]);
 }
 
+#if defined(INLET) || defined(OUTLET)
+// Zou/He: the distributions that would come from outside the grid (through
+// the wrapped pull they came from the other edge) are set so that a fluid
+// cell of column 0 has velocity (INLET_UX, INLET_UY), and one of column NX-1
+// density OUTLET_DENSITY with no transverse velocity (Zou & He, Phys. Fluids
+// 9, 1591, 1997). Non-equilibrium bounce-back of the normal component.
+ALWAYS_INLINE void open_edges(const int ii, real* g) {
+#ifdef INLET
+  if (ii == 0) {
+    const real ux = (real)INLET_UX, uy = (real)INLET_UY;
+    const real rho = (g[0] + g[2] + g[4] + (real)2 * (g[3] + g[6] + g[7])) / ((real)1 - ux);
+    const real d = (real)0.5 * (g[2] - g[4]);
+    g[1] = g[3] + (real)2 / (real)3 * rho * ux;
+    g[5] = g[7] - d + (real)1 / (real)6 * rho * ux + (real)0.5 * rho * uy;
+    g[8] = g[6] + d + (real)1 / (real)6 * rho * ux - (real)0.5 * rho * uy;
+  }
+#endif
+#ifdef OUTLET
+  if (ii == NX - 1) {
+    const real rho = (real)OUTLET_DENSITY;
+    const real ux = (g[0] + g[2] + g[4] + (real)2 * (g[1] + g[5] + g[8])) / rho - (real)1;
+    const real d = (real)0.5 * (g[2] - g[4]);
+    g[3] = g[1] - (real)2 / (real)3 * rho * ux;
+    g[7] = g[5] + d - (real)1 / (real)6 * rho * ux;
+    g[6] = g[8] - d - (real)1 / (real)6 * rho * ux;
+  }
+#endif
+}
+#endif
+
+#ifdef BODY_FORCE
+// Guo, Zheng & Shi (Phys. Rev. E 65, 046308, 2002): the forcing term of speed
+// (ex, ey) for a cell of velocity (ux, uy), second-order accurate together
+// with the half-force shift of the velocity.
+ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const real ux, const real uy) {
+  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
+  const real eu = (real)ex * ux + (real)ey * uy;
+  const real ef = (real)ex * fx + (real)ey * fy;
+  return ((real)1 - (real)0.5 * (real)OMEGA) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
+}
+#endif
+
+#ifdef MOVING_WALL
+// What a wall moving at (WALL_UX, WALL_UY) adds to the distribution of speed
+// (ex, ey) it bounces back: 2 w rho (e.u_w) / c^2 (Ladd, J. Fluid Mech. 271,
+// 285, 1994), with the problem's density.
+ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey) {
+  return (real)6 * w * (real)DENSITY * ((real)ex * (real)WALL_UX + (real)ey * (real)WALL_UY);
+}
+#endif
+
 // The new state f of a cell from its incoming distributions g: rebound on
 // obstacles, BGK collision on fluid. Returns |u| of the new state (0 on
 // obstacles), as the coursework's av_velocity measures it. With `accelerate`
@@ -229,18 +286,32 @@ ALWAYS_INLINE void store(__global stored* dst, const int cell, const real* f) {
 // Every cell is collided and obstacles then keep their bounced-back values:
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-ALWAYS_INLINE real collide(const real* g, const int blocked, const int accelerate, real* f) {
+ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int accelerate, real* f) {
   const real c_sq = (real)1 / (real)3;
   const real w0 = (real)4 / (real)9;
   const real w1 = (real)1 / (real)9;
   const real w2 = (real)1 / (real)36;
   const real omega = (real)OMEGA;
 
+#if defined(INLET) || defined(OUTLET)
+  real g_open[9];  // g with the open edges' unknowns set; rebound keeps g
+  for (int k = 0; k < 9; ++k) g_open[k] = g[k];
+  if (!blocked) open_edges(ii, g_open);
+  g = g_open;
+#else
+  (void)ii;
+#endif
   // One division per density: IEEE division is costly on GPUs.
   const real rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
   const real inv_rho = (real)1 / rho;
-  const real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) * inv_rho;
-  const real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) * inv_rho;
+  real mx = g[1] + g[5] + g[8] - (g[3] + g[6] + g[7]);
+  real my = g[2] + g[5] + g[6] - (g[4] + g[7] + g[8]);
+#ifdef BODY_FORCE
+  mx += (real)0.5 * (real)FORCE_X;  // the velocity is the momentum plus half the force
+  my += (real)0.5 * (real)FORCE_Y;
+#endif
+  const real ux = mx * inv_rho;
+  const real uy = my * inv_rho;
   const real u_sq = ux * ux + uy * uy;
   const real a = (real)1 - u_sq / ((real)2 * c_sq);
   const real b = (real)1 / c_sq;
@@ -257,11 +328,28 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int accelerat
   f[6] = g[6] + omega * (w2 * rho * (a + u6 * b + u6 * u6 * c) - g[6]);
   f[7] = g[7] + omega * (w2 * rho * (a + u7 * b + u7 * u7 * c) - g[7]);
   f[8] = g[8] + omega * (w2 * rho * (a + u8 * b + u8 * u8 * c) - g[8]);
+#ifdef BODY_FORCE
+  f[0] += guo_term(w0, 0, 0, ux, uy);
+  f[1] += guo_term(w1, 1, 0, ux, uy);
+  f[2] += guo_term(w1, 0, 1, ux, uy);
+  f[3] += guo_term(w1, -1, 0, ux, uy);
+  f[4] += guo_term(w1, 0, -1, ux, uy);
+  f[5] += guo_term(w2, 1, 1, ux, uy);
+  f[6] += guo_term(w2, -1, 1, ux, uy);
+  f[7] += guo_term(w2, -1, -1, ux, uy);
+  f[8] += guo_term(w2, 1, -1, ux, uy);
+#endif
 
   const real rho_new = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7] + f[8];
   const real inv_rho_new = (real)1 / rho_new;
-  const real vx = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) * inv_rho_new;
-  const real vy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) * inv_rho_new;
+  real mx_new = f[1] + f[5] + f[8] - (f[3] + f[6] + f[7]);
+  real my_new = f[2] + f[5] + f[6] - (f[4] + f[7] + f[8]);
+#ifdef BODY_FORCE
+  mx_new += (real)0.5 * (real)FORCE_X;
+  my_new += (real)0.5 * (real)FORCE_Y;
+#endif
+  const real vx = mx_new * inv_rho_new;
+  const real vy = my_new * inv_rho_new;
   const real speed = blocked ? (real)0 : sqrt(vx * vx + vy * vy);
 
   // Rebound: each distribution goes back where it came from; f0 of an
@@ -270,6 +358,18 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int accelerat
     f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
     f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
   }
+#ifdef MOVING_WALL
+  if (blocked == 2) {
+    f[1] += wall_term(w1, 1, 0);
+    f[2] += wall_term(w1, 0, 1);
+    f[3] += wall_term(w1, -1, 0);
+    f[4] += wall_term(w1, 0, -1);
+    f[5] += wall_term(w2, 1, 1);
+    f[6] += wall_term(w2, -1, 1);
+    f[7] += wall_term(w2, -1, -1);
+    f[8] += wall_term(w2, 1, -1);
+  }
+#endif
 
   if (accelerate && !blocked) {
     // What the separate accelerate_flow kernel would read back: with 16-bit
@@ -335,7 +435,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
       real g[9], f[9];
       pull(src, ii, jj, g);
       const int cell = ii + jj * NX;
-      speed += collide(g, obstacles[cell], accelerate_next && jj == ACCEL_ROW, f);
+      speed += collide(g, obstacles[cell], ii, accelerate_next && jj == ACCEL_ROW, f);
       store(dst, cell, f);
     }
   }
@@ -350,7 +450,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     const int y = (jj - (ey) + NY) % NY;                                          \
     real h[9], f1[9];                                                             \
     pull(src, x, y, h);                                                           \
-    const real s = collide(h, obstacles[x + y * NX], y == ACCEL_ROW, f1);            \
+    const real s = collide(h, obstacles[x + y * NX], x, y == ACCEL_ROW, f1);         \
     g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
     if (k == 0) speed1 = s;                                                       \
   } while (0)
@@ -386,7 +486,7 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
     PULL_STEP1(7, -1, -1);
     PULL_STEP1(8, 1, -1);
     const int cell = ii + jj * NX;
-    speed2 = collide(g, obstacles[cell], accelerate_next && jj == ACCEL_ROW, f);
+    speed2 = collide(g, obstacles[cell], ii, accelerate_next && jj == ACCEL_ROW, f);
     store(dst, cell, f);
   }
   REDUCE_TO_PARTIAL(local_speed, lid, speed1, partial_offset + group);
@@ -400,7 +500,7 @@ ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
   const int cell = ii + jj * NX;
-  const real speed = collide(g, obstacles[cell], accelerate, f);
+  const real speed = collide(g, obstacles[cell], ii, accelerate, f);
   store(dst, cell, f);
   return speed;
 }

@@ -98,6 +98,27 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("STORAGE_SCALE=" + literal(storage.scale(), precision));
     defines.push_back("STORAGE_INV_SCALE=" + literal(storage.inv_scale(), precision));
   }
+  // Each addition to the coursework's model is compiled in only when used.
+  const Extensions& x = params.extensions;
+  if (x.moving_walls()) {
+    defines.push_back("MOVING_WALL=1");
+    defines.push_back("WALL_UX=" + literal(x.wall_velocity.x, precision));
+    defines.push_back("WALL_UY=" + literal(x.wall_velocity.y, precision));
+  }
+  if (x.forced()) {
+    defines.push_back("BODY_FORCE=1");
+    defines.push_back("FORCE_X=" + literal(x.body_force.x, precision));
+    defines.push_back("FORCE_Y=" + literal(x.body_force.y, precision));
+  }
+  if (x.inlet_velocity) {
+    defines.push_back("INLET=1");
+    defines.push_back("INLET_UX=" + literal(x.inlet_velocity->x, precision));
+    defines.push_back("INLET_UY=" + literal(x.inlet_velocity->y, precision));
+  }
+  if (x.outlet_density) {
+    defines.push_back("OUTLET=1");
+    defines.push_back("OUTLET_DENSITY=" + literal(*x.outlet_density, precision));
+  }
   if (slab) {
     defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
     defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));

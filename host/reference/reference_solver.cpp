@@ -7,6 +7,14 @@
 
 namespace d2q9 {
 
+namespace {
+// The lattice weights, computed as the kernels compute them.
+template <typename Real>
+const Real kWeight[kSpeeds] = {Real(4) / Real(9),  Real(1) / Real(9),  Real(1) / Real(9),
+                               Real(1) / Real(9),  Real(1) / Real(9),  Real(1) / Real(36),
+                               Real(1) / Real(36), Real(1) / Real(36), Real(1) / Real(36)};
+}  // namespace
+
 template <typename Real>
 ReferenceSolver<Real>::ReferenceSolver(const Params& params, const ObstacleMask& mask,
                                        std::optional<Precision> storage)
@@ -46,6 +54,7 @@ void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
   for (int t = 0; t < steps; ++t) {
     accelerate_flow();
     propagate();
+    open_edges();
     rebound();
     collision();
     av_vels.push_back(static_cast<double>(av_velocity()));
@@ -96,11 +105,47 @@ void ReferenceSolver<Real>::propagate() {
   }
 }
 
+// Zou/He inlet (column 0) and outlet (column nx-1) on fluid cells, as the
+// kernels' open_edges() computes them.
+template <typename Real>
+void ReferenceSolver<Real>::open_edges() {
+  const Extensions& x = params_.extensions;
+  for (int jj = 0; jj < params_.ny; ++jj) {
+    if (x.inlet_velocity && !mask_.at(0, jj)) {
+      Cell& g = tmp_cells_[static_cast<std::size_t>(jj) * params_.nx];
+      const Real ux = static_cast<Real>(x.inlet_velocity->x), uy = static_cast<Real>(x.inlet_velocity->y);
+      const Real rho = (g[0] + g[2] + g[4] + Real(2) * (g[3] + g[6] + g[7])) / (Real(1) - ux);
+      const Real d = Real(0.5) * (g[2] - g[4]);
+      g[1] = g[3] + Real(2) / Real(3) * rho * ux;
+      g[5] = g[7] - d + Real(1) / Real(6) * rho * ux + Real(0.5) * rho * uy;
+      g[8] = g[6] + d + Real(1) / Real(6) * rho * ux - Real(0.5) * rho * uy;
+    }
+    if (x.outlet_density && !mask_.at(params_.nx - 1, jj)) {
+      Cell& g = tmp_cells_[params_.nx - 1 + static_cast<std::size_t>(jj) * params_.nx];
+      const Real rho = static_cast<Real>(*x.outlet_density);
+      const Real ux = (g[0] + g[2] + g[4] + Real(2) * (g[1] + g[5] + g[8])) / rho - Real(1);
+      const Real d = Real(0.5) * (g[2] - g[4]);
+      g[3] = g[1] - Real(2) / Real(3) * rho * ux;
+      g[7] = g[5] + d - Real(1) / Real(6) * rho * ux;
+      g[6] = g[8] - d - Real(1) / Real(6) * rho * ux;
+    }
+  }
+}
+
+// Obstacles send every distribution back; a moving wall adds its momentum,
+// 2 w rho (e.u_w) / c^2 with the problem's density.
 template <typename Real>
 void ReferenceSolver<Real>::rebound() {
+  const Vec2 wall = params_.extensions.wall_velocity;
+  const Real density = static_cast<Real>(params_.density);
   for (std::size_t i = 0; i < cells_.size(); ++i) {
     if (!mask_.blocked[i]) continue;
-    for (int k = 1; k < kSpeeds; ++k) cells_[i][k] = tmp_cells_[i][kOpposite[k]];
+    for (int k = 1; k < kSpeeds; ++k) {
+      cells_[i][k] = tmp_cells_[i][kOpposite[k]];
+      if (mask_.blocked[i] == kMovingWall)
+        cells_[i][k] += Real(6) * kWeight<Real>[k] * density *
+                        (Real(kEx[k]) * static_cast<Real>(wall.x) + Real(kEy[k]) * static_cast<Real>(wall.y));
+    }
   }
 }
 
@@ -111,10 +156,11 @@ void ReferenceSolver<Real>::rebound() {
 template <typename Real>
 void ReferenceSolver<Real>::collision() {
   const Real c_sq = Real(1) / Real(3);
-  const Real w[kSpeeds] = {Real(4) / Real(9),  Real(1) / Real(9),  Real(1) / Real(9),
-                           Real(1) / Real(9),  Real(1) / Real(9),  Real(1) / Real(36),
-                           Real(1) / Real(36), Real(1) / Real(36), Real(1) / Real(36)};
+  const Real* w = kWeight<Real>;
   const Real omega = static_cast<Real>(params_.omega);
+  const Real fx = static_cast<Real>(params_.extensions.body_force.x);
+  const Real fy = static_cast<Real>(params_.extensions.body_force.y);
+  const bool forced = params_.extensions.forced();
   const Real b = Real(1) / c_sq;
   const Real c = Real(1) / (Real(2) * c_sq * c_sq);
   for (std::size_t i = 0; i < cells_.size(); ++i) {
@@ -123,16 +169,36 @@ void ReferenceSolver<Real>::collision() {
     Real rho = 0;
     for (int k = 0; k < kSpeeds; ++k) rho += g[k];
     const Real inv_rho = Real(1) / rho;
-    const Real ux = (g[1] + g[5] + g[8] - (g[3] + g[6] + g[7])) * inv_rho;
-    const Real uy = (g[2] + g[5] + g[6] - (g[4] + g[7] + g[8])) * inv_rho;
+    const Real ux = momentum_x(g) * inv_rho;
+    const Real uy = momentum_y(g) * inv_rho;
     const Real u_sq = ux * ux + uy * uy;
     const Real a = Real(1) - u_sq / (Real(2) * c_sq);
     for (int k = 0; k < kSpeeds; ++k) {
       const Real eu = kEx[k] * ux + kEy[k] * uy;  // exact: the factors are 0 and +-1
       const Real feq = w[k] * rho * (a + eu * b + eu * eu * c);
       cells_[i][k] = g[k] + omega * (feq - g[k]);
+      if (forced) {  // Guo, Zheng & Shi 2002
+        const Real ef = Real(kEx[k]) * fx + Real(kEy[k]) * fy;
+        cells_[i][k] += (Real(1) - Real(0.5) * omega) * w[k] *
+                        (Real(3) * ((Real(kEx[k]) - ux) * fx + (Real(kEy[k]) - uy) * fy) + Real(9) * eu * ef);
+      }
     }
   }
+}
+
+// Momentum of a cell, plus half the body force (Guo's velocity) when forced.
+template <typename Real>
+Real ReferenceSolver<Real>::momentum_x(const Cell& f) const {
+  Real m = f[1] + f[5] + f[8] - (f[3] + f[6] + f[7]);
+  if (params_.extensions.forced()) m += Real(0.5) * static_cast<Real>(params_.extensions.body_force.x);
+  return m;
+}
+
+template <typename Real>
+Real ReferenceSolver<Real>::momentum_y(const Cell& f) const {
+  Real m = f[2] + f[5] + f[6] - (f[4] + f[7] + f[8]);
+  if (params_.extensions.forced()) m += Real(0.5) * static_cast<Real>(params_.extensions.body_force.y);
+  return m;
 }
 
 template <typename Real>
@@ -145,8 +211,8 @@ Real ReferenceSolver<Real>::av_velocity() const {
     Real rho = 0;
     for (int k = 0; k < kSpeeds; ++k) rho += f[k];
     const Real inv_rho = Real(1) / rho;
-    const Real ux = (f[1] + f[5] + f[8] - (f[3] + f[6] + f[7])) * inv_rho;
-    const Real uy = (f[2] + f[5] + f[6] - (f[4] + f[7] + f[8])) * inv_rho;
+    const Real ux = momentum_x(f) * inv_rho;
+    const Real uy = momentum_y(f) * inv_rho;
     tot_u += std::sqrt(ux * ux + uy * uy);
     ++tot_cells;
   }

@@ -32,12 +32,15 @@ class ReferenceSolver final : public Solver {
   // The steps of one timestep, in the order the model applies them.
   void accelerate_flow();
   void propagate();
+  void open_edges();
   void rebound();
   void collision();
   Real av_velocity() const;
 
  private:
   using Cell = std::array<Real, kSpeeds>;
+  Real momentum_x(const Cell& f) const;
+  Real momentum_y(const Cell& f) const;
   // 16-bit storage: speed k of cell i stored, and read back as the kernels do.
   void store(std::size_t i, int k);
   std::optional<Precision> storage_format_;
