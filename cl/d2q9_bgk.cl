@@ -7,6 +7,7 @@
 //   LOCAL_SIZE_X, LOCAL_SIZE_Y  work-group shape (the reduction's local array size)
 //   REDUCE_POW2         largest power of two below LOCAL_SIZE_X*LOCAL_SIZE_Y (0 when it is 1)
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
+//   INDEX64             64-bit indices (grids of 2^31 or more distribution values)
 //   STORAGE_FP16S or STORAGE_FP16C, with STORAGE_SCALE and STORAGE_INV_SCALE:
 //                       distributions stored in 16 bits (float arithmetic; see below)
 // and, only for one slab of a grid split across MPI ranks (host/mpi/), whose
@@ -71,7 +72,16 @@ typedef real stored;
 #define ROWS_PER_ITEM 1
 #endif
 
-#define NCELLS (NX * NY)
+// Cell and distribution indices: int while the 9 * NX * NY values fit one
+// (cheaper address arithmetic), 64-bit with INDEX64, which the host sets only
+// for larger grids.
+#ifdef INDEX64
+typedef long idx_t;
+#else
+typedef int idx_t;
+#endif
+#define NCELLS ((idx_t)NX * NY)
+#define CELL(ii, jj) ((idx_t)(ii) + (idx_t)(jj) * NX)
 
 // The value of speed k at rest, the same float operations as the host's.
 ALWAYS_INLINE real rest_value(const int k) {
@@ -80,7 +90,7 @@ ALWAYS_INLINE real rest_value(const int k) {
 }
 
 #if defined(STORAGE_FP16S)
-ALWAYS_INLINE float load16(__global const ushort* p, const int i) { return vload_half(i, (__global const half*)p); }
+ALWAYS_INLINE float load16(__global const ushort* p, const idx_t i) { return vload_half(i, (__global const half*)p); }
 ALWAYS_INLINE void store16(__global ushort* p, const int i, const float x) { vstore_half_rte(x, i, (__global half*)p); }
 ALWAYS_INLINE float round16(const float x) {
   ushort code;
@@ -102,7 +112,7 @@ ALWAYS_INLINE float decode16(const ushort code) {
   const float a = m < 2048u ? (float)m * 0x1p-25f : as_float((m << 12) + (112u << 23));
   return (code & 0x8000u) ? -a : a;
 }
-ALWAYS_INLINE float load16(__global const ushort* p, const int i) { return decode16(p[i]); }
+ALWAYS_INLINE float load16(__global const ushort* p, const idx_t i) { return decode16(p[i]); }
 ALWAYS_INLINE void store16(__global ushort* p, const int i, const float x) { p[i] = encode16(x); }
 ALWAYS_INLINE float round16(const float x) { return decode16(encode16(x)); }
 #endif
@@ -118,14 +128,14 @@ ALWAYS_INLINE real to_code_scale(const int k, const real value) {
 #endif
 
 // Speed k of a cell, read from and written to device memory.
-ALWAYS_INLINE real load_f(__global const stored* p, const int k, const int cell) {
+ALWAYS_INLINE real load_f(__global const stored* p, const int k, const idx_t cell) {
 #ifdef STORAGE_16
   return fma(load16(p, k * NCELLS + cell), (real)STORAGE_INV_SCALE, rest_value(k));
 #else
   return p[k * NCELLS + cell];
 #endif
 }
-ALWAYS_INLINE void store_f(__global stored* p, const int k, const int cell, const real value) {
+ALWAYS_INLINE void store_f(__global stored* p, const int k, const idx_t cell, const real value) {
 #ifdef STORAGE_16
   store16(p, k * NCELLS + cell, to_code_scale(k, value));
 #else
@@ -177,7 +187,7 @@ __kernel void accelerate_flow(__global stored* restrict cells, __global const uc
   const int ii = (int)get_global_id(0);
   if (ACCEL_ROW < 0) return;  // the row is another slab's
   if (ii >= NX) return;
-  const int cell = ii + ACCEL_ROW * NX;
+  const idx_t cell = CELL(ii, ACCEL_ROW);
   if (obstacles[cell]) return;
 
   const real w1 = ACCEL_W1;
@@ -202,15 +212,15 @@ __kernel void accelerate_flow(__global stored* restrict cells, __global const uc
 // llvm.experimental.noalias.scope.decl calls that oclgrind cannot run.
 ALWAYS_INLINE void pull_from(__global const stored* src, const int ii, const int jj, const int x_e, const int x_w,
                       const int y_n, const int y_s, real* g) {
-  g[0] = load_f(src, 0, ii + jj * NX);
-  g[1] = load_f(src, 1, x_w + jj * NX);
-  g[2] = load_f(src, 2, ii + y_s * NX);
-  g[3] = load_f(src, 3, x_e + jj * NX);
-  g[4] = load_f(src, 4, ii + y_n * NX);
-  g[5] = load_f(src, 5, x_w + y_s * NX);
-  g[6] = load_f(src, 6, x_e + y_s * NX);
-  g[7] = load_f(src, 7, x_e + y_n * NX);
-  g[8] = load_f(src, 8, x_w + y_n * NX);
+  g[0] = load_f(src, 0, CELL(ii, jj));
+  g[1] = load_f(src, 1, CELL(x_w, jj));
+  g[2] = load_f(src, 2, CELL(ii, y_s));
+  g[3] = load_f(src, 3, CELL(x_e, jj));
+  g[4] = load_f(src, 4, CELL(ii, y_n));
+  g[5] = load_f(src, 5, CELL(x_w, y_s));
+  g[6] = load_f(src, 6, CELL(x_e, y_s));
+  g[7] = load_f(src, 7, CELL(x_e, y_n));
+  g[8] = load_f(src, 8, CELL(x_w, y_n));
 }
 
 // Incoming distributions of cell (ii, jj), periodic in both directions.
@@ -222,7 +232,7 @@ ALWAYS_INLINE void pull(__global const stored* src, const int ii, const int jj, 
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
 }
 
-ALWAYS_INLINE void store(__global stored* dst, const int cell, const real* f) {
+ALWAYS_INLINE void store(__global stored* dst, const idx_t cell, const real* f) {
   for (int k = 0; k < 9; ++k) store_f(dst, k, cell, f[k]);
 }
 
@@ -434,7 +444,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     if (ii < NX && jj <= LAST_ROW) {
       real g[9], f[9];
       pull(src, ii, jj, g);
-      const int cell = ii + jj * NX;
+      const idx_t cell = CELL(ii, jj);
       speed += collide(g, obstacles[cell], ii, accelerate_next && jj == ACCEL_ROW, f);
       store(dst, cell, f);
     }
@@ -450,7 +460,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     const int y = (jj - (ey) + NY) % NY;                                          \
     real h[9], f1[9];                                                             \
     pull(src, x, y, h);                                                           \
-    const real s = collide(h, obstacles[x + y * NX], x, y == ACCEL_ROW, f1);         \
+    const real s = collide(h, obstacles[CELL(x, y)], x, y == ACCEL_ROW, f1);          \
     g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
     if (k == 0) speed1 = s;                                                       \
   } while (0)
@@ -485,7 +495,7 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
     PULL_STEP1(6, -1, 1);
     PULL_STEP1(7, -1, -1);
     PULL_STEP1(8, 1, -1);
-    const int cell = ii + jj * NX;
+    const idx_t cell = CELL(ii, jj);
     speed2 = collide(g, obstacles[cell], ii, accelerate_next && jj == ACCEL_ROW, f);
     store(dst, cell, f);
   }
@@ -499,7 +509,7 @@ ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __
                      const int x_w, const int y_n, const int y_s, const int accelerate) {
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
-  const int cell = ii + jj * NX;
+  const idx_t cell = CELL(ii, jj);
   const real speed = collide(g, obstacles[cell], ii, accelerate, f);
   store(dst, cell, f);
   return speed;

@@ -216,7 +216,10 @@ TEST_CASE("cli: missing files, devices, local sizes, kernels, memory") {
   const auto too_many = dir.write("idx.params", "50000\n50000\n10\n10\n0.1\n0.005\n1.85\n");
   r = run_program("'" + too_many + "' '" + of + "' -o '" + out.path + "'");
   CHECK(r.status == 1);
-  CHECK(r.err.find("more than the kernels' 32-bit indexing allows") != std::string::npos);
+  // 64-bit indices take any grid; this one is refused for host memory.
+  CHECK(r.err.find("error: grid 50000x50000 needs ") == 0);
+  CHECK(r.err.find("MiB of host memory") != std::string::npos);
+  CHECK(count_lines(r.err) == 1);
 
   CHECK(out.listing() == "");
 }

@@ -91,6 +91,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "REDUCE_POW2=" + std::to_string(reduce_pow2),
       "ROWS_PER_ITEM=" + std::to_string(rows_per_item),
   };
+  if (needs_64bit_indices(params)) defines.push_back("INDEX64=1");
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
   if (is_16bit(precision)) {
     const Storage16 storage(precision, params.density);
@@ -139,12 +140,8 @@ std::string build_failure_message(const std::string& where, const std::string& o
   return message + " (the full build log could not be saved to " + path + "; options: " + options + ")";
 }
 
-void check_index_range(const Params& params) {
-  const unsigned long long needed = 9ULL * params.cells();
-  if (needed > static_cast<unsigned long long>(INT_MAX))
-    throw DeviceError("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny) + " needs " +
-                      std::to_string(needed) + " distribution values, more than the kernels' 32-bit indexing allows (" +
-                      std::to_string(INT_MAX) + ")");
+bool needs_64bit_indices(const Params& params) {
+  return static_cast<unsigned long long>(kSpeeds) * params.cells() > static_cast<unsigned long long>(INT_MAX);
 }
 
 }  // namespace d2q9

@@ -42,7 +42,8 @@ inline std::vector<std::string> kernel_defines(const Params& params, Precision p
 // was saved to, since a log is many lines and an error is one.
 std::string build_failure_message(const std::string& where, const std::string& options, const std::string& log);
 
-// Kernels index with 32-bit ints: refuse grids whose arrays would overflow them.
-void check_index_range(const Params& params);
+// Whether the kernels need 64-bit indices (INDEX64): 9 * nx * ny values do
+// not fit an int. Smaller grids keep int indices, which cost less.
+bool needs_64bit_indices(const Params& params);
 
 }  // namespace d2q9

@@ -7,7 +7,6 @@
 #include <limits>
 #include <string>
 
-#include "device/kernel_source.hpp"
 
 namespace d2q9 {
 
@@ -61,7 +60,6 @@ void check_host_memory(const Params& params, bool reference_backend, Precision p
 }
 
 void check_problem_fits(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
-  if (!reference_backend) check_index_range(params);
   check_host_memory(params, reference_backend, precision, checkpointing);
 }
 

@@ -24,8 +24,7 @@ void check_params_fit_precision(const Params& params, Precision precision, const
 // Physical memory of this machine.
 std::uint64_t host_memory_bytes();
 
-// The OpenCL kernels' 32-bit indexing (check_index_range) first, as it holds
-// on every machine, then host memory.
+// Host memory for the run (the device's is checked when its buffers are made).
 void check_problem_fits(const Params& params, bool reference_backend, Precision precision, bool checkpointing);
 
 // DeviceError naming both sizes when the run cannot fit in `available` bytes.

@@ -1,0 +1,66 @@
+// 64-bit indices: grids of 2^31 or more distribution values compile the
+// kernels with INDEX64; smaller ones keep int indices.
+#include <doctest/doctest.h>
+
+#include <climits>
+#include <fstream>
+#include <sstream>
+
+#include "backend_config.hpp"
+#include "device/kernel_source.hpp"
+#include "helpers.hpp"
+#include "solver_runs.hpp"
+
+using namespace d2q9;
+using d2q9::test::config;
+
+namespace {
+
+bool defines_index64(const Params& p) {
+  for (const std::string& d : kernel_defines(p, Precision::Float, {128, 1}, 1, {}))
+    if (d == "INDEX64=1") return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("indexing: 64-bit indices from the first grid whose 9 * nx * ny values pass INT_MAX") {
+  Params p = d2q9::test::make_params(2, 119304647, 1);  // 9 * 238609294 = 2147483646
+  CHECK(9ULL * p.cells() <= static_cast<unsigned long long>(INT_MAX));
+  CHECK_FALSE(needs_64bit_indices(p));
+  CHECK_FALSE(defines_index64(p));
+  p.ny += 1;  // 9 * 238609296 = 2147483664
+  CHECK(9ULL * p.cells() > static_cast<unsigned long long>(INT_MAX));
+  CHECK(needs_64bit_indices(p));
+  CHECK(defines_index64(p));
+  p.nx = p.ny = 50000;  // beyond 32 bits in cells alone
+  CHECK(defines_index64(p));
+  CHECK_FALSE(defines_index64(d2q9::test::make_params(128, 128, 1)));
+}
+
+// A grid past 2^31 values needs some 40 GB here; the same kernels with
+// INDEX64 forced on a small grid check the 64-bit index arithmetic instead.
+TEST_CASE("indexing: the kernels with 64-bit indices give the same bits as with int indices") {
+  const Params p = d2q9::test::make_params(37, 29, 120);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  d2q9::test::TempDir dir;
+  std::ifstream in(std::string(D2Q9_KERNELS_DIR) + "/d2q9_bgk.cl");
+  REQUIRE(in);
+  std::ostringstream source;
+  source << "#define INDEX64 1\n" << in.rdbuf();
+  dir.write("d2q9_bgk.cl", source.str());
+  for (Precision precision : {Precision::Float, Precision::Fp16s}) {
+    for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2, KernelVariant::FusedRows}) {
+      CAPTURE(std::string(to_string(v)));
+      const LocalSize local = v == KernelVariant::FusedRows ? LocalSize{} : LocalSize{8, 2};
+      auto narrow = make_solver(Backend::OpenCL, p, m, config(precision, local, v));
+      SolverConfig wide_config = config(precision, local, v);
+      wide_config.device.kernels_dir = dir.path;
+      auto wide = make_solver(Backend::OpenCL, p, m, wide_config);
+      const auto a = d2q9::test::run(*narrow, p.max_iters);
+      const auto b = d2q9::test::run(*wide, p.max_iters);
+      CHECK(a.f == b.f);
+      CHECK(a.av_vels == b.av_vels);
+    }
+  }
+}
