@@ -15,6 +15,7 @@
 #include "model/checkpoint.hpp"
 #include "model/png_mask.hpp"
 #include "model/problem_file.hpp"
+#include "model/spelling.hpp"
 
 using namespace d2q9;
 using d2q9::test::count_lines;

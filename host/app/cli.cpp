@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/problem_file.hpp"
+#include "model/spelling.hpp"
 
 namespace po = boost::program_options;
 

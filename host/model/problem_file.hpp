@@ -41,12 +41,4 @@ Problem read_problem_file(const std::string& path, const ParamsCheck& check = {}
 // of the obstacle file's hash, and a restart compares it.
 std::uint64_t extensions_fingerprint(const Extensions& e);
 
-// Spelling suggestions, for mistyped option, table and key names.
-// Edits (insert, delete, replace, swap two neighbours) from a to b.
-std::size_t edit_distance(const std::string& a, const std::string& b);
-// The first of `names` closest to `typed` when it is close enough to be a
-// misspelling of it (at most 2 edits, and at most a third of its length),
-// else "".
-std::string closest_name(const std::string& typed, const std::vector<std::string>& names);
-
 }  // namespace d2q9
