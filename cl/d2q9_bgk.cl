@@ -355,8 +355,10 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
   real mx_new = f[1] + f[5] + f[8] - (f[3] + f[6] + f[7]);
   real my_new = f[2] + f[5] + f[6] - (f[4] + f[7] + f[8]);
 #ifdef BODY_FORCE
-  mx_new += (real)0.5 * (real)FORCE_X;
-  my_new += (real)0.5 * (real)FORCE_Y;
+  // The collision added the whole force to the momentum; the velocity of
+  // this step is half a force behind: (m_new - F/2) / rho (Guo).
+  mx_new -= (real)0.5 * (real)FORCE_X;
+  my_new -= (real)0.5 * (real)FORCE_Y;
 #endif
   const real vx = mx_new * inv_rho_new;
   const real vy = my_new * inv_rho_new;

@@ -8,8 +8,9 @@ $sudo apt-get update -qq
 # Open MPI splits a grid across devices and hosts (host/mpi/; the build works without it).
 # OpenCL: ICD loader, C and C++ headers, PoCL as a CPU device where no GPU driver is present, and
 # oclgrind, a second OpenCL implementation the tests run the kernels under.
+# python3 runs the validation checks (validation/*.py, standard library only).
 $sudo apt-get install -y -qq --no-install-recommends \
-  ca-certificates cmake make g++ \
+  ca-certificates cmake make g++ python3 \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev \
   libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev oclgrind >/dev/null

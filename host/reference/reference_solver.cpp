@@ -169,8 +169,8 @@ void ReferenceSolver<Real>::collision() {
     Real rho = 0;
     for (int k = 0; k < kSpeeds; ++k) rho += g[k];
     const Real inv_rho = Real(1) / rho;
-    const Real ux = momentum_x(g) * inv_rho;
-    const Real uy = momentum_y(g) * inv_rho;
+    const Real ux = momentum_x(g, +1) * inv_rho;
+    const Real uy = momentum_y(g, +1) * inv_rho;
     const Real u_sq = ux * ux + uy * uy;
     const Real a = Real(1) - u_sq / (Real(2) * c_sq);
     for (int k = 0; k < kSpeeds; ++k) {
@@ -186,18 +186,20 @@ void ReferenceSolver<Real>::collision() {
   }
 }
 
-// Momentum of a cell, plus half the body force (Guo's velocity) when forced.
+// Momentum of a cell plus `half_forces` times half the body force: Guo's
+// velocity is half a force ahead of a pre-collision state's momentum and half
+// a force behind a post-collision state's.
 template <typename Real>
-Real ReferenceSolver<Real>::momentum_x(const Cell& f) const {
+Real ReferenceSolver<Real>::momentum_x(const Cell& f, int half_forces) const {
   Real m = f[1] + f[5] + f[8] - (f[3] + f[6] + f[7]);
-  if (params_.extensions.forced()) m += Real(0.5) * static_cast<Real>(params_.extensions.body_force.x);
+  if (params_.extensions.forced()) m += half_forces * (Real(0.5) * static_cast<Real>(params_.extensions.body_force.x));
   return m;
 }
 
 template <typename Real>
-Real ReferenceSolver<Real>::momentum_y(const Cell& f) const {
+Real ReferenceSolver<Real>::momentum_y(const Cell& f, int half_forces) const {
   Real m = f[2] + f[5] + f[6] - (f[4] + f[7] + f[8]);
-  if (params_.extensions.forced()) m += Real(0.5) * static_cast<Real>(params_.extensions.body_force.y);
+  if (params_.extensions.forced()) m += half_forces * (Real(0.5) * static_cast<Real>(params_.extensions.body_force.y));
   return m;
 }
 
@@ -211,8 +213,8 @@ Real ReferenceSolver<Real>::av_velocity() const {
     Real rho = 0;
     for (int k = 0; k < kSpeeds; ++k) rho += f[k];
     const Real inv_rho = Real(1) / rho;
-    const Real ux = momentum_x(f) * inv_rho;
-    const Real uy = momentum_y(f) * inv_rho;
+    const Real ux = momentum_x(f, -1) * inv_rho;
+    const Real uy = momentum_y(f, -1) * inv_rho;
     tot_u += std::sqrt(ux * ux + uy * uy);
     ++tot_cells;
   }
