@@ -91,7 +91,7 @@ ALWAYS_INLINE real rest_value(const int k) {
 
 #if defined(STORAGE_FP16S)
 ALWAYS_INLINE float load16(__global const ushort* p, const idx_t i) { return vload_half(i, (__global const half*)p); }
-ALWAYS_INLINE void store16(__global ushort* p, const int i, const float x) { vstore_half_rte(x, i, (__global half*)p); }
+ALWAYS_INLINE void store16(__global ushort* p, const idx_t i, const float x) { vstore_half_rte(x, i, (__global half*)p); }
 ALWAYS_INLINE float round16(const float x) {
   ushort code;
   vstore_half_rte(x, 0, (half*)&code);
@@ -113,7 +113,7 @@ ALWAYS_INLINE float decode16(const ushort code) {
   return (code & 0x8000u) ? -a : a;
 }
 ALWAYS_INLINE float load16(__global const ushort* p, const idx_t i) { return decode16(p[i]); }
-ALWAYS_INLINE void store16(__global ushort* p, const int i, const float x) { p[i] = encode16(x); }
+ALWAYS_INLINE void store16(__global ushort* p, const idx_t i, const float x) { p[i] = encode16(x); }
 ALWAYS_INLINE float round16(const float x) { return decode16(encode16(x)); }
 #endif
 

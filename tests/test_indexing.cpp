@@ -64,3 +64,25 @@ TEST_CASE("indexing: the kernels with 64-bit indices give the same bits as with 
     }
   }
 }
+
+// A small grid cannot show an index cut to 32 bits, so the kernel source is
+// read: every cell or value index a helper takes is an idx_t. (An int `i` in
+// store16 once crashed 16-bit runs of 16384^2 on an H200.)
+TEST_CASE("indexing: the kernels take cell and value indices as idx_t, never int") {
+  std::ifstream in(std::string(D2Q9_KERNELS_DIR) + "/d2q9_bgk.cl");
+  REQUIRE(in);
+  std::string line;
+  int number = 0, index_parameters = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    CAPTURE(number);
+    CAPTURE(line);
+    for (const char* name : {"i", "cell"}) {
+      CHECK(line.find(std::string("const int ") + name + ")") == std::string::npos);
+      CHECK(line.find(std::string("const int ") + name + ",") == std::string::npos);
+      CHECK(line.find(std::string("const int ") + name + " =") == std::string::npos);
+      if (line.find(std::string("const idx_t ") + name) != std::string::npos) ++index_parameters;
+    }
+  }
+  CHECK(index_parameters >= 8);  // load16/store16 twice each, load_f, store_f, store, the cells
+}
