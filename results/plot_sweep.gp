@@ -53,6 +53,7 @@ if (out eq "") { set terminal dumb size 120,40 } else { set terminal pngcairo si
 set title sprintf("Time per step against work-group size (%s)", device)
 set logscale x 2
 set logscale y
+set format y "%g"
 set xlabel "work-group size (work-items; fastest shape of each size)"
 set ylabel "time per step (us, log scale)"
 set grid

@@ -6,18 +6,269 @@
 
 #include <sys/wait.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "helpers.hpp"
+#include "views_helpers.hpp"
 #include "device/kernel_source.hpp"
 #include "model/checkpoint.hpp"
+#include "model/fields.hpp"
+#include "model/output.hpp"
+#include "model/picture.hpp"
+#include "model/stability.hpp"
 #include "mpi/slab_layout.hpp"
+#include "reference/reference_solver.hpp"
 
 using namespace d2q9;
 using d2q9::test::slurp;
 using d2q9::test::TempDir;
+
+namespace {
+
+// A .pvti as write_pvti writes it: the whole extent, the arrays it lists, and
+// each piece's rows and file. Throws on anything else.
+struct PvtiPiece {
+  int first_row, last_row;
+  std::string source;
+};
+struct PvtiFile {
+  std::string whole_extent;
+  std::vector<std::string> names;
+  std::vector<PvtiPiece> pieces;
+};
+
+PvtiFile read_pvti(const std::string& path) {
+  const std::string xml = slurp(path);
+  if (xml.rfind("<?xml version=\"1.0\"?>\n", 0) != 0) throw std::runtime_error(path + ": no XML declaration");
+  std::size_t at = 0;
+  const auto file = test::xml_element(xml, "VTKFile", 0, at);
+  test::expect_attribute(file, "type", "PImageData");
+  test::expect_attribute(file, "byte_order", "LittleEndian");
+  test::expect_attribute(file, "header_type", "UInt64");
+  const auto image = test::xml_element(xml, "PImageData", at, at);
+  test::expect_attribute(image, "GhostLevel", "0");
+  test::expect_attribute(image, "Origin", "0 0 0");
+  test::expect_attribute(image, "Spacing", "1 1 1");
+  PvtiFile p;
+  p.whole_extent = image.at("WholeExtent");
+  const std::size_t data_end = xml.find("</PPointData>", at);
+  if (data_end == std::string::npos) throw std::runtime_error(path + ": no </PPointData>");
+  while (xml.find("<PDataArray ", at) < data_end) p.names.push_back(test::xml_element(xml, "PDataArray", at, at).at("Name"));
+  while (xml.find("<Piece ", at) != std::string::npos) {
+    const auto piece = test::xml_element(xml, "Piece", at, at);
+    int x0, x1, y0, y1, z0, z1;
+    if (std::sscanf(piece.at("Extent").c_str(), "%d %d %d %d %d %d", &x0, &x1, &y0, &y1, &z0, &z1) != 6 || x0 != 0 ||
+        z0 != 0 || z1 != 0)
+      throw std::runtime_error(path + ": unexpected piece extent '" + piece.at("Extent") + "'");
+    p.pieces.push_back({y0, y1, piece.at("Source")});
+  }
+  if (xml.find("</PImageData>\n</VTKFile>\n", at) == std::string::npos) throw std::runtime_error(path + ": not closed");
+  return p;
+}
+
+// A piece: its rows [first_row, last_row] (its WholeExtent and Piece
+// extent alike) and its arrays, parsed strictly by read_vti once its
+// extents are moved to start at row 0.
+struct VtiPiece {
+  int first_row = 0, last_row = 0;
+  test::VtiImage image;
+};
+
+VtiPiece read_piece(const std::string& path) {
+  std::string xml = slurp(path);
+  std::size_t at = 0;
+  const std::string extent = test::xml_element(xml, "ImageData", 0, at).at("WholeExtent");
+  test::expect_attribute(test::xml_element(xml, "Piece", at, at), "Extent", extent);
+  VtiPiece v;
+  int x0, x1, z0, z1;
+  if (std::sscanf(extent.c_str(), "%d %d %d %d %d %d", &x0, &x1, &v.first_row, &v.last_row, &z0, &z1) != 6)
+    throw std::runtime_error(path + ": bad extent '" + extent + "'");
+  const std::string moved =
+      "\"0 " + std::to_string(x1) + " 0 " + std::to_string(v.last_row - v.first_row) + " " + std::to_string(z0) + " " +
+      std::to_string(z1) + "\"";
+  int replaced = 0;
+  for (std::size_t i = 0; (i = xml.find("\"" + extent + "\"", i)) != std::string::npos; ++replaced, i += moved.size())
+    xml.replace(i, extent.size() + 2, moved);
+  if (replaced != 2) throw std::runtime_error(path + ": extent found " + std::to_string(replaced) + " times");
+  TempDir scratch;
+  v.image = test::read_vti(scratch.write("piece.vti", xml));
+  return v;
+}
+
+struct StateLine {
+  double ux, uy, speed, pressure;
+  int obstacle;
+};
+
+// final_state.dat by cell index ii + jj*nx.
+std::vector<StateLine> read_state(const std::string& path, int nx, int ny) {
+  std::vector<StateLine> cells(static_cast<std::size_t>(nx) * ny);
+  std::istringstream in(slurp(path));
+  int ii, jj, lines = 0;
+  StateLine l{};
+  while (in >> ii >> jj >> l.ux >> l.uy >> l.speed >> l.pressure >> l.obstacle) cells.at(ii + jj * nx) = l, ++lines;
+  REQUIRE(lines == nx * ny);
+  return cells;
+}
+
+// final_state.dat prints 13 significant digits.
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::fmax(std::fabs(b), 1e-3); }
+
+// `dir`/NAME.pvti and its pieces against the one-process .vti of the same run
+// (`whole`, bit for bit) and final_state.dat (to its 13 digits): the pieces
+// lie in rank order on the rows `rows` gives, each sharing its last row with
+// the next one's first, and together cover the grid.
+void check_pvti(const std::string& dir, const std::string& name, const std::vector<std::pair<int, int>>& rows,
+                const test::VtiImage& whole, const std::vector<StateLine>& state) {
+  const PvtiFile p = read_pvti(dir + "/" + name + ".pvti");
+  CHECK(p.whole_extent == whole.whole_extent);
+  CHECK(p.names == whole.names);
+  REQUIRE(p.pieces.size() == rows.size());
+  CHECK(p.pieces.front().first_row == 0);
+  CHECK(p.pieces.back().last_row == whole.ny - 1);
+  int mismatches = 0, points = 0;
+  for (std::size_t r = 0; r < p.pieces.size(); ++r) {
+    CAPTURE(r);
+    const PvtiPiece& piece = p.pieces[r];
+    CHECK(piece.source == name + "_" + std::to_string(r) + ".vti");
+    CHECK(std::make_pair(piece.first_row, piece.last_row) == rows[r]);
+    if (r + 1 < p.pieces.size()) CHECK(p.pieces[r + 1].first_row == piece.last_row);  // one shared row
+    const VtiPiece v = read_piece(dir + "/" + piece.source);
+    CHECK(v.first_row == piece.first_row);
+    CHECK(v.last_row == piece.last_row);
+    CHECK(v.image.nx == whole.nx);
+    CHECK(v.image.names == whole.names);
+    for (int jj = v.first_row; jj <= v.last_row; ++jj)
+      for (int ii = 0; ii < whole.nx; ++ii, ++points) {
+        const std::size_t local = ii + static_cast<std::size_t>(jj - v.first_row) * whole.nx;
+        const std::size_t global = ii + static_cast<std::size_t>(jj) * whole.nx;
+        for (const std::string& array : whole.names) {
+          const int c = whole.arrays.at(array).components;
+          for (int k = 0; k < c; ++k)
+            mismatches += v.image.arrays.at(array).values.at(c * local + k) != whole.arrays.at(array).values[c * global + k];
+        }
+        const auto& a = v.image.arrays;
+        const StateLine& s = state[global];
+        mismatches += !close(a.at("velocity").values[3 * local], s.ux) + !close(a.at("velocity").values[3 * local + 1], s.uy) +
+                      (a.at("velocity").values[3 * local + 2] != 0.0) + !close(a.at("speed").values[local], s.speed) +
+                      !close(a.at("density").values[local], 3.0 * s.pressure) +
+                      (a.at("obstacle").values[local] != s.obstacle);
+      }
+  }
+  CHECK(points == whole.nx * (whole.ny + static_cast<int>(rows.size()) - 1));  // each shared row twice
+  CHECK(mismatches == 0);
+}
+
+const char* const kPvtiParams = "24\n30\n60\n10\n0.1\n0.02\n1.7\n";
+const char* const kPvtiObstacles = "0 0 1\n5 5 1\n14 9 1\n15 9 1\n14 15 1\n20 29 1\n12 28 1\n";
+
+}  // namespace
+
+TEST_CASE("mpi outputs: a state cut into slabs gives one process's final_state.dat, fields and picture, bit for bit") {
+  // What each rank computes of its rows, put together, against the whole grid.
+  const Params p = test::make_params(13, 11, 40, 0.02);
+  const ObstacleMask m = test::test_obstacles(p);
+  ReferenceSolver<double> solver(p, m);
+  std::vector<double> av_vels;
+  solver.run(p.max_iters, av_vels);
+  const std::vector<double> f = solver.distributions();
+  TempDir dir;
+  std::FILE* out = std::fopen(dir.file("final_state.dat").c_str(), "w");
+  write_final_state(out, p, m, f);
+  std::fclose(out);
+  const std::string whole_text = slurp(dir.file("final_state.dat"));
+  REQUIRE(test::count_lines(whole_text) == 13 * 11);
+  const FlowFields whole = flow_fields(p, m, f);
+  const ColourRange speed_range = own_range(PictureField::Speed, whole, m);
+  const ColourRange vorticity_range = own_range(PictureField::Vorticity, whole, m);
+  REQUIRE(speed_range.high > 1e-4);
+  REQUIRE(vorticity_range.high > 1e-5);
+  const std::size_t n = p.cells();
+  for (const std::vector<int>& heights : std::vector<std::vector<int>>{{11}, {5, 6}, {1, 4, 5, 1}, {10, 1}, {1, 10}}) {
+    CAPTURE(heights.size());
+    CAPTURE(heights.front());
+    // Each slab's rows, as a rank holds them.
+    std::vector<StateRows> slabs;
+    for (int h : heights) {
+      StateRows s{slabs.empty() ? 0 : slabs.back().first_row + slabs.back().rows, h, {}};
+      for (int k = 0; k < kSpeeds; ++k)
+        s.f.insert(s.f.end(), f.begin() + k * n + s.first_row * p.nx, f.begin() + k * n + (s.first_row + h) * p.nx);
+      slabs.push_back(std::move(s));
+    }
+    std::vector<FlowFields> fields;
+    for (const StateRows& s : slabs) fields.push_back(velocity_fields(p, m, s));
+    const std::size_t count = slabs.size();
+    std::string text;
+    FlowFields joined;
+    std::vector<Rgb> speed_colours, vorticity_colours;
+    double largest_speed = 0.0, largest_w = 0.0;
+    for (std::size_t r = 0; r < count; ++r) {
+      // The neighbours' edge rows, periodic in y, as exchange_with_neighbours passes them.
+      const FlowFields& below = fields[(r + count - 1) % count];
+      const FlowFields& above = fields[(r + 1) % count];
+      FlowFields mine = fields[r];
+      add_vorticity(mine, m, velocity_row(below, below.first_row + below.ny - 1), velocity_row(above, above.first_row));
+      text += final_state_lines(p, m, slabs[r], slabs[r].first_row, slabs[r].first_row + slabs[r].rows);
+      CHECK(unstable_cell(p, m, slabs[r]) == "");
+      for (auto array : {&FlowFields::ux, &FlowFields::uy, &FlowFields::speed, &FlowFields::density, &FlowFields::vorticity})
+        (joined.*array).insert((joined.*array).end(), (mine.*array).begin(), (mine.*array).end());
+      largest_speed = std::max(largest_speed, own_range(PictureField::Speed, mine, m).high);
+      largest_w = std::max(largest_w, own_range(PictureField::Vorticity, mine, m).high);
+      const auto s = cell_colours(PictureField::Speed, mine, m, speed_range);
+      const auto w = cell_colours(PictureField::Vorticity, mine, m, vorticity_range);
+      speed_colours.insert(speed_colours.end(), s.begin(), s.end());
+      vorticity_colours.insert(vorticity_colours.end(), w.begin(), w.end());
+    }
+    CHECK(text == whole_text);
+    CHECK(joined.ux == whole.ux);
+    CHECK(joined.uy == whole.uy);
+    CHECK(joined.speed == whole.speed);
+    CHECK(joined.density == whole.density);
+    CHECK(joined.vorticity == whole.vorticity);
+    CHECK(largest_speed == speed_range.high);
+    CHECK(largest_w == vorticity_range.high);
+    CHECK(render_cells(PictureField::Speed, 13, 11, speed_colours, speed_range).pixels ==
+          render_picture(PictureField::Speed, whole, m, speed_range).pixels);
+    CHECK(render_cells(PictureField::Vorticity, 13, 11, vorticity_colours, vorticity_range, "step 40").pixels ==
+          render_picture(PictureField::Vorticity, whole, m, vorticity_range, "step 40").pixels);
+  }
+  // An unstable cell is named in grid coordinates, as check_distributions names it.
+  std::vector<double> broken = f;
+  broken[3 * n + 7 + 8 * p.nx] = -1.0;
+  StateRows upper{6, 5, {}};
+  for (int k = 0; k < kSpeeds; ++k)
+    upper.f.insert(upper.f.end(), broken.begin() + k * n + 6 * p.nx, broken.begin() + k * n + 11 * p.nx);
+  std::string expected;
+  try {
+    check_distributions(p, m, broken, 40);
+  } catch (const InstabilityError& e) {
+    expected = e.what();
+  }
+  REQUIRE(expected.find("at cell (7, 8)") != std::string::npos);
+  CHECK(InstabilityError(40, unstable_cell(p, m, upper)).what() == expected);
+}
+
+TEST_CASE("pvti: one process writes one piece, the grid's whole extent, with the .vti's values") {
+  TempDir in, out;
+  const std::string inputs =
+      "'" + in.write("in.params", kPvtiParams) + "' '" + in.write("obs.dat", kPvtiObstacles) + "' ";
+  const test::Result vti = test::run_program(inputs + "-q --no-png -o '" + out.path + "' --vtk s.vti");
+  REQUIRE_MESSAGE(vti.status == 0, vti.err);
+  const test::Result pvti = test::run_program(inputs + "-q --no-png -o '" + out.path + "' --vtk s.pvti");
+  REQUIRE_MESSAGE(pvti.status == 0, pvti.err);
+  CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\ns.pvti\ns.vti\ns_0.vti\n");
+  const test::VtiImage whole = test::read_vti(out.file("s.vti"));
+  CHECK(whole.whole_extent == "0 23 0 29 0 0");
+  check_pvti(out.path, "s", {{0, 29}}, whole, read_state(out.file("final_state.dat"), 24, 30));
+  // The one piece is the .vti itself.
+  CHECK(slurp(out.file("s_0.vti")) == slurp(out.file("s.vti")));
+}
 
 TEST_CASE("mpi slabs: an even split in whole work-group rows, lower slabs taking the spare ones") {
   auto heights = [](const std::vector<Slab>& slabs) {
@@ -289,6 +540,7 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
                         Same{"--no-png --backend opencl -d 0 " + kernels, {}},
                         Same{"--png OUT/speed.png", {"speed.png"}},
                         Same{"--vtk OUT/state.vtk --no-png", {"state.vtk"}},
+                        Same{"--vtk OUT/state.vti --no-png", {"state.vti"}},
                         Same{"--snapshot-every 50 --no-png",
                              {"snapshot_050.png", "snapshot_100.png", "snapshot_150.png", "snapshot_200.png"}},
                         Same{"--checkpoint-every 40 --no-png", {}},
@@ -308,7 +560,7 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
     CHECK(many.listing() == one.listing());
     for (const std::string& name : c.files) CHECK(many.listing().find(name + "\n") != std::string::npos);
     for (const std::string& name : {"av_vels.dat", "final_state.dat", "final_state.png", "speed.png", "state.vtk",
-                                    "snapshot_100.png", "snapshot_200.png"})
+                                    "state.vti", "snapshot_100.png", "snapshot_200.png"})
       CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
     if (c.args.find("summary.json") != std::string::npos) {
       const std::string json = slurp(many.file("summary.json"));
@@ -396,6 +648,135 @@ TEST_CASE("mpi runs: a checkpoint of 2 ranks, killed, restarts on 1 and on 3 ran
     CHECK(slurp(resumed.file("av_vels.dat")) == slurp(whole.file("av_vels.dat")));
     CHECK(slurp(resumed.file("final_state.dat")) == slurp(whole.file("final_state.dat")));
   }
+}
+
+// Every file of `one` (a one-process run) is in `many` with the same bytes.
+void check_same_files(const TempDir& one, const TempDir& many) {
+  std::istringstream names(one.listing());
+  int files = 0;
+  for (std::string name; std::getline(names, name); ++files)
+    CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
+  CHECK(files >= 3);
+}
+
+TEST_CASE("mpi runs: final_state.dat and every picture (--field, --scale) are the bytes of one process") {
+  // Each rank writes its rows of final_state.dat at its offset (MPI-IO) and
+  // colours its cells of the pictures, with the colour range over every rank's.
+  const Problem problem;
+  struct Case {
+    int ranks;
+    std::string slabs, extra;
+  };
+  for (const Case& c : {Case{2, "", "--field both"}, Case{3, "--slab-rows 12,17,1", "--field both"},
+                        Case{3, "--slab-rows 1,17,12", "--field both --scale 0:0.05,-0.01:0.01"},
+                        Case{3, "--slab-rows 12,17,1", "--field both --scale fixed --snapshot-every 70"},
+                        Case{2, "--slab-rows 29,1", "--field vorticity -p double --png flow.png"}}) {
+    CAPTURE(c.ranks);
+    CAPTURE(c.slabs);
+    CAPTURE(c.extra);
+    TempDir one, many;
+    const Result single = run_alone("-q -l 8x1 --kernel-variant fused -o '" + one.path + "' " + c.extra + " " + problem.inputs());
+    REQUIRE_MESSAGE(single.status == 0, single.err);
+    const Result split = run_ranks(c.ranks, "-q -l 8x1 " + c.slabs + " -o '" + many.path + "' " + c.extra + " " + problem.inputs());
+    REQUIRE_MESSAGE(split.status == 0, split.err);
+    CHECK(split.err == "");
+    CHECK(many.listing() == one.listing());
+    check_same_files(one, many);
+    // The pictures show the flow: not one colour all over.
+    std::istringstream names(one.listing());
+    int pictures = 0;
+    for (std::string name; std::getline(names, name);) {
+      if (name.size() < 4 || name.compare(name.size() - 4, 4, ".png") != 0) continue;
+      CAPTURE(name);
+      ++pictures;
+      const RgbImage image = test::read_png(one.file(name));
+      const PictureLayout l = picture_layout(24, 30);
+      std::set<std::tuple<int, int, int>> colours;
+      for (int jj = 0; jj < 30; ++jj)
+        for (int ii = 0; ii < 24; ++ii) {
+          const Rgb px = image.at(l.field_x + ii * l.scale, l.field_y + jj * l.scale);
+          colours.insert({px.r, px.g, px.b});
+        }
+      CHECK(colours.size() > 20);
+    }
+    CHECK(pictures >= 1);
+  }
+}
+
+TEST_CASE("mpi runs: --vtk NAME.pvti writes one piece per rank, sharing boundary rows, with one process's values") {
+  TempDir in;
+  const std::string inputs =
+      "'" + in.write("in.params", kPvtiParams) + "' '" + in.write("obs.dat", kPvtiObstacles) + "'";
+  TempDir one;
+  const Result single = run_alone("-q --no-png -l 8x1 --kernel-variant fused -o '" + one.path + "' --vtk s.vti " + inputs);
+  REQUIRE_MESSAGE(single.status == 0, single.err);
+  const test::VtiImage whole = test::read_vti(one.file("s.vti"));
+  const std::vector<StateLine> state = read_state(one.file("final_state.dat"), 24, 30);
+  double largest = 0.0;
+  for (double w : whole.arrays.at("vorticity").values) largest = std::fmax(largest, std::fabs(w));
+  REQUIRE(largest > 1e-5);  // the flow moves: the values compared are not all zero
+  struct Case {
+    int ranks;
+    std::string args;
+    std::vector<std::pair<int, int>> rows;  // each piece's first and last row
+  };
+  for (const Case& c : {Case{2, "", {{0, 15}, {15, 29}}},
+                        Case{3, "--slab-rows 12,17,1", {{0, 12}, {12, 29}, {29, 29}}},
+                        Case{3, "--slab-rows 1,1,28", {{0, 1}, {1, 2}, {2, 29}}}}) {
+    CAPTURE(c.ranks);
+    CAPTURE(c.args);
+    TempDir many;
+    const Result split =
+        run_ranks(c.ranks, "-q --no-png -l 8x1 " + c.args + " -o '" + many.path + "' --vtk s.pvti " + inputs);
+    REQUIRE_MESSAGE(split.status == 0, split.err);
+    std::string listing = "av_vels.dat\nfinal_state.dat\ns.pvti\n";
+    for (int r = 0; r < c.ranks; ++r) listing += "s_" + std::to_string(r) + ".vti\n";
+    CHECK(many.listing() == listing);
+    CHECK(slurp(many.file("final_state.dat")) == slurp(one.file("final_state.dat")));
+    check_pvti(many.path, "s", c.rows, whole, state);
+  }
+}
+
+TEST_CASE("mpi runs: a rank failing while it writes its part of the outputs leaves the previous outputs, one error line") {
+  const Problem problem;
+  TempDir out;
+  const std::string args = "-q -l 8x1 --slab-rows 12,17,1 --field both --vtk s.pvti -o '" + out.path + "' ";
+  // The previous outputs: a shorter run's.
+  Problem shorter;
+  const std::string params = shorter.dir.write("short.params", "24\n30\n50\n10\n0.1\n0.02\n1.7\n");
+  const Result first = run_ranks(3, args + "'" + params + "' '" + problem.obstacles + "'");
+  REQUIRE_MESSAGE(first.status == 0, first.err);
+  const std::string listing = out.listing();
+  CHECK(listing ==
+        "av_vels.dat\nfinal_state.dat\nfinal_state.png\nfinal_state_vorticity.png\ns.pvti\ns_0.vti\ns_1.vti\ns_2.vti\n");
+  std::map<std::string, std::string> before;
+  std::istringstream names(listing);
+  for (std::string name; std::getline(names, name);) before[name] = slurp(out.file(name));
+  // Rank 1 fails after final_state.dat (written by every rank through
+  // MPI-IO) and the pictures are complete under their temporary names; rank
+  // 0 fails alike, reporting its own failure.
+  for (int failing : {1, 0}) {
+    CAPTURE(failing);
+    const Result r = run_shell("D2Q9_OUTPUT_FAIL_RANK=" + std::to_string(failing) + " " + test::mpirun_command(3) +
+                               " -x D2Q9_OUTPUT_FAIL_RANK '" + D2Q9_EXE + "' " + args + problem.inputs());
+    CHECK(r.status == 1);
+    CHECK(r.out == "");
+    const auto errors = error_lines(r.err);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0] == "error: " + std::string(failing ? "rank 1: " : "") + out.path + "/s_" + std::to_string(failing) +
+                           ".vti: failure injected by D2Q9_OUTPUT_FAIL_RANK");
+    CHECK(out.listing() == listing);  // no temporary left
+    for (const auto& [name, bytes] : before) CHECK_MESSAGE(slurp(out.file(name)) == bytes, name);
+  }
+  // A piece that cannot be created is refused before the run: nothing written.
+  TempDir fresh;
+  REQUIRE(::mkdir(fresh.file("s_2.vti").c_str(), 0755) == 0);
+  const Result refused = run_ranks(3, "-q -l 8x1 --vtk s.pvti -o '" + fresh.path + "' " + problem.inputs());
+  CHECK(refused.status == 1);
+  const auto errors = error_lines(refused.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "error: " + fresh.path + "/s_2.vti: is a directory, not a file");
+  CHECK(fresh.listing() == "s_2.vti\n");
 }
 
 #endif

@@ -245,7 +245,12 @@ template <typename Write>
 void write_created_file(const std::string& file, const std::string& name, Write write) {
   std::FILE* out = std::fopen(file.c_str(), "wb");
   if (!out) throw std::runtime_error(name + ": cannot create file (" + std::strerror(errno) + ")");
-  write(out);
+  try {
+    write(out);
+  } catch (...) {
+    std::fclose(out);
+    throw;
+  }
   const bool failed = std::fflush(out) != 0 || std::ferror(out) != 0;
   const int err = errno;
   if (std::fclose(out) != 0 || failed)
@@ -277,17 +282,21 @@ void add_final_state(OutputSet& outputs, Ranks& ranks, const std::string& path, 
   ranks.on_root([&] { temp = outputs.add_written_elsewhere(path); });
   temp = ranks.broadcast(temp);
   // The lines of this rank's rows: the bytes one process writes for them.
-  ranks.write_in_rank_order(temp, final_state_lines(params, mask, state, state.first_row, state.first_row + state.rows),
-                            path);
+  // (Local work that can fail, out of memory say, is agreed on before the
+  // next collective, here and below: no rank is left waiting in one.)
+  std::string lines;
+  ranks.on_every_rank([&] { lines = final_state_lines(params, mask, state, state.first_row, state.first_row + state.rows); });
+  ranks.write_in_rank_order(temp, lines, path);
 }
 
 void ViewWriter::add_final_outputs(OutputSet& outputs, Ranks& ranks, const StateRows& state) {
   if (plan_.pictures.empty() && plan_.vtk.empty()) return;
-  FlowFields fields = velocity_fields(params_, mask_, state);
+  FlowFields fields;
+  ranks.on_every_rank([&] { fields = velocity_fields(params_, mask_, state); });
   // The vorticity of the edge rows needs ux and uy of the neighbours' edge rows.
-  const auto [below, above] = ranks.exchange_with_neighbours(to_bytes(velocity_row(fields, fields.first_row)),
-                                                             to_bytes(velocity_row(fields, fields.first_row + fields.ny - 1)));
-  add_vorticity(fields, mask_, to_doubles(below), to_doubles(above));
+  const std::pair<std::string, std::string> halo = ranks.exchange_with_neighbours(
+      to_bytes(velocity_row(fields, fields.first_row)), to_bytes(velocity_row(fields, fields.first_row + fields.ny - 1)));
+  ranks.on_every_rank([&] { add_vorticity(fields, mask_, to_doubles(halo.first), to_doubles(halo.second)); });
   for (const PictureFile& p : plan_.pictures) add_picture(outputs, ranks, p, fields);
   if (!plan_.vtk_pieces.empty())
     add_pieces(outputs, ranks, fields);
@@ -305,8 +314,11 @@ void ViewWriter::add_picture(OutputSet& outputs, Ranks& ranks, const PictureFile
   ColourRange range = ranks.is_root() ? choose_range(picture.field, own) : ColourRange{};
   range = {ranks.broadcast(range.low), ranks.broadcast(range.high)};
   // One colour per cell, 3 bytes: all rank 0 gathers of the grid for a picture.
-  const std::vector<Rgb> mine = cell_colours(picture.field, fields, mask_, range);
-  std::vector<Rgb> cells(ranks.is_root() ? params_.cells() : 0);
+  std::vector<Rgb> mine, cells;
+  ranks.on_every_rank([&] {
+    mine = cell_colours(picture.field, fields, mask_, range);
+    cells.resize(ranks.is_root() ? params_.cells() : 0);
+  });
   ranks.gather_records(mine.data(), fields.ny, sizeof(Rgb) * params_.nx, cells.data());
   ranks.on_root([&] {
     write_png(outputs.add(picture.path), render_cells(picture.field, params_.nx, params_.ny, cells, range),
@@ -320,12 +332,14 @@ void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields
   std::vector<double> first_row;
   for (auto array : kArrays)
     first_row.insert(first_row.end(), (fields.*array).begin(), (fields.*array).begin() + fields.nx);
-  const std::vector<double> next = to_doubles(ranks.exchange_with_neighbours(to_bytes(first_row), "").second);
-  if (ranks.rank() + 1 < ranks.size()) {
+  const std::string next = ranks.exchange_with_neighbours(to_bytes(first_row), "").second;
+  ranks.on_every_rank([&] {
+    if (ranks.rank() + 1 == ranks.size()) return;
+    const std::vector<double> row = to_doubles(next);
     for (std::size_t a = 0; a < std::size(kArrays); ++a)
-      (fields.*kArrays[a]).insert((fields.*kArrays[a]).end(), next.begin() + a * fields.nx, next.begin() + (a + 1) * fields.nx);
+      (fields.*kArrays[a]).insert((fields.*kArrays[a]).end(), row.begin() + a * fields.nx, row.begin() + (a + 1) * fields.nx);
     fields.ny += 1;
-  }
+  });
   // Rank 0 makes every file's temporary; each rank fills its piece's.
   const std::vector<std::string> extents =
       ranks.gather(std::to_string(fields.first_row) + " " + std::to_string(fields.first_row + fields.ny - 1));
@@ -359,7 +373,8 @@ void ViewWriter::add_whole_vtk(OutputSet& outputs, Ranks& ranks, FlowFields& fie
     // Rank 0 gathers the fields of the whole grid (5 doubles a cell); a .pvti
     // is the file for grids too large for that.
     for (auto array : kArrays) {
-      std::vector<double> all(ranks.is_root() ? params_.cells() : 0);
+      std::vector<double> all;
+      ranks.on_every_rank([&] { all.resize(ranks.is_root() ? params_.cells() : 0); });
       ranks.gather_records((fields.*array).data(), fields.ny, sizeof(double) * params_.nx, all.data());
       fields.*array = std::move(all);
     }
