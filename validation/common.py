@@ -258,6 +258,19 @@ def row_average(field, comp, j, i0=0, i1=None):
 # Numerics
 # ---------------------------------------------------------------------------
 
+def channel_profile(args, run_dir, tables, comment, exact):
+    """Runs a channel (walls in rows 0 and ny-1, periodic in x) and returns
+    (run, rows, u, exact u, steady drift): the column-averaged x velocity of
+    every fluid row j and exact(j) beside it."""
+    nx, ny = tables["grid"]["nx"], tables["grid"]["ny"]
+    run = run_solver(args, run_dir, tables, comment)
+    field = read_final_state(run_dir, nx, ny)
+    drift = steady_drift(read_av_vels(run_dir))
+    rows = [float(j) for j in range(1, ny - 1)]
+    ours = [row_average(field, "x", j) for j in range(1, ny - 1)]
+    return run, field, rows, ours, [exact(j) for j in range(1, ny - 1)], drift
+
+
 def interp_linear(xs, ys, x):
     """Linear interpolation of the points (xs, ys) (xs strictly increasing) at x; no extrapolation."""
     if not xs[0] <= x <= xs[-1]:

@@ -51,15 +51,9 @@ def main():
         "edges": {"bottom": "wall", "top": {"wall_velocity": [args.lid, 0.0]}},
     }
     run_dir = os.path.join(args.out, "h%d" % h)
-    run = common.run_solver(args, run_dir, tables, "Couette validation, h = %d (written by validation/couette.py)" % h)
-    field = common.read_final_state(run_dir, args.nx, ny)
-    drift = common.steady_drift(common.read_av_vels(run_dir))
-
-    ys, ours, exact = [], [], []
-    for j in range(1, ny - 1):
-        ys.append(float(j))
-        ours.append(common.row_average(field, "x", j))
-        exact.append(args.lid * (j - 0.5) / h)
+    run, field, ys, ours, exact, drift = common.channel_profile(
+        args, run_dir, tables, "Couette validation, h = %d (written by validation/couette.py)" % h,
+        lambda j: args.lid * (j - 0.5) / h)
     max_dev = common.max_abs_diff(ours, exact) / args.lid
     worst = max(range(len(ys)), key=lambda k: abs(ours[k] - exact[k]))
     l2 = common.rel_l2(ours, exact)

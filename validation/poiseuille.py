@@ -60,15 +60,9 @@ def main():
             "flow": {"steps": steps, "density": rho, "omega": args.omega, "body_force": [force, 0.0]},
             "edges": {"bottom": "wall", "top": "wall"},
         }
-        run = common.run_solver(args, run_dir, tables,
-                                "Poiseuille validation, h = %d (written by validation/poiseuille.py)" % h)
-        field = common.read_final_state(run_dir, args.nx, ny)
-        drift = common.steady_drift(common.read_av_vels(run_dir))
-        ys, ours, exact = [], [], []
-        for j in range(1, ny - 1):
-            ys.append(float(j))
-            ours.append(common.row_average(field, "x", j))
-            exact.append(force / (2.0 * rho * nu) * (j - 0.5) * (ny - 1.5 - j))
+        run, _, ys, ours, exact, drift = common.channel_profile(
+            args, run_dir, tables, "Poiseuille validation, h = %d (written by validation/poiseuille.py)" % h,
+            lambda j: force / (2.0 * rho * nu) * (j - 0.5) * (ny - 1.5 - j))
         err = common.rel_l2(ours, exact)
         max_err = common.max_abs_diff(ours, exact) / args.umax
         # Bounce-back's error here is a uniform shift of the parabola; in units of F.
