@@ -466,6 +466,37 @@ TEST_CASE("mpi runs: a large grid (several rows per work-item) writes the same b
   CHECK(slurp(many.file("final_state.dat")) == slurp(one.file("final_state.dat")));
 }
 
+// A problem file with every addition to the coursework model: an inlet and
+// an outlet crossing every slab, a moving bottom wall, a body force and a
+// cylinder cut by a slab edge.
+TEST_CASE("mpi runs: a problem file with moving walls, body force, inlet and outlet writes the same bytes on 3 ranks") {
+  TempDir dir, one, many;
+  const std::string toml = dir.write("p.toml", R"(
+[grid]
+nx = 30
+ny = 24
+[flow]
+steps = 200
+viscosity = 0.04
+body_force = [1.0e-5, 0.0]
+[edges]
+left = { inlet_velocity = [0.05, 0.0] }
+right = { outlet_density = 1.0 }
+bottom = { wall_velocity = [0.02, 0.0] }
+top = "wall"
+[[obstacle]]
+circle = { center = [9.0, 11.0], radius = 3.0 }
+)");
+  const Result single = run_alone("-q --no-png -l 8x1 --kernel-variant fused -o '" + one.path + "' '" + toml + "'");
+  REQUIRE_MESSAGE(single.status == 0, single.err);
+  const Result split = run_ranks(3, "-q --no-png -l 8x1 -o '" + many.path + "' '" + toml + "'");
+  REQUIRE_MESSAGE(split.status == 0, split.err);
+  const std::string state = slurp(one.file("final_state.dat"));
+  REQUIRE(std::count(state.begin(), state.end(), '\n') == 30 * 24);
+  CHECK(slurp(many.file("final_state.dat")) == state);
+  CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
+}
+
 TEST_CASE("mpi runs: one rank under mpirun is an ordinary run") {
   const Problem problem;
   TempDir one, launched;
