@@ -246,14 +246,7 @@ namespace {
 
 // final_state.dat's rows as fields, for comparing with the .vti and pictures.
 d2q9::FlowFields fields_of(const std::vector<StateRow>& rows, int nx, int ny, d2q9::ObstacleMask& mask) {
-  d2q9::FlowFields f;
-  f.nx = nx;
-  f.ny = ny;
-  const std::size_t n = static_cast<std::size_t>(nx) * ny;
-  f.ux.resize(n);
-  f.uy.resize(n);
-  f.speed.resize(n);
-  f.density.resize(n);
+  d2q9::FlowFields f(nx, ny);
   mask = d2q9::ObstacleMask(nx, ny);
   for (const auto& row : rows) {
     const std::size_t i = row.ii + row.jj * nx;

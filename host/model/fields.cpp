@@ -9,15 +9,7 @@ namespace {
 // ux, uy, speed and density of global rows [first_row, first_row + rows).
 template <typename CellAt>
 FlowFields velocities(int nx, int first_row, int rows, CellAt cell_at) {
-  FlowFields out;
-  out.nx = nx;
-  out.ny = rows;
-  out.first_row = first_row;
-  const std::size_t n = static_cast<std::size_t>(nx) * rows;
-  out.ux.resize(n);
-  out.uy.resize(n);
-  out.speed.resize(n);
-  out.density.resize(n);
+  FlowFields out(nx, rows, first_row);
   for (int r = 0; r < rows; ++r) {
     for (int ii = 0; ii < nx; ++ii) {
       const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(r) * nx;

@@ -17,6 +17,13 @@ struct FlowFields {
   // hold zero velocity and vorticity and the params density, as
   // final_state.dat does.
   std::vector<double> ux, uy, speed, density, vorticity;
+
+  FlowFields() = default;
+  // nx x rows cells from global row first_row, velocity, speed and density
+  // zeroed (vorticity is computed from them later).
+  FlowFields(int nx_, int rows, int first_row_ = 0)
+      : nx(nx_), ny(rows), first_row(first_row_),
+        ux(static_cast<std::size_t>(nx_) * rows), uy(ux.size()), speed(ux.size()), density(ux.size()) {}
 };
 
 FlowFields flow_fields(const Params& params, const ObstacleMask& mask, const std::vector<double>& f);

@@ -58,27 +58,23 @@ MPI_Comm MpiRanks::solver_comm() {
   return solver_comm_;
 }
 
-int MpiRanks::max(int value) {
-  int out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, comm_);
+// One scalar reduced to its maximum, or sent from rank 0, over `comm`.
+template <typename T>
+T all_max(T value, MPI_Datatype type, MPI_Comm comm) {
+  T out = value;
+  MPI_Allreduce(&value, &out, 1, type, MPI_MAX, comm);
   return out;
 }
-
-int MpiRanks::broadcast(int value) {
-  MPI_Bcast(&value, 1, MPI_INT, 0, comm_);
+template <typename T>
+T from_root(T value, MPI_Datatype type, MPI_Comm comm) {
+  MPI_Bcast(&value, 1, type, 0, comm);
   return value;
 }
 
-double MpiRanks::max(double value) {
-  double out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  return out;
-}
-
-double MpiRanks::broadcast(double value) {
-  MPI_Bcast(&value, 1, MPI_DOUBLE, 0, comm_);
-  return value;
-}
+int MpiRanks::max(int value) { return all_max(value, MPI_INT, comm_); }
+int MpiRanks::broadcast(int value) { return from_root(value, MPI_INT, comm_); }
+double MpiRanks::max(double value) { return all_max(value, MPI_DOUBLE, comm_); }
+double MpiRanks::broadcast(double value) { return from_root(value, MPI_DOUBLE, comm_); }
 
 std::string MpiRanks::broadcast(const std::string& value) {
   unsigned long long length = value.size();
