@@ -8,6 +8,7 @@
 //   REDUCE_POW2         largest power of two below LOCAL_SIZE_X*LOCAL_SIZE_Y (0 when it is 1)
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
 //   INDEX64             64-bit indices (grids of 2^31 or more distribution values)
+//   BLOCK_STEPS, TILE_X, TILE_Y  propagate_rebound_collide_blocked: steps per launch and tile
 //   STORAGE_FP16S or STORAGE_FP16C, with STORAGE_SCALE and STORAGE_INV_SCALE:
 //                       distributions stored in 16 bits (float arithmetic; see below)
 // and, only for one slab of a grid split across MPI ranks (host/mpi/), whose
@@ -504,6 +505,97 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
   REDUCE_TO_PARTIAL(local_speed, lid, speed1, partial_offset + group);
   REDUCE_TO_PARTIAL(local_speed, lid, speed2, partial_offset + num_groups + group);
 }
+
+#ifdef BLOCK_STEPS
+// Temporal blocking: up to BLOCK_STEPS steps per launch for grids where a
+// launch and its drain cost more than a step's memory traffic. A work-group
+// owns a TILE_X x TILE_Y tile; it loads the tile with a halo of BLOCK_STEPS
+// cells on each side (periodic images past the grid's edges) into local
+// memory, advances the region there, the valid part shrinking by a cell per
+// step, and writes back only its tile. Memory is read and written once per
+// launch instead of once per step. The arithmetic per cell is collide()'s and
+// intermediate states are rounded as if stored (as_stored), so distributions
+// are bit-identical to one-step launches; |u| is summed per step over the
+// tile's cells, in another order than the one-step kernels.
+#define REGION_X (TILE_X + 2 * BLOCK_STEPS)
+#define REGION_Y (TILE_Y + 2 * BLOCK_STEPS)
+#define REGION_CELLS (REGION_X * REGION_Y)
+#define REGION_PER_ITEM ((REGION_CELLS + WG_SIZE - 1) / WG_SIZE)
+
+// v modulo n in [0, n), for negative v too (region cells before the grid's start).
+ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
+
+// `steps` (1 to BLOCK_STEPS) steps from src to dst. Step s's |u| partial sum
+// of group g goes to partial_sums[partial_offset + s * groups + g]; the
+// accelerated row is accelerated between the launch's steps, and after its
+// last when accelerate_next.
+__kernel void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
+                                                __global const uchar* restrict obstacles,
+                                                __global real* restrict partial_sums, const int partial_offset,
+                                                const int accelerate_next, const int steps) {
+  __local real region[9 * REGION_CELLS];  // speed k of region cell c at k * REGION_CELLS + c
+  __local uchar region_mask[REGION_CELLS];
+  __local real local_speed[WG_SIZE];
+  const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
+  const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
+  const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
+  // The grid position of region cell (0, 0); the tile starts BLOCK_STEPS further on.
+  const int x0 = (int)get_group_id(0) * TILE_X - BLOCK_STEPS;
+  const int y0 = (int)get_group_id(1) * TILE_Y - BLOCK_STEPS;
+
+  for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
+    const int ry = c / REGION_X, rx = c - ry * REGION_X;
+    const idx_t cell = CELL(wrap(x0 + rx, NX), wrap(y0 + ry, NY));
+    for (int k = 0; k < 9; ++k) region[k * REGION_CELLS + c] = load_f(src, k, cell);
+    region_mask[c] = obstacles[cell];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  for (int s = 1; s <= steps; ++s) {
+    const int last = s == steps;
+    real f[REGION_PER_ITEM][9];
+    real speed = (real)0;
+    for (int i = 0; i < REGION_PER_ITEM; ++i) {
+      const int c = lid + i * WG_SIZE;
+      const int ry = c / REGION_X, rx = c - ry * REGION_X;
+      // After step s a cell is exact if it is s cells inside the region; the
+      // last step computes only the tile.
+      const int margin = last ? BLOCK_STEPS : s;
+      if (c < REGION_CELLS && rx >= margin && rx < REGION_X - margin && ry >= margin && ry < REGION_Y - margin) {
+        real g[9];
+        g[0] = region[c];
+        g[1] = region[1 * REGION_CELLS + c - 1];
+        g[2] = region[2 * REGION_CELLS + c - REGION_X];
+        g[3] = region[3 * REGION_CELLS + c + 1];
+        g[4] = region[4 * REGION_CELLS + c + REGION_X];
+        g[5] = region[5 * REGION_CELLS + c - 1 - REGION_X];
+        g[6] = region[6 * REGION_CELLS + c + 1 - REGION_X];
+        g[7] = region[7 * REGION_CELLS + c + 1 + REGION_X];
+        g[8] = region[8 * REGION_CELLS + c - 1 + REGION_X];
+        const int x = x0 + rx, y = y0 + ry;
+        const int accelerate = wrap(y, NY) == ACCEL_ROW && (!last || accelerate_next);
+        const real cell_speed = collide(g, region_mask[c], wrap(x, NX), accelerate, f[i]);
+        // The tile's own cells inside the grid count towards |u|.
+        const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
+                            ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
+        if (in_tile) speed += cell_speed;
+        if (last && in_tile) store(dst, CELL(x, y), f[i]);
+      }
+    }
+    if (!last) {
+      barrier(CLK_LOCAL_MEM_FENCE);  // every item has read the old state
+      for (int i = 0; i < REGION_PER_ITEM; ++i) {
+        const int c = lid + i * WG_SIZE;
+        const int ry = c / REGION_X, rx = c - ry * REGION_X;
+        if (c < REGION_CELLS && rx >= s && rx < REGION_X - s && ry >= s && ry < REGION_Y - s)
+          for (int k = 0; k < 9; ++k) region[k * REGION_CELLS + c] = as_stored(k, f[i][k]);
+      }
+    }
+    // Its barriers also order this step's writes before the next step's reads.
+    REDUCE_TO_PARTIAL(local_speed, lid, speed, partial_offset + (s - 1) * num_groups + group);
+  }
+}
+#endif
 
 // One cell of propagate_rebound_collide_rows, with its neighbouring columns
 // and rows given; returns its |u|.

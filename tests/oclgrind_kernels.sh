@@ -29,21 +29,27 @@ check() {
     echo "ok: $label"
   fi
 }
-for variant in split fused fused-x2 fused-rows; do
+for variant in split fused fused-x2 fused-rows blocked; do
   for precision in float double; do
     shapes="4x2 5x3 1x1 16x1"
     [ $variant = fused-rows ] && shapes=auto  # a row per work-item: no shape to choose
+    # Tiles that do not divide the grid, launches of 3 steps and a last one of 0-2.
+    extra=()
+    [ $variant = blocked ] && extra=(--block-steps 3 --tile 5x4)
     for shape in $shapes; do
-      check "$variant $precision $shape" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" \
-        "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape
+      check "$variant $precision $shape ${extra[*]}" oclgrind --data-races --uninitialized --check-api "$exe" \
+        "$dir/in.params" "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape \
+        "${extra[@]}"
     done
   done
 done
 # 16-bit storage: the same kernels through the load/store helpers.
-for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c"; do
+for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c" "blocked 8x2 fp16s --tile 4x6"; do
   set -- $run
-  check "$1 $3 $2" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" "$dir/obs.dat" \
-    -o "$dir" -q --no-png --kernel-variant $1 -p $3 -l $2
+  variant=$1 shape=$2 precision=$3
+  shift 3
+  check "$variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" \
+    "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
 done
 # The slab kernels (interior and edge bands, launched with a global offset)
 # on 2 and 3 ranks. Without --uninitialized: oclgrind's shadow of a buffer

@@ -54,6 +54,15 @@ std::vector<KernelVariant> variants_of(Backend) {
   return {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2};
 }
 
+// The local memory a work-group of the default device may use.
+long long local_memory_bytes(Backend b) {
+#ifdef D2Q9_HAVE_CUDA
+  if (b == Backend::Cuda) return cuda_limits(-1).local_mem_bytes;
+#endif
+  (void)b;
+  return opencl_limits(-1).local_mem_bytes;
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE("conformance: each backend matches the reference on small grids with obstacles", T, BACKENDS) {
@@ -148,6 +157,82 @@ TEST_CASE_TEMPLATE("conformance: every kernel variant gives bit-identical result
       CHECK(ra.f == rb.f);
     }
   }
+}
+
+TEST_CASE_TEMPLATE("conformance: the blocked kernel (several steps per launch) gives split's distributions", T,
+                   BACKENDS) {
+  constexpr Backend b = T::backend;
+  SKIP_IF_UNAVAILABLE(b);
+  if (b == Backend::Reference) D2Q9_SKIP("the serial reference has no kernel variants");
+  struct Case {
+    int nx, ny;
+    LocalSize tile;
+    int steps_per_launch;
+    LocalSize local;
+  };
+  // Grids that are not multiples of the tile; a grid smaller than the halo
+  // (the region wraps around it more than once); groups with more items than
+  // region cells, and shapes whose reduction tree has odd levels.
+  const Case cases[] = {{23, 17, {5, 4}, 3, {16, 1}}, {23, 17, {8, 8}, 5, {7, 3}}, {23, 17, {23, 17}, 2, {32, 2}},
+                        {20, 12, {6, 5}, 1, {64, 1}}, {6, 5, {4, 4}, 8, {16, 2}}};
+  for (const Case& c : cases) {
+    const Params p = d2q9::test::make_params(c.nx, c.ny, 40, 0.03);
+    ObstacleMask m = d2q9::test::test_obstacles(p);
+    // Obstacles on both sides of tile edges, and in the accelerated row
+    // where a tile edge crosses it.
+    for (int y = 0; y < p.ny; ++y)
+      if (y % c.tile.y == 0 && c.tile.x < p.nx) m.blocked[c.tile.x - 1 + y * p.nx] = m.blocked[c.tile.x + y * p.nx] = 1;
+    if (c.tile.x < p.nx) m.blocked[c.tile.x + (p.ny - 2) * p.nx] = 1;
+    for (Precision precision : {Precision::Float, Precision::Double, Precision::Fp16s}) {
+      CAPTURE(std::string(to_string(precision)));
+      CAPTURE(c.nx);
+      CAPTURE(c.tile.text());
+      CAPTURE(c.steps_per_launch);
+      auto split = make_solver(b, p, m, config(precision, LocalSize{8, 2}, KernelVariant::Split));
+      const RunOutput want = run(*split, 40);
+      SolverConfig blocked = config(precision, c.local, KernelVariant::Blocked, 7);  // chunks of 7: short launches
+      blocked.launch.block_steps = c.steps_per_launch;
+      blocked.launch.tile = c.tile;
+      auto s = make_solver(b, p, m, blocked);
+      REQUIRE(s->launch_plan()->variant == KernelVariant::Blocked);
+      CHECK(s->launch_plan()->tile == c.tile);
+      CHECK(s->launch_plan()->block_steps == c.steps_per_launch);
+      RunOutput got;
+      s->run(17, got.av_vels);  // in pieces: launches end mid-way and calls hand over unaccelerated
+      s->run(23, got.av_vels);
+      got.f = s->distributions();
+      CHECK(got.f == want.f);
+      // |u| is summed per tile, in another order.
+      CHECK(max_relative_difference(got.av_vels, want.av_vels, 1e-6) < (precision == Precision::Double ? 1e-13 : 1e-5));
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("conformance: the blocked kernel's tile fits local memory, and one that does not is refused", T,
+                   BACKENDS) {
+  constexpr Backend b = T::backend;
+  SKIP_IF_UNAVAILABLE(b);
+  if (b == Backend::Reference) D2Q9_SKIP("the serial reference has no kernel variants");
+  const Params p = d2q9::test::make_params(512, 512, 10);
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    SolverConfig c = config(precision, LocalSize{}, KernelVariant::Blocked);
+    const LaunchPlan plan = *plan_for(b, p, c);
+    CHECK(plan.block_steps == kBlockedDefaultSteps);
+    CHECK(plan.groups_x == (p.nx + plan.tile.x - 1) / plan.tile.x);
+    CHECK(plan.groups_y == (p.ny + plan.tile.y - 1) / plan.tile.y);
+    const long long limit = local_memory_bytes(b);
+    const int items = plan.local.x * plan.local.y;
+    CHECK(blocked_local_bytes(plan.tile, plan.block_steps, items, precision) <= limit);
+    // The chosen tile is the largest square that fits (or the whole grid).
+    if (plan.tile.x < p.nx)
+      CHECK(blocked_local_bytes({plan.tile.x + 1, plan.tile.y + 1}, plan.block_steps, items, precision) > limit);
+    c.launch.tile = {4096, 4096};
+    CHECK_THROWS_WITH_AS(plan_for(b, p, c), doctest::Contains("bytes of local memory"), DeviceError);
+  }
+  SolverConfig fused = config(Precision::Float, LocalSize{}, KernelVariant::Fused);
+  fused.launch.block_steps = 4;
+  CHECK_THROWS_WITH_AS(plan_for(b, p, fused), doctest::Contains("--block-steps and --tile are for --kernel-variant blocked"),
+                       DeviceError);
 }
 
 TEST_CASE_TEMPLATE("conformance: a run resumed from its distributions in a new solver continues identically", T,

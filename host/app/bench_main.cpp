@@ -208,7 +208,7 @@ CaseResult time_case(const Bench& bench, BenchCase& c) {
     c.params.max_iters = steps;
     LaunchChoice choice = make_tuned_solver(bench.backend, c.params, c.mask, bench.config, false);
     const LaunchPlan plan = *choice.solver->launch_plan();
-    r.variant = to_string(plan.variant);
+    r.variant = variant_text(plan);
     r.rows_per_item = plan.rows_per_item;
     // Warm up (first launches, lazy just-in-time compilation on CPU
     // devices), then restart from the initial state for the timed run.
@@ -340,6 +340,9 @@ Setup read_setup(const po::variables_map& vm, bool sweep) {
   if (s.base.launch.rows_per_item < 0 || s.base.launch.rows_per_item > 64)
     throw UsageError("--rows-per-item must be 0 to 64");
   s.base.launch.local = parse_local_size(vm["local-size"].as<std::string>());
+  s.base.launch.block_steps = vm["block-steps"].as<int>();
+  if (s.base.launch.block_steps < 0) throw UsageError("--block-steps must be 0 (default) or more");
+  s.base.launch.tile = parse_shape(vm["tile"].as<std::string>(), "--tile");
   s.coursework_steps = vm["coursework-steps"].as<int>();
   if (s.coursework_steps < 0) throw UsageError("--coursework-steps must be 0 (their own) or more");
   const bool coursework = sweep || (!vm.count("no-coursework") && !(quick && !vm.count("inputs-dir")));
@@ -493,7 +496,10 @@ int main(int argc, char* argv[]) {
     ("precision,p", po::value<std::string>()->default_value("float"),
      "float | double | fp16s | fp16c, or a comma list (e.g. float,fp16s): every case in each, in one process, "
      "the copy bandwidth measured once")
-    ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | split | fused | fused-x2 | fused-rows")
+    ("kernel-variant", po::value<std::string>()->default_value("auto"),
+     "auto | split | fused | fused-x2 | fused-rows | blocked")
+    ("block-steps", po::value<int>()->default_value(0), "--kernel-variant blocked: steps per launch (0: default)")
+    ("tile", po::value<std::string>()->default_value("auto"), "--kernel-variant blocked: cells WxH per work-group, or auto")
     ("local-size,l", po::value<std::string>()->default_value("auto"), "WxH or auto (tuned per case, cached)")
     ("kernels-dir", po::value<std::string>(), "folder holding the .cl files")
     ("inputs-dir", po::value<std::string>(),

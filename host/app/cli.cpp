@@ -36,8 +36,12 @@ po::options_description visible_options() {
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
      "(acceleration folded into the step before) | fused-x2: two steps per launch | fused-rows: a row per "
-     "work-item, no barriers (CPU devices; local size 1x1) | auto: on GPUs fused-x2 on small grids, else fused; on "
+     "work-item, no barriers (CPU devices; local size 1x1) | blocked: several steps per launch on tiles in local "
+     "memory | auto: on GPUs fused-x2 on small grids, else fused; on "
      "CPUs fused-rows (fused when --local-size is given); distributions are identical")
+    ("block-steps", po::value<std::string>(), "--kernel-variant blocked: steps per launch (default 8)")
+    ("tile", po::value<std::string>(), "--kernel-variant blocked: cells WxH each work-group owns (default: the "
+     "largest square whose halo of block-steps cells fits the device's local memory)")
     ("slab-rows", po::value<std::string>(),
      "under mpirun with several ranks: rows of each rank's slab, bottom to top, e.g. 12,17,1 (default: an even "
      "split in whole work-group rows)")
@@ -170,16 +174,17 @@ std::string did_you_mean(std::string typed, const po::options_description& optio
 
 }  // namespace
 
-LocalSize parse_local_size(const std::string& text) {
+LocalSize parse_shape(const std::string& text, const std::string& option) {
   if (text == "auto") return {};
   const auto x = text.find('x');
-  if (x == std::string::npos)
-    throw UsageError("--local-size must be WxH (e.g. 128x1) or auto, got '" + text + "'");
-  const int w = parse_non_negative(text.substr(0, x), "--local-size width");
-  const int h = parse_non_negative(text.substr(x + 1), "--local-size height");
-  if (w < 1 || h < 1) throw UsageError("--local-size must be at least 1x1, got '" + text + "'");
+  if (x == std::string::npos) throw UsageError(option + " must be WxH (e.g. 128x1) or auto, got '" + text + "'");
+  const int w = parse_non_negative(text.substr(0, x), option + " width");
+  const int h = parse_non_negative(text.substr(x + 1), option + " height");
+  if (w < 1 || h < 1) throw UsageError(option + " must be at least 1x1, got '" + text + "'");
   return {w, h};
 }
+
+LocalSize parse_local_size(const std::string& text) { return parse_shape(text, "--local-size"); }
 
 Options parse_command_line(int argc, const char* const argv[]) {
   po::options_description hidden;
@@ -242,6 +247,11 @@ Options parse_command_line(int argc, const char* const argv[]) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  if (vm.count("block-steps")) {
+    o.block_steps = parse_non_negative(vm["block-steps"].as<std::string>(), "--block-steps");
+    if (o.block_steps < 1) throw UsageError("--block-steps must be at least 1, got '0'");
+  }
+  if (vm.count("tile")) o.tile = parse_shape(vm["tile"].as<std::string>(), "--tile");
   if (vm.count("slab-rows")) {
     std::istringstream list(vm["slab-rows"].as<std::string>());
     for (std::string item; std::getline(list, item, ',');) {
@@ -300,6 +310,8 @@ Options resume_options(const Options& given, const std::vector<std::pair<std::st
     if (name == "png") return given_now("no-png");
     if (name == "no-png") return given_now("png");
     if (name == "local-size" || name == "kernel-variant") return given_now("backend") || given_now("device");
+    if (name == "block-steps" || name == "tile")
+      return given_now("kernel-variant") || given_now("backend") || given_now("device");
     // How pictures look means nothing once none is drawn.
     const bool snapshots = given_now("snapshot-every") ||
                            std::any_of(recorded.begin(), recorded.end(), [](const auto& r) { return r.first == "snapshot-every"; });

@@ -33,6 +33,8 @@ struct Options {
   std::string kernels_dir;
   Precision precision = Precision::Float;
   KernelVariant variant = KernelVariant::Auto;
+  int block_steps = 0;  // --block-steps (0: the plan's choice)
+  LocalSize tile;       // --tile (auto: the plan's choice)
   bool tune = false;            // --tune: search work-group sizes afresh
   std::vector<int> slab_rows;   // --slab-rows: rows per MPI rank, bottom to top (empty: even split)
   // Pictures and other views of the result (host/picture.*, vtk_output.*, summary.*).
@@ -66,5 +68,7 @@ Options resume_options(const Options& given, const std::vector<std::pair<std::st
 
 // "WxH" or "auto"; UsageError otherwise.
 LocalSize parse_local_size(const std::string& text);
+// A WxH shape (or auto) given to `option`; UsageError naming it otherwise.
+LocalSize parse_shape(const std::string& text, const std::string& option);
 
 }  // namespace d2q9

@@ -96,6 +96,8 @@ std::unique_ptr<Solver> make_run_solver(const Options& o, const Params& params, 
   config.device = {o.device, o.precision, o.backend == Backend::Reference ? "" : find_kernels_dir(o.kernels_dir)};
   config.launch.variant = o.variant;
   config.launch.local = o.local_size;
+  config.launch.block_steps = o.block_steps;
+  config.launch.tile = o.tile;
   config.slab_rows = o.slab_rows;
   LaunchChoice choice = make_tuned_solver(o.backend, params, mask, config, o.tune, &ranks);
   if (o.tune && !o.quiet) print_tuning_table(choice);
@@ -140,7 +142,8 @@ RunRecord run_record(const Options& o, const Solver& solver, const Params& param
   r.obstacle_hash = problem_file ? extensions_fingerprint(params.extensions) : file_hash(o.obstacle_file);
   for (const auto& [name, value] : o.given) {
     if (name == "restart" || name == "tune" || name == "autotune" || name == "quiet" || name == "slab-rows" || name == "output-dir" ||
-        name == "kernels-dir" || name == "local-size" || name == "kernel-variant")
+        name == "kernels-dir" || name == "local-size" || name == "kernel-variant" || name == "block-steps" ||
+        name == "tile")
       continue;
     r.options.emplace_back(name, value);
   }
@@ -149,6 +152,10 @@ RunRecord run_record(const Options& o, const Solver& solver, const Params& param
   if (const auto plan = solver.launch_plan()) {
     r.options.emplace_back("local-size", solver.local_size().text());
     r.options.emplace_back("kernel-variant", to_string(plan->variant));
+    if (plan->variant == KernelVariant::Blocked) {
+      r.options.emplace_back("block-steps", std::to_string(plan->block_steps));
+      r.options.emplace_back("tile", plan->tile.text());
+    }
   }
   return r;
 }
@@ -324,7 +331,13 @@ void run(const Options& given, Ranks& ranks) {
     summary.backend = solver->backend_name();
     summary.precision = solver->precision();
     summary.local_size = solver->local_size();
-    if (const auto plan = solver->launch_plan()) summary.kernel_variant = to_string(plan->variant);
+    if (const auto plan = solver->launch_plan()) {
+      summary.kernel_variant = to_string(plan->variant);
+      if (plan->variant == KernelVariant::Blocked) {
+        summary.block_steps = plan->block_steps;
+        summary.tile = plan->tile;
+      }
+    }
     summary.launch_reason = launch_reason;
     summary.decomposition = solver->decomposition();
     summary.setup_s = setup_s;

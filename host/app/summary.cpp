@@ -19,7 +19,9 @@ void print_summary(std::FILE* out, const RunSummary& s) {
   std::fprintf(out, "Elapsed time:\t\t\t%.6lf (s)\n", s.elapsed_s);
   std::fprintf(out, "Elapsed user CPU time:\t\t%.6lf (s)\n", s.user_cpu_s);
   std::fprintf(out, "Elapsed system CPU time:\t%.6lf (s)\n", s.system_cpu_s);
-  const std::string variant = s.kernel_variant.empty() ? "" : ", " + s.kernel_variant;
+  std::string variant = s.kernel_variant.empty() ? "" : ", " + s.kernel_variant;
+  if (s.block_steps > 0)
+    variant += " (" + std::to_string(s.block_steps) + " steps per launch, tile " + s.tile.text() + ")";
   std::fprintf(out, "Device:\t\t\t\t%s (%s, %s, local size %dx%d%s)\n", s.device.c_str(), s.backend.c_str(),
                to_string(s.precision), s.local_size.x, s.local_size.y, variant.c_str());
   if (!s.launch_reason.empty()) std::fprintf(out, "Launch:\t\t\t\t%s\n", s.launch_reason.c_str());
@@ -42,6 +44,10 @@ std::string summary_json(const RunSummary& s) {
   j["precision"] = to_string(s.precision);
   j["local_size"] = {s.local_size.x, s.local_size.y};
   j["kernel_variant"] = s.kernel_variant;
+  if (s.block_steps > 0) {
+    j["block_steps"] = s.block_steps;
+    j["tile"] = {s.tile.x, s.tile.y};
+  }
   j["launch_reason"] = s.launch_reason;
   if (!s.decomposition.empty()) j["mpi_ranks"] = s.decomposition;
   j["setup_s"] = s.setup_s;

@@ -18,6 +18,8 @@ struct RunSummary {
   Precision precision = Precision::Float;
   LocalSize local_size;
   std::string kernel_variant;  // empty where the backend has none (reference)
+  int block_steps = 0;         // blocked: steps per launch and tile (0 and auto otherwise)
+  LocalSize tile;
   std::string launch_reason;   // why this variant and shape (LaunchChoice::reason)
   std::string decomposition;   // how the grid is split across MPI ranks; empty on one process
   double setup_s = 0.0;    // solver construction: device, kernel build, upload

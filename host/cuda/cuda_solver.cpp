@@ -232,7 +232,8 @@ void CudaSolver::build(const std::string& kernels_dir, int major, int minor) {
       compile_kernels_nvrtc(kernels_dir, kKernelFile, kernel_defines(params_, precision_, plan_), target);
   CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
   CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
-  CU_CALL(cuModuleGetFunction, &collide_, module_, "propagate_rebound_collide");
+  CU_CALL(cuModuleGetFunction, &collide_, module_,
+          plan_.variant == KernelVariant::Blocked ? "propagate_rebound_collide_blocked" : "propagate_rebound_collide");
   CU_CALL(cuModuleGetFunction, &collide_x2_, module_, "propagate_rebound_collide_x2");
 }
 
@@ -250,8 +251,11 @@ void CudaSolver::launch_chunk(const ChunkKey& key) {
     if (!plan_.fused()) launch_accelerate(state);
     int partial_offset = l.partial_offset;
     int accelerate_next = l.accelerate_next ? 1 : 0;
-    void* args[] = {&cells_[state], &cells_[1 - state], &obstacles_, &partials_, &partial_offset, &accelerate_next};
-    CU_CALL(cuLaunchKernel, l.two_steps ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
+    int steps = l.steps;  // read by the blocked kernel only (extra arguments are ignored)
+    void* args[] = {&cells_[state], &cells_[1 - state], &obstacles_, &partials_, &partial_offset, &accelerate_next,
+                    &steps};
+    const bool two_step_kernel = plan_.variant == KernelVariant::FusedX2 && l.steps == 2;
+    CU_CALL(cuLaunchKernel, two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
             static_cast<unsigned>(plan_.groups_y), 1, static_cast<unsigned>(plan_.local.x),
             static_cast<unsigned>(plan_.local.y), 1, 0, stream_, args, nullptr);
     state = 1 - state;
@@ -372,6 +376,9 @@ DeviceLimits cuda_limits(int device_index) {
   l.max_threads = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "cuDeviceGetAttribute");
   l.max_groups_y = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "cuDeviceGetAttribute");
   l.has_rows_kernel = false;
+  // Static shared arrays: 48 KB per block whatever the device has.
+  l.local_mem_bytes =
+      device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "cuDeviceGetAttribute");
   return l;
 }
 

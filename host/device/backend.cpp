@@ -43,7 +43,7 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
   std::exception_ptr failure;
   try {
     config.device.device = choose_device(config.device.device, node_rank(comm));
-    plan = plan_launch(params, device_limits(b, config.device.device), config.launch);
+    plan = plan_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -52,7 +52,7 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
   const LocalSize shape{ranks.broadcast(plan.local.x), ranks.broadcast(plan.local.y)};
   if (!(shape == plan.local)) {
     config.launch.local = shape;
-    plan = plan_launch(params, device_limits(b, config.device.device), config.launch);
+    plan = plan_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
   }
   std::vector<Slab> slabs;
   try {
@@ -94,7 +94,7 @@ void require_built(Backend b) {
 std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const SolverConfig& config) {
   require_built(b);
   if (b == Backend::Reference) return std::nullopt;
-  return plan_launch(params, device_limits(b, config.device.device), config.launch);
+  return plan_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
 }
 
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
@@ -150,7 +150,7 @@ LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMa
                          : reason);
     return choice;
   }
-  const LaunchPlan plan = plan_launch(params, limits, request);  // a request the device cannot run fails here
+  const LaunchPlan plan = plan_launch(params, limits, request, config.device.precision);  // a request the device cannot run fails here
   const SolverFactory make = [&](const LaunchCandidate& launch) {
     SolverConfig c = config;
     c.launch.variant = launch.variant;

@@ -75,8 +75,9 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
   return ss.str();
 }
 
-std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
-                                        int rows_per_item, const std::optional<SlabRows>& slab) {
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
+                                        const std::optional<SlabRows>& slab) {
+  const LocalSize local = plan.local;
   int reduce_pow2 = 1;
   while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
   if (local.x * local.y == 1) reduce_pow2 = 0;
@@ -89,8 +90,13 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "LOCAL_SIZE_X=" + std::to_string(local.x),
       "LOCAL_SIZE_Y=" + std::to_string(local.y),
       "REDUCE_POW2=" + std::to_string(reduce_pow2),
-      "ROWS_PER_ITEM=" + std::to_string(rows_per_item),
+      "ROWS_PER_ITEM=" + std::to_string(plan.rows_per_item),
   };
+  if (plan.variant == KernelVariant::Blocked) {
+    defines.push_back("BLOCK_STEPS=" + std::to_string(plan.block_steps));
+    defines.push_back("TILE_X=" + std::to_string(plan.tile.x));
+    defines.push_back("TILE_Y=" + std::to_string(plan.tile.y));
+  }
   if (needs_64bit_indices(params)) defines.push_back("INDEX64=1");
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
   if (is_16bit(precision)) {

@@ -30,11 +30,16 @@ struct SlabRows {
 
 // NAME=VALUE pairs for the problem's constants and the plan's shape (see the
 // header of d2q9_bgk.cl); with `slab`, also FIRST_ROW, LAST_ROW and ACCEL_ROW.
-std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
-                                        int rows_per_item = 1, const std::optional<SlabRows>& slab = std::nullopt);
-inline std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
+                                        const std::optional<SlabRows>& slab = std::nullopt);
+// The defines of a one-step plan of that shape (for tests and tools).
+inline std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
+                                               int rows_per_item = 1,
                                                const std::optional<SlabRows>& slab = std::nullopt) {
-  return kernel_defines(params, precision, plan.local, plan.rows_per_item, slab);
+  LaunchPlan plan;
+  plan.local = local;
+  plan.rows_per_item = rows_per_item;
+  return kernel_defines(params, precision, plan, slab);
 }
 
 // The one-line message for a kernel build that failed at `where`: the

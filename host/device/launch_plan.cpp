@@ -14,15 +14,23 @@ const char* to_string(KernelVariant v) {
     case KernelVariant::Fused: return "fused";
     case KernelVariant::FusedX2: return "fused-x2";
     case KernelVariant::FusedRows: return "fused-rows";
+    case KernelVariant::Blocked: return "blocked";
   }
   return "?";
 }
 
 KernelVariant parse_kernel_variant(const std::string& text) {
   for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
-                          KernelVariant::FusedRows})
+                          KernelVariant::FusedRows, KernelVariant::Blocked})
     if (text == to_string(v)) return v;
-  throw std::invalid_argument("--kernel-variant must be auto, split, fused, fused-x2 or fused-rows, got '" + text + "'");
+  throw std::invalid_argument("--kernel-variant must be auto, split, fused, fused-x2, fused-rows or blocked, got '" +
+                              text + "'");
+}
+
+std::string variant_text(const LaunchPlan& plan) {
+  std::string text = to_string(plan.variant);
+  if (plan.variant == KernelVariant::Blocked) text += "-" + std::to_string(plan.block_steps) + "-" + plan.tile.text();
+  return text;
 }
 
 KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given) {
@@ -48,22 +56,63 @@ std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool sl
   std::vector<KernelVariant> out;
   if (!slabs) out = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2};
   else out = {KernelVariant::Fused};
+  // Several steps per launch pay off where launches cost more than steps: GPUs.
+  if (!slabs && device.gpu) out.push_back(KernelVariant::Blocked);
   if (device.has_rows_kernel) out.push_back(KernelVariant::FusedRows);
   return out;
 }
 
 int rows_per_item_for(const Params& params, KernelVariant resolved, int requested) {
-  // The two-step kernel updates one row per item; the rows kernel a whole row.
-  if (resolved == KernelVariant::FusedX2 || resolved == KernelVariant::FusedRows) return 1;
+  // Only the one-step kernels take several rows per item.
+  if (resolved != KernelVariant::Split && resolved != KernelVariant::Fused) return 1;
   if (requested > 0) return requested;
   return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
 }
 
-LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request) {
+long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision) {
+  const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
+  const long long real = static_cast<long long>(real_size(precision));
+  return region * (kSpeeds * real + 1) + items * real;
+}
+
+namespace {
+
+// The blocked kernel's steps per launch and tile: as requested, else the
+// largest square tile whose region fits the device's local memory, no wider
+// or taller than the grid.
+void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+                  Precision precision) {
+  const std::string what = "--kernel-variant blocked";
+  plan.block_steps = request.block_steps > 0 ? request.block_steps : kBlockedDefaultSteps;
+  if (plan.block_steps > 64) throw DeviceError(what + " runs at most 64 steps per launch (--block-steps)");
+  const int items = plan.local.x * plan.local.y;
+  if (!request.tile.is_auto()) {
+    plan.tile = request.tile;
+  } else {
+    int side = 1;
+    while (blocked_local_bytes({side + 1, side + 1}, plan.block_steps, items, precision) <= device.local_mem_bytes)
+      ++side;
+    plan.tile = {std::min(side, params.nx), std::min(side, params.ny)};
+  }
+  if (plan.tile.x < 1 || plan.tile.y < 1)
+    throw DeviceError(what + ": the tile must be at least 1x1 cells (got " + plan.tile.text() + ")");
+  const long long bytes = blocked_local_bytes(plan.tile, plan.block_steps, items, precision);
+  if (bytes > device.local_mem_bytes)
+    throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +
+                      " steps per launch and work-groups of " + std::to_string(items) + " needs " +
+                      std::to_string(bytes) + " bytes of local memory, but " + device.name + " has " +
+                      std::to_string(device.local_mem_bytes) + ": use a smaller --tile or fewer --block-steps");
+}
+
+}  // namespace
+
+LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+                       Precision precision) {
   LaunchPlan plan;
   plan.variant = resolve_kernel_variant(request.variant, params, device.gpu, !request.local.is_auto());
-  if (request.slabs && (plan.variant == KernelVariant::Split || plan.variant == KernelVariant::FusedX2)) {
-    // Two steps per launch would need two halo rows; split has no slab kernels.
+  if (request.slabs && (plan.variant == KernelVariant::Split || plan.variant == KernelVariant::FusedX2 ||
+                        plan.variant == KernelVariant::Blocked)) {
+    // Several steps per launch would need as many halo rows; split has no slab kernels.
     if (request.variant != KernelVariant::Auto)
       throw DeviceError(std::string("--kernel-variant ") + to_string(request.variant) +
                         " is not available with several MPI ranks: they run fused or fused-rows (or auto)");
@@ -78,6 +127,9 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
       throw DeviceError("--kernel-variant fused-rows runs a whole row per work-item and takes no --local-size (got " +
                         request.local.text() + "): leave it out, or choose another variant");
     plan.local = {1, 1};
+  } else if (request.local.is_auto() && plan.variant == KernelVariant::Blocked) {
+    // Items walk the whole region each step: enough of them to hide latency.
+    plan.local = {std::min(256, device.max_threads), 1};
   } else if (request.local.is_auto()) {
     // One row of cells per work-group: coalesced on GPUs, long vector loops on CPUs.
     int x = device.gpu ? 128 : 256;
@@ -94,8 +146,17 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
                       std::to_string(device.max_threads) + " work-items in all)");
 
   plan.rows_per_item = rows_per_item_for(params, plan.variant, request.rows_per_item);
-  plan.groups_x = plan.variant == KernelVariant::FusedRows ? 1 : (params.nx + l.x - 1) / l.x;
-  plan.groups_y = (params.ny + plan.group_height() - 1) / plan.group_height();
+  if (plan.variant == KernelVariant::Blocked) {
+    plan_blocked(plan, params, device, request, precision);
+    plan.groups_x = (params.nx + plan.tile.x - 1) / plan.tile.x;
+    plan.groups_y = (params.ny + plan.tile.y - 1) / plan.tile.y;
+  } else {
+    if (request.block_steps > 0 || !request.tile.is_auto())
+      throw DeviceError("--block-steps and --tile are for --kernel-variant blocked, not " +
+                        std::string(to_string(plan.variant)));
+    plan.groups_x = plan.variant == KernelVariant::FusedRows ? 1 : (params.nx + l.x - 1) / l.x;
+    plan.groups_y = (params.ny + plan.group_height() - 1) / plan.group_height();
+  }
   if (plan.groups_y > device.max_groups_y)
     throw DeviceError("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny) + " needs " +
                       std::to_string(plan.groups_y) + " rows of work-groups with local size " + l.text() +
@@ -105,7 +166,11 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
     plan.chunk_steps = request.chunk_steps;
   } else {
     plan.chunk_steps = std::max(1, std::min({params.max_iters, kMaxChunkSteps, kMaxChunkValues / plan.num_groups()}));
-    if (plan.chunk_steps > 1) plan.chunk_steps &= ~1;
+    // An even number of whole launches per chunk, so that every chunk starts
+    // from the same buffer.
+    const int unit = 2 * plan.steps_per_launch();
+    if (plan.chunk_steps >= unit) plan.chunk_steps -= plan.chunk_steps % unit;
+    else if (plan.chunk_steps > 1) plan.chunk_steps &= ~1;
   }
   return plan;
 }

@@ -15,11 +15,13 @@ namespace d2q9 {
 //   Split:     accelerate_flow and propagate_rebound_collide, two launches per step;
 //   Fused:     the next step's acceleration folded into propagate_rebound_collide, one launch per step;
 //   FusedX2:   propagate_rebound_collide_x2, two fused steps per launch (small grids);
-//   FusedRows: propagate_rebound_collide_rows, a row per work-item, no barriers (CPU devices).
-enum class KernelVariant { Auto, Split, Fused, FusedX2, FusedRows };
+//   FusedRows: propagate_rebound_collide_rows, a row per work-item, no barriers (CPU devices);
+//   Blocked:   propagate_rebound_collide_blocked, several steps per launch on
+//              tiles held in local memory (temporal blocking, small grids).
+enum class KernelVariant { Auto, Split, Fused, FusedX2, FusedRows, Blocked };
 
 const char* to_string(KernelVariant v);
-// "auto", "split", "fused", "fused-x2" or "fused-rows"; std::invalid_argument otherwise.
+// "auto", "split", "fused", "fused-x2", "fused-rows" or "blocked"; std::invalid_argument otherwise.
 KernelVariant parse_kernel_variant(const std::string& text);
 
 // What a device allows, as its backend reports it.
@@ -30,6 +32,7 @@ struct DeviceLimits {
   int max_threads = 1024;          // per work-group
   long long max_groups_y = 1LL << 31;
   bool has_rows_kernel = true;     // propagate_rebound_collide_rows can be built (OpenCL)
+  long long local_mem_bytes = 48 * 1024;  // local (shared) memory a work-group may use
 };
 
 // What the user asked for; zeros and Auto leave the choice to the plan.
@@ -38,6 +41,8 @@ struct LaunchRequest {
   LocalSize local;
   int rows_per_item = 0;
   int chunk_steps = 0;
+  int block_steps = 0;  // blocked: steps per launch
+  LocalSize tile;       // blocked: cells each work-group owns
   bool slabs = false;  // the grid is split across MPI ranks: only the fused one-step kernel
 };
 
@@ -50,22 +55,44 @@ struct LaunchPlan {
   // read back (one half of a double buffer); even where more than one, so
   // that every chunk starts from the same buffer.
   int chunk_steps = 1;
+  // Blocked: at most block_steps steps per launch, each work-group owning a
+  // tile of cells (groups_x x groups_y tiles cover the grid).
+  int block_steps = 1;
+  LocalSize tile;
 
   int num_groups() const { return groups_x * groups_y; }
   int group_height() const { return local.y * rows_per_item; }
   bool fused() const { return variant != KernelVariant::Split; }
+  // Most steps one launch advances.
+  int steps_per_launch() const {
+    return variant == KernelVariant::FusedX2 ? 2 : variant == KernelVariant::Blocked ? block_steps : 1;
+  }
   // Kernel launches for `steps` steps; each swaps the two lattices once.
-  int launches(int steps) const { return variant == KernelVariant::FusedX2 ? steps / 2 + steps % 2 : steps; }
+  int launches(int steps) const { return (steps + steps_per_launch() - 1) / steps_per_launch(); }
 };
 
-// Cells up to which "auto" picks two steps per launch on GPUs: below it a step costs less than its launch.
-constexpr std::size_t kTwoStepMaxCells = 256 * 512;
 // Partial sums kept per chunk: at most this many steps and this many values.
 constexpr int kMaxChunkSteps = 512;
 constexpr int kMaxChunkValues = 1 << 22;
 
 // The plan; DeviceError naming the device for a shape or variant it cannot run.
-LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request);
+// The precision sets how many cells the blocked kernel's local memory holds.
+LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+                       Precision precision = Precision::Float);
+
+// Local memory the blocked kernel needs for `steps` steps on `tile` with
+// work-groups of `items`: nine distributions and the mask per region cell
+// (the tile and its halo of `steps` cells), and the reduction's scratch.
+long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision);
+
+// Steps per launch the blocked kernel runs unless asked otherwise.
+constexpr int kBlockedDefaultSteps = 8;
+// The plan's variant for records: its name, with steps per launch and tile
+// for blocked ("blocked-8-20x20").
+std::string variant_text(const LaunchPlan& plan);
+
+// Cells up to which "auto" picks two steps per launch on GPUs: below it a step costs less than its launch.
+constexpr std::size_t kTwoStepMaxCells = 256 * 512;
 
 // The variant "auto" stands for: on CPU devices a row per work-item (fused
 // unless the user gave a shape, which that kernel cannot use); on GPUs two

@@ -24,12 +24,16 @@ std::vector<ChunkedSolver::Launch> ChunkedSolver::launches(const Chunk& chunk) c
   for (int t = 0; t < chunk.steps;) {
     Launch l;
     l.step = t;
-    l.two_steps = plan_.variant == KernelVariant::FusedX2 && t + 2 <= chunk.steps;
-    const int advance = l.two_steps ? 2 : 1;
-    l.accelerate_next = plan_.fused() && !(chunk.ends_call && t + advance == chunk.steps);
+    // The blocked kernel runs any number up to its maximum; the two-step
+    // kernel leaves a last odd step to the one-step kernel.
+    const int left = chunk.steps - t;
+    l.steps = plan_.variant == KernelVariant::Blocked ? std::min(plan_.block_steps, left)
+              : plan_.variant == KernelVariant::FusedX2 && left >= 2 ? 2
+                                                                    : 1;
+    l.accelerate_next = plan_.fused() && !(chunk.ends_call && t + l.steps == chunk.steps);
     l.partial_offset = (chunk.half * plan_.chunk_steps + t) * plan_.num_groups();
     out.push_back(l);
-    t += advance;
+    t += l.steps;
   }
   return out;
 }

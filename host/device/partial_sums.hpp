@@ -29,10 +29,10 @@ class ChunkedSolver : public Solver {
     bool ends_call = false;
   };
   // One kernel launch in a chunk: the step it starts at (within the chunk),
-  // whether it runs two steps, and whether it accelerates the step after it.
+  // how many steps it runs, and whether it accelerates the step after it.
   struct Launch {
     int step = 0;
-    bool two_steps = false;
+    int steps = 1;
     bool accelerate_next = false;
     int partial_offset = 0;  // in values, into the whole partial-sum buffer
   };

@@ -18,6 +18,7 @@ DeviceLimits opencl_device_limits(const cl::Device& device) {
     l.max_y = clamp(items.at(1));
     l.max_threads = clamp(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>());
     l.has_rows_kernel = true;
+    l.local_mem_bytes = static_cast<long long>(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading the device's limits");
   }
@@ -50,7 +51,9 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
       accelerate[b] = cl::Kernel(program, "accelerate_flow");
       accelerate[b].setArg(0, lattices[b]);
       accelerate[b].setArg(1, obstacles);
-      const char* names[] = {rows_kernel ? "propagate_rebound_collide_rows" : "propagate_rebound_collide",
+      const char* names[] = {rows_kernel                                 ? "propagate_rebound_collide_rows"
+                             : plan.variant == KernelVariant::Blocked ? "propagate_rebound_collide_blocked"
+                                                                      : "propagate_rebound_collide",
                              "propagate_rebound_collide_x2"};
       cl::Kernel* kernels[] = {&collide[b], &collide_x2[b]};
       for (int k = 0; k < 2; ++k) {
@@ -62,6 +65,7 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
         kernel.setArg(3, partials);
         kernel.setArg(4, 0);
         kernel.setArg(5, 0);
+        if (k == 0 && plan.variant == KernelVariant::Blocked) kernel.setArg(6, plan.block_steps);
         kernel_max = std::min<long long>(kernel_max, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
       }
     }
