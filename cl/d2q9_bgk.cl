@@ -520,7 +520,10 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
 #define REGION_X (TILE_X + 2 * BLOCK_STEPS)
 #define REGION_Y (TILE_Y + 2 * BLOCK_STEPS)
 #define REGION_CELLS (REGION_X * REGION_Y)
-#define REGION_PER_ITEM ((REGION_CELLS + WG_SIZE - 1) / WG_SIZE)
+// Two copies of the region's distributions (steps alternate between them, so
+// one barrier a step suffices); once the steps are done, the same memory holds
+// each item's |u| sum of every step for the reduction.
+#define REGION_REALS (18 * REGION_CELLS > BLOCK_STEPS * WG_SIZE ? 18 * REGION_CELLS : BLOCK_STEPS * WG_SIZE)
 
 // v modulo n in [0, n), for negative v too (region cells before the grid's start).
 ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
@@ -533,9 +536,10 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
                                                 __global const uchar* restrict obstacles,
                                                 __global real* restrict partial_sums, const int partial_offset,
                                                 const int accelerate_next, const int steps) {
-  __local real region[9 * REGION_CELLS];  // speed k of region cell c at k * REGION_CELLS + c
+  // Speed k of region cell c, copy b, at (2 * k + b) * REGION_CELLS + c.
+  __local real region[REGION_REALS];
   __local uchar region_mask[REGION_CELLS];
-  __local real local_speed[WG_SIZE];
+  __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
   const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
@@ -546,54 +550,61 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;
     const idx_t cell = CELL(wrap(x0 + rx, NX), wrap(y0 + ry, NY));
-    for (int k = 0; k < 9; ++k) region[k * REGION_CELLS + c] = load_f(src, k, cell);
+    for (int k = 0; k < 9; ++k) region[2 * k * REGION_CELLS + c] = load_f(src, k, cell);
     region_mask[c] = obstacles[cell];
   }
+  for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = wrap(y0 + ry, NY) == ACCEL_ROW;
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  for (int s = 1; s <= steps; ++s) {
+  real speed[BLOCK_STEPS];  // this item's |u| sum of each step, over its tile cells
+  for (int s = 1; s <= BLOCK_STEPS; ++s) {
+    speed[s - 1] = (real)0;
+    if (s > steps) continue;
     const int last = s == steps;
-    real f[REGION_PER_ITEM][9];
-    real speed = (real)0;
-    for (int i = 0; i < REGION_PER_ITEM; ++i) {
-      const int c = lid + i * WG_SIZE;
+    __local const real* from = region + ((s - 1) & 1) * REGION_CELLS;
+    __local real* to = region + (s & 1) * REGION_CELLS;
+    // After step s a cell is exact if it is s cells inside the region; the
+    // last step computes only the tile.
+    const int margin = last ? BLOCK_STEPS : s;
+    for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
       const int ry = c / REGION_X, rx = c - ry * REGION_X;
-      // After step s a cell is exact if it is s cells inside the region; the
-      // last step computes only the tile.
-      const int margin = last ? BLOCK_STEPS : s;
-      if (c < REGION_CELLS && rx >= margin && rx < REGION_X - margin && ry >= margin && ry < REGION_Y - margin) {
-        real g[9];
-        g[0] = region[c];
-        g[1] = region[1 * REGION_CELLS + c - 1];
-        g[2] = region[2 * REGION_CELLS + c - REGION_X];
-        g[3] = region[3 * REGION_CELLS + c + 1];
-        g[4] = region[4 * REGION_CELLS + c + REGION_X];
-        g[5] = region[5 * REGION_CELLS + c - 1 - REGION_X];
-        g[6] = region[6 * REGION_CELLS + c + 1 - REGION_X];
-        g[7] = region[7 * REGION_CELLS + c + 1 + REGION_X];
-        g[8] = region[8 * REGION_CELLS + c - 1 + REGION_X];
-        const int x = x0 + rx, y = y0 + ry;
-        const int accelerate = wrap(y, NY) == ACCEL_ROW && (!last || accelerate_next);
-        const real cell_speed = collide(g, region_mask[c], wrap(x, NX), accelerate, f[i]);
-        // The tile's own cells inside the grid count towards |u|.
-        const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
-                            ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
-        if (in_tile) speed += cell_speed;
-        if (last && in_tile) store(dst, CELL(x, y), f[i]);
+      if (rx < margin || rx >= REGION_X - margin || ry < margin || ry >= REGION_Y - margin) continue;
+      real g[9], f[9];
+      g[0] = from[c];
+      g[1] = from[2 * REGION_CELLS + c - 1];
+      g[2] = from[4 * REGION_CELLS + c - REGION_X];
+      g[3] = from[6 * REGION_CELLS + c + 1];
+      g[4] = from[8 * REGION_CELLS + c + REGION_X];
+      g[5] = from[10 * REGION_CELLS + c - 1 - REGION_X];
+      g[6] = from[12 * REGION_CELLS + c + 1 - REGION_X];
+      g[7] = from[14 * REGION_CELLS + c + 1 + REGION_X];
+      g[8] = from[16 * REGION_CELLS + c - 1 + REGION_X];
+      const int x = x0 + rx, y = y0 + ry;
+      const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
+      const real cell_speed = collide(g, region_mask[c], wrap(x, NX), accelerate, f);
+      // The tile's own cells inside the grid count towards |u|.
+      const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
+                          ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
+      if (in_tile) speed[s - 1] += cell_speed;
+      if (last) {
+        if (in_tile) store(dst, CELL(x, y), f);
+      } else {
+        for (int k = 0; k < 9; ++k) to[2 * k * REGION_CELLS + c] = as_stored(k, f[k]);
       }
     }
-    if (!last) {
-      barrier(CLK_LOCAL_MEM_FENCE);  // every item has read the old state
-      for (int i = 0; i < REGION_PER_ITEM; ++i) {
-        const int c = lid + i * WG_SIZE;
-        const int ry = c / REGION_X, rx = c - ry * REGION_X;
-        if (c < REGION_CELLS && rx >= s && rx < REGION_X - s && ry >= s && ry < REGION_Y - s)
-          for (int k = 0; k < 9; ++k) region[k * REGION_CELLS + c] = as_stored(k, f[i][k]);
-      }
-    }
-    // Its barriers also order this step's writes before the next step's reads.
-    REDUCE_TO_PARTIAL(local_speed, lid, speed, partial_offset + (s - 1) * num_groups + group);
+    barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
   }
+
+  // Every step's sums in one tree, in the region's memory, which the last
+  // step no longer reads.
+  for (int s = 0; s < BLOCK_STEPS; ++s) region[s * WG_SIZE + lid] = speed[s];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int stride = REDUCE_POW2; stride > 0; stride >>= 1) {
+    if (lid < stride && lid + stride < WG_SIZE)
+      for (int s = 0; s < BLOCK_STEPS; ++s) region[s * WG_SIZE + lid] += region[s * WG_SIZE + lid + stride];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int s = lid; s < steps; s += WG_SIZE) partial_sums[partial_offset + s * num_groups + group] = region[s * WG_SIZE];
 }
 #endif
 

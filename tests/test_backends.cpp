@@ -16,6 +16,18 @@
 
 using namespace d2q9;
 using d2q9::test::config;
+
+namespace d2q9::test {
+// What the plan knows of the default device.
+DeviceLimits limits_of(Backend b) {
+#ifdef D2Q9_HAVE_CUDA
+  if (b == Backend::Cuda) return cuda_limits(-1);
+#endif
+  (void)b;
+  return opencl_limits(-1);
+}
+long long local_memory_bytes(Backend b) { return limits_of(b).local_mem_bytes; }
+}  // namespace d2q9::test
 using d2q9::test::max_relative_difference;
 using d2q9::test::reference;
 using d2q9::test::run;
@@ -52,15 +64,6 @@ std::string unavailable(Backend b) {
 // OpenCL CPU kernel that sums |u| in another order, is tested in test_opencl.cpp.
 std::vector<KernelVariant> variants_of(Backend) {
   return {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2};
-}
-
-// The local memory a work-group of the default device may use.
-long long local_memory_bytes(Backend b) {
-#ifdef D2Q9_HAVE_CUDA
-  if (b == Backend::Cuda) return cuda_limits(-1).local_mem_bytes;
-#endif
-  (void)b;
-  return opencl_limits(-1).local_mem_bytes;
 }
 
 }  // namespace
@@ -208,6 +211,34 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel (several steps per launch) g
   }
 }
 
+TEST_CASE("the blocked kernel's default tile: the largest square that fits, halved until each compute unit has one") {
+  DeviceLimits gpu;  // an H200 as NVIDIA's OpenCL reports it
+  gpu.name = "GPU";
+  gpu.local_mem_bytes = 49152;
+  gpu.compute_units = 132;
+  gpu.max_threads = 1024;
+  const LaunchRequest blocked{KernelVariant::Blocked};
+  const auto tile_of = [&](int nx, int ny, Precision precision) {
+    const LaunchPlan plan = plan_launch(d2q9::test::make_params(nx, ny, 100), gpu, blocked, precision);
+    CHECK(plan.block_steps == 4);
+    CHECK(plan.local == LocalSize{256, 1});
+    CHECK(plan.num_groups() == ((nx + plan.tile.x - 1) / plan.tile.x) * ((ny + plan.tile.y - 1) / plan.tile.y));
+    return plan.tile;
+  };
+  // Float: 2 x 9 x 4 bytes, a mask byte and a share of the row flags per
+  // region cell: a 25x25 region, so a 17x17 tile.
+  CHECK(tile_of(1024, 1024, Precision::Float) == LocalSize{17, 17});
+  CHECK(tile_of(256, 256, Precision::Float) == LocalSize{17, 17});    // 256 tiles
+  CHECK(tile_of(128, 256, Precision::Float) == LocalSize{17, 8});     // 17x17 would make 128
+  CHECK(tile_of(128, 128, Precision::Float) == LocalSize{8, 8});
+  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{17, 17});  // computes in float
+  CHECK(tile_of(1024, 1024, Precision::Double) == LocalSize{10, 10});
+  CHECK(tile_of(12, 5, Precision::Float) == LocalSize{8, 5});  // no larger than the grid, halved to 8 at most
+  // A grid of one row of cells per group in x.
+  const LaunchPlan plan = plan_launch(d2q9::test::make_params(20, 20, 100), gpu, blocked, Precision::Float);
+  CHECK(plan.chunk_steps % 8 == 0);  // an even number of whole launches
+}
+
 TEST_CASE_TEMPLATE("conformance: the blocked kernel's tile fits local memory, and one that does not is refused", T,
                    BACKENDS) {
   constexpr Backend b = T::backend;
@@ -220,11 +251,12 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel's tile fits local memory, an
     CHECK(plan.block_steps == kBlockedDefaultSteps);
     CHECK(plan.groups_x == (p.nx + plan.tile.x - 1) / plan.tile.x);
     CHECK(plan.groups_y == (p.ny + plan.tile.y - 1) / plan.tile.y);
-    const long long limit = local_memory_bytes(b);
+    const long long limit = d2q9::test::local_memory_bytes(b);
     const int items = plan.local.x * plan.local.y;
     CHECK(blocked_local_bytes(plan.tile, plan.block_steps, items, precision) <= limit);
-    // The chosen tile is the largest square that fits (or the whole grid).
-    if (plan.tile.x < p.nx)
+    // The chosen tile is the largest square that fits (or the whole grid),
+    // unless there would be fewer tiles than compute units.
+    if (plan.tile.x == plan.tile.y && plan.tile.x < p.nx)
       CHECK(blocked_local_bytes({plan.tile.x + 1, plan.tile.y + 1}, plan.block_steps, items, precision) > limit);
     c.launch.tile = {4096, 4096};
     CHECK_THROWS_WITH_AS(plan_for(b, p, c), doctest::Contains("bytes of local memory"), DeviceError);

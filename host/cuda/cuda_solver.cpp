@@ -379,6 +379,7 @@ DeviceLimits cuda_limits(int device_index) {
   // Static shared arrays: 48 KB per block whatever the device has.
   l.local_mem_bytes =
       device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "cuDeviceGetAttribute");
+  l.compute_units = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "cuDeviceGetAttribute");
   return l;
 }
 

@@ -72,14 +72,17 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
-  return region * (kSpeeds * real + 1) + items * real;
+  // Two copies of the distributions (or the reduction's sums, if more), the
+  // mask and a flag per row.
+  return std::max(2 * kSpeeds * region, static_cast<long long>(steps) * items) * real + region + (tile.y + 2 * steps);
 }
 
 namespace {
 
 // The blocked kernel's steps per launch and tile: as requested, else the
 // largest square tile whose region fits the device's local memory, no wider
-// or taller than the grid.
+// or taller than the grid, then halved (height first: rows stay coalesced)
+// down to 8 cells until there is a tile for each compute unit.
 void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& device, const LaunchRequest& request,
                   Precision precision) {
   const std::string what = "--kernel-variant blocked";
@@ -92,7 +95,14 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
     int side = 1;
     while (blocked_local_bytes({side + 1, side + 1}, plan.block_steps, items, precision) <= device.local_mem_bytes)
       ++side;
-    plan.tile = {std::min(side, params.nx), std::min(side, params.ny)};
+    LocalSize& t = plan.tile;
+    t = {std::min(side, params.nx), std::min(side, params.ny)};
+    const auto tiles = [&] { return static_cast<long long>((params.nx + t.x - 1) / t.x) * ((params.ny + t.y - 1) / t.y); };
+    while (tiles() < device.compute_units) {
+      if (t.y > 8 && t.y * 2 >= t.x) t.y = std::max(8, t.y / 2);
+      else if (t.x > 8) t.x = std::max(8, t.x / 2);
+      else break;
+    }
   }
   if (plan.tile.x < 1 || plan.tile.y < 1)
     throw DeviceError(what + ": the tile must be at least 1x1 cells (got " + plan.tile.text() + ")");

@@ -33,6 +33,7 @@ struct DeviceLimits {
   long long max_groups_y = 1LL << 31;
   bool has_rows_kernel = true;     // propagate_rebound_collide_rows can be built (OpenCL)
   long long local_mem_bytes = 48 * 1024;  // local (shared) memory a work-group may use
+  int compute_units = 1;                  // work-groups that run at once, at least
 };
 
 // What the user asked for; zeros and Auto leave the choice to the plan.
@@ -81,12 +82,12 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
                        Precision precision = Precision::Float);
 
 // Local memory the blocked kernel needs for `steps` steps on `tile` with
-// work-groups of `items`: nine distributions and the mask per region cell
-// (the tile and its halo of `steps` cells), and the reduction's scratch.
+// work-groups of `items`: two copies of nine distributions and the mask per
+// region cell (the tile and its halo of `steps` cells), a flag per region row.
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision);
 
 // Steps per launch the blocked kernel runs unless asked otherwise.
-constexpr int kBlockedDefaultSteps = 8;
+constexpr int kBlockedDefaultSteps = 4;
 // The plan's variant for records: its name, with steps per launch and tile
 // for blocked ("blocked-8-20x20").
 std::string variant_text(const LaunchPlan& plan);

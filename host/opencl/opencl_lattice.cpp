@@ -19,6 +19,7 @@ DeviceLimits opencl_device_limits(const cl::Device& device) {
     l.max_threads = clamp(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>());
     l.has_rows_kernel = true;
     l.local_mem_bytes = static_cast<long long>(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
+    l.compute_units = static_cast<int>(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading the device's limits");
   }
