@@ -561,8 +561,8 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
     speed[s - 1] = (real)0;
     if (s > steps) continue;
     const int last = s == steps;
-    __local const real* from = region + ((s - 1) & 1) * REGION_CELLS;
-    __local real* to = region + (s & 1) * REGION_CELLS;
+    // Offsets of the copies read and written (CUDA has no __local pointers).
+    const int from = ((s - 1) & 1) * REGION_CELLS, to = (s & 1) * REGION_CELLS;
     // After step s a cell is exact if it is s cells inside the region; the
     // last step computes only the tile.
     const int margin = last ? BLOCK_STEPS : s;
@@ -570,15 +570,15 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
       const int ry = c / REGION_X, rx = c - ry * REGION_X;
       if (rx < margin || rx >= REGION_X - margin || ry < margin || ry >= REGION_Y - margin) continue;
       real g[9], f[9];
-      g[0] = from[c];
-      g[1] = from[2 * REGION_CELLS + c - 1];
-      g[2] = from[4 * REGION_CELLS + c - REGION_X];
-      g[3] = from[6 * REGION_CELLS + c + 1];
-      g[4] = from[8 * REGION_CELLS + c + REGION_X];
-      g[5] = from[10 * REGION_CELLS + c - 1 - REGION_X];
-      g[6] = from[12 * REGION_CELLS + c + 1 - REGION_X];
-      g[7] = from[14 * REGION_CELLS + c + 1 + REGION_X];
-      g[8] = from[16 * REGION_CELLS + c - 1 + REGION_X];
+      g[0] = region[from + c];
+      g[1] = region[from + 2 * REGION_CELLS + c - 1];
+      g[2] = region[from + 4 * REGION_CELLS + c - REGION_X];
+      g[3] = region[from + 6 * REGION_CELLS + c + 1];
+      g[4] = region[from + 8 * REGION_CELLS + c + REGION_X];
+      g[5] = region[from + 10 * REGION_CELLS + c - 1 - REGION_X];
+      g[6] = region[from + 12 * REGION_CELLS + c + 1 - REGION_X];
+      g[7] = region[from + 14 * REGION_CELLS + c + 1 + REGION_X];
+      g[8] = region[from + 16 * REGION_CELLS + c - 1 + REGION_X];
       const int x = x0 + rx, y = y0 + ry;
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
       const real cell_speed = collide(g, region_mask[c], wrap(x, NX), accelerate, f);
@@ -589,7 +589,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
       if (last) {
         if (in_tile) store(dst, CELL(x, y), f);
       } else {
-        for (int k = 0; k < 9; ++k) to[2 * k * REGION_CELLS + c] = as_stored(k, f[k]);
+        for (int k = 0; k < 9; ++k) region[to + 2 * k * REGION_CELLS + c] = as_stored(k, f[k]);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it

@@ -67,6 +67,26 @@ void write_kernels_dir(const TempDir& dir, const std::string& kernel_source) {
 
 }  // namespace
 
+TEST_CASE("CUDA: NVRTC compiles the blocked kernel, its shared arrays sized by the plan") {
+  const Params p = d2q9::test::make_params(128, 64, 10);
+  for (Precision precision : {Precision::Float, Precision::Double, Precision::Fp16s}) {
+    CAPTURE(std::string(to_string(precision)));
+    LaunchPlan plan;
+    plan.variant = KernelVariant::Blocked;
+    plan.local = {256, 1};
+    plan.block_steps = 4;
+    plan.tile = {16, 8};
+    const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(p, precision, plan),
+                                                    NvrtcTarget{9, 0, false});
+    CHECK(count_of(k.image, ".entry propagate_rebound_collide_blocked(") == 1);
+    // A 24x16 region: two copies of nine distributions in the run's arithmetic.
+    const std::size_t real_size = precision == Precision::Double ? 8 : 4;
+    CHECK(contains(k.image, "region[" + std::to_string(18 * 24 * 16 * real_size) + "]"));
+    CHECK(contains(k.image, "region_mask[" + std::to_string(24 * 16) + "]"));
+    if (!is_16bit(precision)) CHECK(!contains(k.image, "fma."));  // 16-bit conversions are exact fmas
+  }
+}
+
 TEST_CASE("CUDA: NVRTC compiles the shared kernels to PTX for sm_90, with every entry point") {
   MESSAGE("compiling with " << nvrtc_version());
   const Params p = d2q9::test::make_params(128, 64, 10);
