@@ -176,8 +176,9 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel (several steps per launch) g
   // Grids that are not multiples of the tile; a grid smaller than the halo
   // (the region wraps around it more than once); groups with more items than
   // region cells, and shapes whose reduction tree has odd levels.
-  const Case cases[] = {{23, 17, {5, 4}, 3, {16, 1}}, {23, 17, {8, 8}, 5, {7, 3}}, {23, 17, {23, 17}, 2, {32, 2}},
-                        {20, 12, {6, 5}, 1, {64, 1}}, {6, 5, {4, 4}, 8, {16, 2}}};
+  // Each fits 32 KB of local memory in double, the least an OpenCL GPU has.
+  const Case cases[] = {{23, 17, {5, 4}, 3, {16, 1}}, {23, 17, {8, 5}, 4, {7, 3}}, {12, 9, {12, 9}, 2, {32, 2}},
+                        {20, 12, {6, 5}, 1, {64, 1}}, {6, 5, {4, 4}, 5, {16, 2}}};
   for (const Case& c : cases) {
     const Params p = d2q9::test::make_params(c.nx, c.ny, 40, 0.03);
     ObstacleMask m = d2q9::test::test_obstacles(p);
@@ -220,19 +221,20 @@ TEST_CASE("the blocked kernel's default tile: the largest square that fits, halv
   const LaunchRequest blocked{KernelVariant::Blocked};
   const auto tile_of = [&](int nx, int ny, Precision precision) {
     const LaunchPlan plan = plan_launch(d2q9::test::make_params(nx, ny, 100), gpu, blocked, precision);
-    CHECK(plan.block_steps == 4);
+    CHECK(plan.block_steps == (nx * ny <= 256 * 256 ? 4 : 3));
     CHECK(plan.local == LocalSize{256, 1});
     CHECK(plan.num_groups() == ((nx + plan.tile.x - 1) / plan.tile.x) * ((ny + plan.tile.y - 1) / plan.tile.y));
     return plan.tile;
   };
   // Float: 2 x 9 x 4 bytes, a mask byte and a share of the row flags per
-  // region cell: a 25x25 region, so a 17x17 tile.
-  CHECK(tile_of(1024, 1024, Precision::Float) == LocalSize{17, 17});
+  // region cell: a 25x25 region, so a 17x17 tile with 4 steps per launch
+  // (up to 256x256) and 19x19 with 3 (above).
+  CHECK(tile_of(1024, 1024, Precision::Float) == LocalSize{19, 19});
   CHECK(tile_of(256, 256, Precision::Float) == LocalSize{17, 17});    // 256 tiles
   CHECK(tile_of(128, 256, Precision::Float) == LocalSize{17, 8});     // 17x17 would make 128
   CHECK(tile_of(128, 128, Precision::Float) == LocalSize{8, 8});
-  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{17, 17});  // computes in float
-  CHECK(tile_of(1024, 1024, Precision::Double) == LocalSize{10, 10});
+  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{19, 19});  // computes in float
+  CHECK(tile_of(1024, 1024, Precision::Double) == LocalSize{12, 12});  // an 18x18 region
   CHECK(tile_of(12, 5, Precision::Float) == LocalSize{8, 5});  // no larger than the grid, halved to 8 at most
   // A grid of one row of cells per group in x.
   const LaunchPlan plan = plan_launch(d2q9::test::make_params(20, 20, 100), gpu, blocked, Precision::Float);
@@ -248,7 +250,7 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel's tile fits local memory, an
   for (Precision precision : {Precision::Float, Precision::Double}) {
     SolverConfig c = config(precision, LocalSize{}, KernelVariant::Blocked);
     const LaunchPlan plan = *plan_for(b, p, c);
-    CHECK(plan.block_steps == kBlockedDefaultSteps);
+    CHECK(plan.block_steps == 3);  // above 256x256 cells
     CHECK(plan.groups_x == (p.nx + plan.tile.x - 1) / plan.tile.x);
     CHECK(plan.groups_y == (p.ny + plan.tile.y - 1) / plan.tile.y);
     const long long limit = d2q9::test::local_memory_bytes(b);

@@ -36,7 +36,7 @@ std::string variant_text(const LaunchPlan& plan) {
 KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given) {
   if (v != KernelVariant::Auto) return v;
   if (!gpu) return local_size_given ? KernelVariant::Fused : KernelVariant::FusedRows;
-  return params.cells() <= kTwoStepMaxCells ? KernelVariant::FusedX2 : KernelVariant::Fused;
+  return params.cells() <= kBlockedMaxCells ? KernelVariant::Blocked : KernelVariant::Fused;
 }
 
 std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, bool local_size_given) {
@@ -46,10 +46,10 @@ std::string variant_reason(KernelVariant requested, const Params& params, bool g
   if (!gpu)
     return local_size_given ? name + ": a local size was given, and fused-rows (the CPU default) takes none"
                             : name + ": the default on CPU devices (a row per work-item, no barriers)";
-  return v == KernelVariant::FusedX2 ? name + ": the default on GPUs for grids of up to " +
-                                           std::to_string(kTwoStepMaxCells) + " cells (two steps per launch)"
+  return v == KernelVariant::Blocked ? name + ": the default on GPUs for grids of up to " +
+                                           std::to_string(kBlockedMaxCells) + " cells (several steps per launch)"
                                      : name + ": the default on GPUs for grids above " +
-                                           std::to_string(kTwoStepMaxCells) + " cells";
+                                           std::to_string(kBlockedMaxCells) + " cells";
 }
 
 std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs) {
@@ -69,6 +69,8 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
   return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
 }
 
+int default_block_steps(const Params& params) { return params.cells() <= 256 * 256 ? 4 : 3; }
+
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
@@ -86,7 +88,7 @@ namespace {
 void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& device, const LaunchRequest& request,
                   Precision precision) {
   const std::string what = "--kernel-variant blocked";
-  plan.block_steps = request.block_steps > 0 ? request.block_steps : kBlockedDefaultSteps;
+  plan.block_steps = request.block_steps > 0 ? request.block_steps : default_block_steps(params);
   if (plan.block_steps > 64) throw DeviceError(what + " runs at most 64 steps per launch (--block-steps)");
   const int items = plan.local.x * plan.local.y;
   if (!request.tile.is_auto()) {

@@ -86,18 +86,22 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
 // region cell (the tile and its halo of `steps` cells), a flag per region row.
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision);
 
-// Steps per launch the blocked kernel runs unless asked otherwise.
-constexpr int kBlockedDefaultSteps = 4;
+// Steps per launch the blocked kernel runs unless asked otherwise: 4 up to
+// 256x256 cells, 3 above, where the halo's extra arithmetic weighs more.
+int default_block_steps(const Params& params);
+
 // The plan's variant for records: its name, with steps per launch and tile
-// for blocked ("blocked-8-20x20").
+// for blocked ("blocked-4-17x17").
 std::string variant_text(const LaunchPlan& plan);
 
-// Cells up to which "auto" picks two steps per launch on GPUs: below it a step costs less than its launch.
-constexpr std::size_t kTwoStepMaxCells = 256 * 512;
+// Cells up to which "auto" picks the blocked kernel on GPUs: on an H200 it
+// beat one step per launch by 1.2-1.6x up to 256x256 and by 7-12% at
+// 1024x1024 (results/nvidia-h200/blocked/).
+constexpr std::size_t kBlockedMaxCells = 1024 * 1024;
 
 // The variant "auto" stands for: on CPU devices a row per work-item (fused
-// unless the user gave a shape, which that kernel cannot use); on GPUs two
-// steps per launch on small grids, else one.
+// unless the user gave a shape, which that kernel cannot use); on GPUs
+// several steps per launch (blocked) up to kBlockedMaxCells, else one.
 KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given = false);
 
 // Why resolve_kernel_variant chose as it did, for the run's summary.
