@@ -210,7 +210,8 @@ TEST_CASE("CUDA: the command line lists CUDA devices and runs --backend cuda, or
   REQUIRE(r.status == 0);
   CHECK(r.err == "");
   CHECK(contains(r.out, "==done==\n"));
-  CHECK(contains(r.out, " (cuda, double, local size 16x1, blocked (4 steps per launch, tile "));
+  // 12x10 cells: the blocked kernel, its tile halved to 8x8 for more tiles.
+  CHECK(contains(r.out, " (cuda, double, local size 256x1, blocked (4 steps per launch, tile 8x8))\n"));
   CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\nfinal_state.png\n");
   CHECK(count_lines(slurp(out.file("av_vels.dat"))) == 40);
   CHECK(count_lines(slurp(out.file("final_state.dat"))) == 120);
