@@ -100,7 +100,8 @@ TEST_CASE("cli: --list-devices lists the OpenCL devices with an index") {
 
 TEST_CASE("cli: usage errors are one line and exit 2") {
   for (const char* args : {"", "only-one-file", "a b --precision half", "a b --local-size 12", "a b --local-size 0x4",
-                           "a b --device -1", "a b --device x", "a b --frobnicate", "a b --kernel-variant fast", "a b --kernel-variant fused-x3", "a b --backend cuda7"}) {
+                           "a b --device -1", "a b --device x", "a b --frobnicate", "a b --kernel-variant fast", "a b --kernel-variant fused-x3", "a b --backend cuda7",
+                           "a b --block-steps 0", "a b --block-steps x", "a b --tile 8", "a b --tile 0x4"}) {
     CAPTURE(args);
     const Result r = run_program(args);
     CHECK(r.status == 2);
@@ -248,6 +249,23 @@ TEST_CASE("cli: --tune (or --autotune) prints the launches timed and the choice,
   CHECK(rows.status == 1);
   CHECK(rows.err == "error: --kernel-variant fused-rows runs a whole row per work-item and takes no --local-size (got "
                     "128x1): leave it out, or choose another variant\n");
+  // The blocked kernel's own options: refused for other variants, and a tile
+  // whose halo does not fit local memory, with the bytes it needs.
+  const Result steps = run_program("'" + pf + "' '" + of + "' -o '" + out.path + "' --kernel-variant fused --block-steps 4");
+  CHECK(steps.status == 1);
+  CHECK(steps.err == "error: --block-steps and --tile are for --kernel-variant blocked, not fused\n");
+  const Result huge = run_program("'" + pf + "' '" + of + "' -o '" + out.path +
+                                  "' --kernel-variant blocked --tile 100000x100000 -l 8x1");
+  CHECK(huge.status == 1);
+  CHECK(huge.err.rfind("error: --kernel-variant blocked with tile 100000x100000, 4 steps per launch and work-groups of 8 "
+                       "needs ", 0) == 0);
+  CHECK(count_lines(huge.err) == 1);
+  const Result blocked = run_program("'" + pf + "' '" + of + "' -o '" + out.path +
+                                     "' --kernel-variant blocked --block-steps 3 --tile 4x5 -l 8x2 --summary-json s.json");
+  CHECK(blocked.status == 0);
+  CHECK(blocked.out.find(", blocked (3 steps per launch, tile 4x5))\n") != std::string::npos);
+  const std::string json = slurp(out.file("s.json"));
+  CHECK(json.find("\"block_steps\": 3") != std::string::npos);
 }
 
 TEST_CASE("cli: --version names the version, commit and backends; the JSON summary carries them") {
