@@ -72,9 +72,17 @@ TEST_CASE("tuning cache: stores, reloads, and survives damage") {
   CacheDir cache;
   ::setenv("D2Q9_CACHE_DIR", (cache.dir.path + "/nested/cache").c_str(), 1);
   const Params p = d2q9::test::make_params(64, 32, 10);
-  const std::string key = tuning_key(Backend::OpenCL, "Some Device", p, Precision::Float, KernelVariant::Auto);
+  const std::string key = tuning_key(Backend::OpenCL, "Some Device", p, Precision::Float, LaunchRequest{});
   CHECK(key == "opencl|Some Device|64x32|float|auto");
-  CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Double, KernelVariant::FusedX2, 4) == "cuda|D|64x32|double|fused-x2-r4");
+  LaunchRequest rows;
+  rows.variant = KernelVariant::FusedX2;
+  rows.rows_per_item = 4;
+  CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Double, rows) == "cuda|D|64x32|double|fused-x2-r4");
+  LaunchRequest blocked;
+  blocked.variant = KernelVariant::Blocked;
+  blocked.block_steps = 3;
+  blocked.tile = {16, 8};
+  CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Float, blocked) == "cuda|D|64x32|float|blocked-k3-t16x8");
   CHECK_FALSE(load_tuned_launch(key).has_value());
   store_tuned_launch(key, {KernelVariant::FusedX2, LocalSize{64, 2}}, 5e-6);
   auto got = load_tuned_launch(key);
@@ -82,7 +90,7 @@ TEST_CASE("tuning cache: stores, reloads, and survives damage") {
   CHECK(got->text() == "fused-x2 64x2");
   store_tuned_launch(key, {KernelVariant::FusedRows, LocalSize{}}, 5e-6);
   CHECK(load_tuned_launch(key)->text() == "fused-rows");
-  CHECK_FALSE(load_tuned_launch(tuning_key(Backend::OpenCL, "Some Device", p, Precision::Double, KernelVariant::Auto)).has_value());
+  CHECK_FALSE(load_tuned_launch(tuning_key(Backend::OpenCL, "Some Device", p, Precision::Double, LaunchRequest{})).has_value());
 
   // Entries this version cannot use (an older one's, without a variant; edited by hand) mean a new search.
   std::ofstream(tuning_cache_path()) << R"({")" << key << R"(": {"x": 64, "y": 2, "us_per_step": 3.0}})";

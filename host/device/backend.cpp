@@ -162,7 +162,7 @@ LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMa
   search.default_reason = reason;
   search.variants = request.variant == KernelVariant::Auto ? runnable_variants(limits)
                                                            : std::vector<KernelVariant>{request.variant};
-  search.key = tuning_key(b, limits.name, params, config.device.precision, request.variant, request.rows_per_item);
+  search.key = tuning_key(b, limits.name, params, config.device.precision, request);
   return choose_launch(make, params, force_search, search);
 }
 

@@ -50,10 +50,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 std::string tuning_key(Backend backend, const std::string& device, const Params& params, Precision precision,
-                       KernelVariant variant, int rows_per_item_requested) {
+                       const LaunchRequest& request) {
   return std::string(to_string(backend)) + "|" + device + "|" + std::to_string(params.nx) + "x" +
-         std::to_string(params.ny) + "|" + to_string(precision) + "|" + to_string(variant) +
-         (rows_per_item_requested > 0 ? "-r" + std::to_string(rows_per_item_requested) : "");
+         std::to_string(params.ny) + "|" + to_string(precision) + "|" + to_string(request.variant) +
+         (request.rows_per_item > 0 ? "-r" + std::to_string(request.rows_per_item) : "") +
+         (request.block_steps > 0 ? "-k" + std::to_string(request.block_steps) : "") +
+         (request.tile.is_auto() ? "" : "-t" + request.tile.text());
 }
 
 std::string tuning_cache_path() {

@@ -32,10 +32,11 @@ struct TuningResult {
 };
 
 // Identifies what a tuned launch is valid for: backend, device, grid,
-// precision, the variant asked for (auto: any) and, where requested, rows
-// per work-item.
+// precision, and what was asked of the launch besides its shape: the
+// variant (auto: any) and, where given, rows per work-item, steps per launch
+// and tile.
 std::string tuning_key(Backend backend, const std::string& device, const Params& params, Precision precision,
-                       KernelVariant requested, int rows_per_item_requested = 0);
+                       const LaunchRequest& request);
 
 // The cache file: $D2Q9_CACHE_DIR, else $XDG_CACHE_HOME/d2q9-bgk, else ~/.cache/d2q9-bgk, + /tuning.json.
 std::string tuning_cache_path();
