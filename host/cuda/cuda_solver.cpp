@@ -232,8 +232,7 @@ void CudaSolver::build(const std::string& kernels_dir, int major, int minor) {
       compile_kernels_nvrtc(kernels_dir, kKernelFile, kernel_defines(params_, precision_, plan_), target);
   CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
   CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
-  CU_CALL(cuModuleGetFunction, &collide_, module_,
-          plan_.variant == KernelVariant::Blocked ? "propagate_rebound_collide_blocked" : "propagate_rebound_collide");
+  CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
   CU_CALL(cuModuleGetFunction, &collide_x2_, module_, "propagate_rebound_collide_x2");
 }
 
@@ -254,8 +253,7 @@ void CudaSolver::launch_chunk(const ChunkKey& key) {
     int steps = l.steps;  // read by the blocked kernel only (extra arguments are ignored)
     void* args[] = {&cells_[state], &cells_[1 - state], &obstacles_, &partials_, &partial_offset, &accelerate_next,
                     &steps};
-    const bool two_step_kernel = plan_.variant == KernelVariant::FusedX2 && l.steps == 2;
-    CU_CALL(cuLaunchKernel, two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
+    CU_CALL(cuLaunchKernel, l.two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
             static_cast<unsigned>(plan_.groups_y), 1, static_cast<unsigned>(plan_.local.x),
             static_cast<unsigned>(plan_.local.y), 1, 0, stream_, args, nullptr);
     state = 1 - state;

@@ -64,6 +64,13 @@ struct LaunchPlan {
   int num_groups() const { return groups_x * groups_y; }
   int group_height() const { return local.y * rows_per_item; }
   bool fused() const { return variant != KernelVariant::Split; }
+  // The kernel of the plan's launches, apart from the two-step launches of
+  // fused-x2: propagate_rebound_collide, or its _rows or _blocked form.
+  const char* step_kernel() const {
+    return variant == KernelVariant::FusedRows ? "propagate_rebound_collide_rows"
+           : variant == KernelVariant::Blocked ? "propagate_rebound_collide_blocked"
+                                               : "propagate_rebound_collide";
+  }
   // Most steps one launch advances.
   int steps_per_launch() const {
     return variant == KernelVariant::FusedX2 ? 2 : variant == KernelVariant::Blocked ? block_steps : 1;

@@ -30,6 +30,7 @@ std::vector<ChunkedSolver::Launch> ChunkedSolver::launches(const Chunk& chunk) c
     l.steps = plan_.variant == KernelVariant::Blocked ? std::min(plan_.block_steps, left)
               : plan_.variant == KernelVariant::FusedX2 && left >= 2 ? 2
                                                                     : 1;
+    l.two_step_kernel = plan_.variant == KernelVariant::FusedX2 && l.steps == 2;
     l.accelerate_next = plan_.fused() && !(chunk.ends_call && t + l.steps == chunk.steps);
     l.partial_offset = (chunk.half * plan_.chunk_steps + t) * plan_.num_groups();
     out.push_back(l);

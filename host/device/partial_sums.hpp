@@ -33,6 +33,7 @@ class ChunkedSolver : public Solver {
   struct Launch {
     int step = 0;
     int steps = 1;
+    bool two_step_kernel = false;  // propagate_rebound_collide_x2, not the plan's step_kernel()
     bool accelerate_next = false;
     int partial_offset = 0;  // in values, into the whole partial-sum buffer
   };

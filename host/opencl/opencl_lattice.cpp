@@ -38,7 +38,6 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
                       2ULL * lattice_bytes + cells + partial_bytes, lattice_bytes,
                       device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(), device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(),
                       device_name);
-  const bool rows_kernel = plan.variant == KernelVariant::FusedRows;
   try {
     context = cl::Context(device);
     queue = cl::CommandQueue(context, device);
@@ -52,10 +51,7 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
       accelerate[b] = cl::Kernel(program, "accelerate_flow");
       accelerate[b].setArg(0, lattices[b]);
       accelerate[b].setArg(1, obstacles);
-      const char* names[] = {rows_kernel                                 ? "propagate_rebound_collide_rows"
-                             : plan.variant == KernelVariant::Blocked ? "propagate_rebound_collide_blocked"
-                                                                      : "propagate_rebound_collide",
-                             "propagate_rebound_collide_x2"};
+      const char* names[] = {plan.step_kernel(), "propagate_rebound_collide_x2"};
       cl::Kernel* kernels[] = {&collide[b], &collide_x2[b]};
       for (int k = 0; k < 2; ++k) {
         if (k == 1 && plan.variant != KernelVariant::FusedX2) continue;

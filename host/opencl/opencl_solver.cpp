@@ -55,8 +55,7 @@ class OpenCLSolver final : public ChunkedSolver {
     try {
       for (const Launch& l : launches(chunk)) {
         if (!plan_.fused()) accelerate_first();
-        const bool two_step_kernel = plan_.variant == KernelVariant::FusedX2 && l.steps == 2;
-        cl::Kernel& k = two_step_kernel ? lattice_.collide_x2[current_] : lattice_.collide[current_];
+        cl::Kernel& k = l.two_step_kernel ? lattice_.collide_x2[current_] : lattice_.collide[current_];
         k.setArg(4, l.partial_offset);
         k.setArg(5, l.accelerate_next ? 1 : 0);
         if (plan_.variant == KernelVariant::Blocked) k.setArg(6, l.steps);
