@@ -25,6 +25,12 @@
 // With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
 // the whole grid and ignores FIRST_ROW/LAST_ROW.
 //
+// Every step kernel takes the same eight arguments, so that a host launches
+// any of them alike: src, dst, obstacles, partial_sums, partial_offset,
+// accelerate_next, steps (read by _blocked alone: the others run one step,
+// _x2 two) and first_group_row (read by the one-step kernels alone: a slab
+// launches its edge rows and its interior separately).
+//
 // Helper functions are ALWAYS_INLINE functions (NVRTC compiles them as
 // device functions with -default-device).
 //
@@ -425,17 +431,18 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
 // With accelerate_next != 0 it also applies the next step's accelerate_flow
 // to row ACCEL_ROW (after measuring |u|), saving a launch per step; results are
 // identical to launching accelerate_flow separately. A launch may cover part
-// of the rows through a global work offset: groups are numbered within the
+// of the rows, from group row first_group_row: groups are numbered within the
 // launch, so the host shifts partial_offset to match.
 ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict src, __global stored* restrict dst,
                                         __global const uchar* restrict obstacles,
                                         __global real* restrict partial_sums, const int partial_offset,
-                                        const int accelerate_next) {
+                                        const int accelerate_next, const int steps, const int first_group_row) {
   __local real local_speed[WG_SIZE];
   const int ii = (int)get_global_id(0);
   // Groups cover LOCAL_SIZE_Y * ROWS_PER_ITEM consecutive rows; a launch may
-  // start part-way down through a global work offset (slabs, one row per item).
-  const int row0 = FIRST_ROW + ((int)get_global_id(1) - (int)get_local_id(1)) * ROWS_PER_ITEM + (int)get_local_id(1);
+  // start at group row first_group_row (slabs: edge rows first, then the interior).
+  const int row0 =
+      FIRST_ROW + (first_group_row + (int)get_group_id(1)) * LOCAL_SIZE_Y * ROWS_PER_ITEM + (int)get_local_id(1);
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   real speed = (real)0;
@@ -478,7 +485,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
 __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, __global stored* restrict dst,
                                            __global const uchar* restrict obstacles,
                                            __global real* restrict partial_sums, const int partial_offset,
-                                           const int accelerate_next) {
+                                           const int accelerate_next, const int steps, const int first_group_row) {
   __local real local_speed[WG_SIZE];
   const int ii = (int)get_global_id(0);
   const int jj = (int)get_global_id(1);
@@ -535,7 +542,8 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 __kernel void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
                                                 __global const uchar* restrict obstacles,
                                                 __global real* restrict partial_sums, const int partial_offset,
-                                                const int accelerate_next, const int steps) {
+                                                const int accelerate_next, const int steps,
+                                                const int first_group_row) {
   // Speed k of region cell c, copy b, at (2 * k + b) * REGION_CELLS + c.
   __local real region[REGION_REALS];
   __local uchar region_mask[REGION_CELLS];
@@ -632,8 +640,8 @@ ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __
 __kernel void propagate_rebound_collide_rows(__global const stored* restrict src, __global stored* restrict dst,
                                              __global const uchar* restrict obstacles,
                                              __global real* restrict partial_sums, const int partial_offset,
-                                             const int accelerate_next) {
-  const int jj = FIRST_ROW + (int)get_global_id(1);
+                                             const int accelerate_next, const int steps, const int first_group_row) {
+  const int jj = FIRST_ROW + first_group_row + (int)get_global_id(1);
   if (jj > LAST_ROW) return;
   const int accelerate = accelerate_next && jj == ACCEL_ROW;
   const int y_n = (jj + 1 == NY) ? 0 : jj + 1;

@@ -37,6 +37,8 @@ namespace d2q9 {
   X(cuMemFreeHost)                   \
   X(cuMemcpyHtoDAsync)               \
   X(cuMemcpyDtoHAsync)               \
+  X(cuMemsetD16Async)                \
+  X(cuMemsetD32Async)                \
   X(cuStreamCreate)                  \
   X(cuStreamDestroy)                 \
   X(cuStreamSynchronize)             \
@@ -44,6 +46,8 @@ namespace d2q9 {
   X(cuEventDestroy)                  \
   X(cuEventRecord)                   \
   X(cuEventSynchronize)              \
+  X(cuEventQuery)                    \
+  X(cuStreamWaitEvent)               \
   X(cuLaunchKernel)                  \
   X(cuStreamBeginCapture)            \
   X(cuStreamEndCapture)              \

@@ -7,55 +7,13 @@
 
 #include "device/kernel_source.hpp"
 #include "device/partial_sums.hpp"
-#include "cuda/cuda_driver.hpp"
-#include "cuda/nvrtc_compile.hpp"
+#include "cuda/cuda_device.hpp"
 
 namespace d2q9 {
 
 namespace {
 
 #define CU_CALL(call, ...) check_cuda(drv_.call(__VA_ARGS__), #call)
-
-int device_attribute(const CudaDriver& drv, CUdevice device, CUdevice_attribute attribute, const char* what) {
-  int value = 0;
-  check_cuda(drv.cuDeviceGetAttribute(&value, attribute, device), what);
-  return value;
-}
-
-CudaDeviceInfo describe(const CudaDriver& drv, int index) {
-  CUdevice device{};
-  check_cuda(drv.cuDeviceGet(&device, index), "cuDeviceGet");
-  char name[256] = {};
-  check_cuda(drv.cuDeviceGetName(name, sizeof name - 1, device), "cuDeviceGetName");
-  std::size_t bytes = 0;
-  check_cuda(drv.cuDeviceTotalMem(&bytes, device), "cuDeviceTotalMem");
-  CudaDeviceInfo info;
-  info.index = index;
-  info.name = name;
-  info.compute_major =
-      device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "cuDeviceGetAttribute");
-  info.compute_minor =
-      device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "cuDeviceGetAttribute");
-  info.multiprocessors =
-      device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "cuDeviceGetAttribute");
-  info.global_mem_bytes = bytes;
-  return info;
-}
-
-// CUBIN for the device's own architecture when this NVRTC knows it, else PTX
-// for the newest older one, which the driver compiles when it loads it.
-NvrtcTarget pick_target(int major, int minor, const std::string& device_name) {
-  const int wanted = 10 * major + minor;
-  const auto archs = nvrtc_supported_architectures();
-  if (std::find(archs.begin(), archs.end(), wanted) != archs.end()) return {major, minor, true};
-  int best = 0;
-  for (int a : archs)
-    if (a <= wanted) best = std::max(best, a);
-  if (best == 0)
-    throw DeviceError(device_name + " has compute capability " + std::to_string(major) + "." + std::to_string(minor) +
-                      ", which " + nvrtc_version() + " cannot compile for");
-  return {best / 10, best % 10, false};
-}
 
 class CudaSolver final : public ChunkedSolver {
  public:
@@ -132,25 +90,11 @@ CudaSolver::CudaSolver(const Params& params, const ObstacleMask& mask, const Dev
   }
 }
 
-CUdevice cuda_device_at(const CudaDriver& drv, int requested, int* index_out = nullptr) {
-  int count = 0;
-  check_cuda(drv.cuDeviceGetCount(&count), "cuDeviceGetCount");
-  if (count == 0) throw DeviceError("no CUDA device found");
-  const int index = requested < 0 ? 0 : requested;
-  if (index >= count)
-    throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " + std::to_string(count) +
-                      " CUDA device(s), see --list-devices");
-  CUdevice device{};
-  check_cuda(drv.cuDeviceGet(&device, index), "cuDeviceGet");
-  if (index_out) *index_out = index;
-  return device;
-}
-
 void CudaSolver::setup(const ObstacleMask& mask, const DeviceConfig& config) {
   const Params& params = params_;
   int index = 0;
   device_ = cuda_device_at(drv_, config.device, &index);
-  const CudaDeviceInfo info = describe(drv_, index);
+  const CudaDeviceInfo info = describe_cuda_device(drv_, index);
   device_name_ = info.name;
 
   const std::size_t cells = params.cells();
@@ -185,7 +129,7 @@ void CudaSolver::setup(const ObstacleMask& mask, const DeviceConfig& config) {
   }
   CU_CALL(cuMemcpyHtoDAsync, obstacles_, mask.blocked.data(), cells, stream_);
   CU_CALL(cuStreamSynchronize, stream_);
-  load_distributions(initial_distributions(params));
+  fill_cuda_lattice_at_rest(drv_, cells_[current_], cells, params.density, precision_, stream_);
 
   // Like the kernel build, capturing the graphs a whole run needs happens
   // here rather than in the timed step loop.
@@ -227,7 +171,7 @@ void CudaSolver::release_graphs() {
 }
 
 void CudaSolver::build(const std::string& kernels_dir, int major, int minor) {
-  const NvrtcTarget target = pick_target(major, minor, device_name_);
+  const NvrtcTarget target = pick_nvrtc_target(major, minor, device_name_);
   const CompiledKernels compiled =
       compile_kernels_nvrtc(kernels_dir, kKernelFile, kernel_defines(params_, precision_, plan_), target);
   CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
@@ -250,9 +194,10 @@ void CudaSolver::launch_chunk(const ChunkKey& key) {
     if (!plan_.fused()) launch_accelerate(state);
     int partial_offset = l.partial_offset;
     int accelerate_next = l.accelerate_next ? 1 : 0;
-    int steps = l.steps;  // read by the blocked kernel only (extra arguments are ignored)
+    int steps = l.steps;
+    int first_group_row = 0;
     void* args[] = {&cells_[state], &cells_[1 - state], &obstacles_, &partials_, &partial_offset, &accelerate_next,
-                    &steps};
+                    &steps, &first_group_row};
     CU_CALL(cuLaunchKernel, l.two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
             static_cast<unsigned>(plan_.groups_y), 1, static_cast<unsigned>(plan_.local.x),
             static_cast<unsigned>(plan_.local.y), 1, 0, stream_, args, nullptr);
@@ -352,7 +297,7 @@ std::vector<CudaDeviceInfo> list_cuda_devices() {
   int count = 0;
   check_cuda(drv.cuDeviceGetCount(&count), "cuDeviceGetCount");
   std::vector<CudaDeviceInfo> out;
-  for (int i = 0; i < count; ++i) out.push_back(describe(drv, i));
+  for (int i = 0; i < count; ++i) out.push_back(describe_cuda_device(drv, i));
   return out;
 }
 
@@ -367,24 +312,24 @@ DeviceLimits cuda_limits(int device_index) {
   int index = 0;
   const CUdevice device = cuda_device_at(drv, device_index, &index);
   DeviceLimits l;
-  l.name = describe(drv, index).name;
+  l.name = describe_cuda_device(drv, index).name;
   l.gpu = true;
-  l.max_x = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, "cuDeviceGetAttribute");
-  l.max_y = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, "cuDeviceGetAttribute");
-  l.max_threads = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "cuDeviceGetAttribute");
-  l.max_groups_y = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "cuDeviceGetAttribute");
+  l.max_x = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  l.max_y = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  l.max_threads = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  l.max_groups_y = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
   l.has_rows_kernel = false;
   // Static shared arrays: 48 KB per block whatever the device has.
   l.local_mem_bytes =
-      device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "cuDeviceGetAttribute");
-  l.compute_units = device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "cuDeviceGetAttribute");
+      cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  l.compute_units = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   return l;
 }
 
 double measure_cuda_copy_bandwidth(int device_index, const std::string& kernels_dir, std::size_t bytes) {
   const CudaDriver& drv = cuda_driver();
   const int index = device_index < 0 ? 0 : device_index;
-  const CudaDeviceInfo info = describe(drv, index);
+  const CudaDeviceInfo info = describe_cuda_device(drv, index);
   bytes -= bytes % 16;
   CUdevice device{};
   check_cuda(drv.cuDeviceGet(&device, index), "cuDeviceGet");
@@ -403,7 +348,7 @@ double measure_cuda_copy_bandwidth(int device_index, const std::string& kernels_
   try {
     check_cuda(drv.cuCtxSetCurrent(context), "cuCtxSetCurrent");
     const CompiledKernels compiled = compile_kernels_nvrtc(kernels_dir, "bandwidth.cl", {},
-                                                           pick_target(info.compute_major, info.compute_minor, info.name));
+                                                           pick_nvrtc_target(info.compute_major, info.compute_minor, info.name));
     check_cuda(drv.cuModuleLoadData(&module, compiled.image.data()), "cuModuleLoadData");
     CUfunction copy = nullptr;
     check_cuda(drv.cuModuleGetFunction(&copy, module, "copy_float4"), "cuModuleGetFunction");

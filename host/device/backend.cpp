@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "device/slab_device.hpp"
 #include "opencl/cl_common.hpp"
 #include "opencl/device_table.hpp"
 #include "opencl/driver_check.hpp"
@@ -32,11 +33,21 @@ DeviceLimits device_limits(Backend b, int device) {
 }
 
 #ifdef D2Q9_WITH_MPI
+std::unique_ptr<SlabDevice> make_slab_device(Backend b, const DeviceConfig& config, const LaunchPlan& plan,
+                                             const SlabLattice& lattice) {
+  switch (b) {
+    case Backend::OpenCL: return make_opencl_slab_device(config, plan, lattice);
+#ifdef D2Q9_HAVE_CUDA
+    case Backend::Cuda: return make_cuda_slab_device(config, plan, lattice);
+#endif
+    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
+  }
+}
+
 std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const ObstacleMask& mask, SolverConfig config,
                                   MpiRanks& ranks) {
-  if (b != Backend::OpenCL)
-    throw DeviceError(std::string("--backend ") + to_string(b) +
-                      " runs on one process; under mpirun only the opencl backend splits the grid");
+  if (b == Backend::Reference)
+    throw DeviceError("--backend reference runs on one process; under mpirun the opencl and cuda backends split the grid");
   MPI_Comm comm = ranks.solver_comm();
   config.launch.slabs = true;
   LaunchPlan plan;
@@ -61,7 +72,9 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
-  return make_slab_solver(params, mask, config.device, plan, slabs, comm);
+  const SlabLattice lattice = slab_lattice(params, mask, config.device.precision, plan, slabs.at(ranks.rank()));
+  return make_slab_solver(b, config.device.precision, params, mask, plan, slabs, comm,
+                          make_slab_device(b, config.device, plan, lattice));
 }
 #endif
 
@@ -100,7 +113,7 @@ std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const Solver
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
                                     const SolverConfig& config, Ranks* ranks) {
   require_built(b);
-  if (ranks && ranks->size() > 1) {
+  if (ranks && (ranks->size() > 1 || config.slabs_on_one_rank)) {
 #ifdef D2Q9_WITH_MPI
     if (auto* mpi = dynamic_cast<MpiRanks*>(ranks)) return make_slab(b, params, mask, config, *mpi);
 #endif

@@ -28,6 +28,7 @@ struct SolverConfig {
   DeviceConfig device;
   LaunchRequest launch;
   std::vector<int> slab_rows;  // split across ranks: rows per rank, bottom to top (empty: even split)
+  bool slabs_on_one_rank = false;  // one rank still runs a slab, exchanging halos with itself (benchmarks)
 };
 
 // The plan a solver of `b` would run with on the configured device (none
@@ -35,8 +36,7 @@ struct SolverConfig {
 std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const SolverConfig& config);
 
 // A solver of `b` for the whole grid on one device; with `ranks` of more
-// than one process, this rank's slab of it (OpenCL only; DeviceError naming
-// --backend otherwise).
+// than one process, this rank's slab of it (DeviceError for the reference).
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
                                     const SolverConfig& config, Ranks* ranks = nullptr);
 

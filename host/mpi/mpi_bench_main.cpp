@@ -1,7 +1,7 @@
 // d2q9-mpi-bench: times the step loop of a closed-box problem of any size,
 // one slab per MPI rank, and prints one CSV row from rank 0. No output files
 // (final_state.dat of an 8192^2 grid alone is 5 GB), so scaling runs measure
-// the solver. With one rank it runs the single-device OpenCL solver (fused
+// the solver. With one rank it runs the backend's single-device solver (fused
 // variant, same work-group shape): the baseline the slabs must beat.
 #include <mpi.h>
 
@@ -16,7 +16,6 @@
 #include "device/backend.hpp"
 #include "device/kernel_source.hpp"
 #include "mpi/mpi_ranks.hpp"
-#include "mpi/slab_solver.hpp"
 
 using namespace d2q9;
 namespace po = boost::program_options;
@@ -25,6 +24,7 @@ namespace {
 
 struct BenchOptions {
   int nx = 8192, ny = 8192, steps = 200, warmup = 20, device = -1;
+  Backend backend = Backend::OpenCL;
   LocalSize local{128, 1};
   Precision precision = Precision::Float;
   bool header = false;
@@ -43,7 +43,8 @@ BenchOptions parse(int argc, char* argv[]) {
     ("warmup", po::value<int>()->default_value(20), "untimed steps first")
     ("local-size,l", po::value<std::string>()->default_value("128x1"), "work-group shape WxH")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
-    ("device,d", po::value<int>(), "OpenCL device for every rank (default: one GPU per rank of a host)")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
+    ("device,d", po::value<int>(), "device for every rank (default: one GPU per rank of a host)")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl")
     ("slabs-on-one-rank", "with one rank, run the slab solver (halo exchange with itself) instead of the single-device one")
     ("header", "print the CSV header line first");
@@ -70,6 +71,10 @@ BenchOptions parse(int argc, char* argv[]) {
   const std::string p = vm["precision"].as<std::string>();
   if (p != "float" && p != "double") throw UsageError("--precision must be float or double, got '" + p + "'");
   o.precision = p == "float" ? Precision::Float : Precision::Double;
+  const std::string b = vm["backend"].as<std::string>();
+  const auto backend = parse_backend(b);
+  if (!backend || *backend == Backend::Reference) throw UsageError("--backend must be opencl or cuda, got '" + b + "'");
+  o.backend = *backend;
   if (vm.count("device")) o.device = vm["device"].as<int>();
   if (vm.count("kernels-dir")) o.kernels_dir = vm["kernels-dir"].as<std::string>();
   o.header = vm.count("header") > 0;
@@ -110,16 +115,8 @@ int main(int argc, char* argv[]) {
     config.device = {o.device, o.precision, find_kernels_dir(o.kernels_dir)};
     config.launch.variant = KernelVariant::Fused;
     config.launch.local = o.local;
-    std::unique_ptr<Solver> solver;
-    if (ranks.size() == 1 && o.slabs_on_one_rank) {
-      MPI_Comm comm = ranks.solver_comm();
-      config.device.device = choose_device(o.device, node_rank(comm));
-      config.launch.slabs = true;
-      const LaunchPlan plan = *plan_for(Backend::OpenCL, params, config);
-      solver = make_slab_solver(params, mask, config.device, plan, split_rows(params.ny, 1, plan.group_height()), comm);
-    } else {
-      solver = make_solver(Backend::OpenCL, params, mask, config, &ranks);
-    }
+    config.slabs_on_one_rank = o.slabs_on_one_rank;
+    const std::unique_ptr<Solver> solver = make_solver(o.backend, params, mask, config, &ranks);
     std::vector<double> av_vels;
     solver->run(o.warmup, av_vels);
     MPI_Barrier(ranks.solver_comm());

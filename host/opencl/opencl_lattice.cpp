@@ -62,7 +62,8 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
         kernel.setArg(3, partials);
         kernel.setArg(4, 0);
         kernel.setArg(5, 0);
-        if (k == 0 && plan.variant == KernelVariant::Blocked) kernel.setArg(6, plan.block_steps);
+        kernel.setArg(6, 1);
+        kernel.setArg(7, 0);
         kernel_max = std::min<long long>(kernel_max, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
       }
     }

@@ -58,7 +58,7 @@ class OpenCLSolver final : public ChunkedSolver {
         cl::Kernel& k = l.two_step_kernel ? lattice_.collide_x2[current_] : lattice_.collide[current_];
         k.setArg(4, l.partial_offset);
         k.setArg(5, l.accelerate_next ? 1 : 0);
-        if (plan_.variant == KernelVariant::Blocked) k.setArg(6, l.steps);
+        k.setArg(6, l.steps);
         lattice_.queue.enqueueNDRangeKernel(k, cl::NullRange, global_, local_range_);
         current_ = 1 - current_;
       }

@@ -1,0 +1,237 @@
+// A slab on an OpenCL device: the lattice's in-order queue runs the kernels,
+// a second in-order queue the copies; markers and barriers order them.
+#include <cstring>
+
+#include "device/slab_device.hpp"
+#include "opencl/opencl_lattice.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+class OpenCLSlabDevice final : public SlabDevice {
+ public:
+  OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan& plan, const SlabLattice& slab);
+  ~OpenCLSlabDevice() override;
+  OpenCLSlabDevice(const OpenCLSlabDevice&) = delete;
+  OpenCLSlabDevice& operator=(const OpenCLSlabDevice&) = delete;
+
+  std::string device_name() const override { return lattice_.device_name; }
+  EdgeBuffers edge_buffers() override { return edges_; }
+  void fill_at_rest(int state) override;
+  void upload(int state, const std::vector<double>& f) override;
+  std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
+  void accelerate(int state) override;
+  void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next) override;
+  void read_edges(int state) override;
+  void wait_edges() override;
+  void write_halos(int state) override;
+  void read_partials(int half, std::size_t first, std::size_t count) override;
+  const void* partials(int half, bool wait) override;
+  void reuse_partials(int half) override;
+  void flush() override;
+  void drain() noexcept override;
+
+ private:
+  template <class F>
+  auto guarded(const char* what, F&& f) {
+    try {
+      return f();
+    } catch (const cl::Error& e) {
+      rethrow_cl(e, std::string(what) + " on " + lattice_.device_name);
+    }
+  }
+  std::size_t offset_bytes(int speed, int row) const {
+    return (static_cast<std::size_t>(speed) * lattice_.cells + static_cast<std::size_t>(row) * params_.nx) *
+           stored_size(lattice_.precision);
+  }
+  // The kernel queue's work so far, for the copy queue to wait on.
+  std::vector<cl::Event> kernels_so_far();
+  // The kernel queue's later work waits for `event`.
+  void kernels_wait_for(const cl::Event& event);
+
+  Params params_;  // the slab's lattice
+  LaunchPlan plan_;
+  OpenCLLattice lattice_;
+  std::size_t row_bytes_;
+  cl::CommandQueue copies_;
+  // Host memory the device copies to and from directly (allocated by the
+  // driver, mapped for the object's life): the edge buffers, then the two
+  // halves of partial sums.
+  cl::Buffer staging_;
+  unsigned char* mapped_ = nullptr;
+  EdgeBuffers edges_;
+  unsigned char* host_partials_[2] = {nullptr, nullptr};
+  cl::Event edges_read_;
+  cl::Event partials_read_[2];
+};
+
+OpenCLSlabDevice::OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan& plan, const SlabLattice& slab)
+    : params_(slab.lattice),
+      plan_(plan),
+      lattice_(opencl_device_at(config.device), slab.lattice, plan, config.precision, config.kernels_dir, slab.defines,
+               slab.partial_values, slab.blocked),
+      row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)) {
+  const std::size_t half_bytes = slab.partial_values / 2 * real_size(config.precision);
+  const std::size_t bytes = 12 * row_bytes_ + 2 * half_bytes;
+  guarded("setting up", [&] {
+    copies_ = cl::CommandQueue(lattice_.context, lattice_.device);
+    staging_ = cl::Buffer(lattice_.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
+    mapped_ = static_cast<unsigned char*>(
+        copies_.enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes));
+  });
+  unsigned char* p = mapped_;
+  for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
+    *edge = p;
+    p += 3 * row_bytes_;
+  }
+  host_partials_[0] = p;
+  host_partials_[1] = p + half_bytes;
+}
+
+OpenCLSlabDevice::~OpenCLSlabDevice() {
+  drain();
+  try {
+    copies_.enqueueUnmapMemObject(staging_, mapped_);
+    copies_.finish();
+  } catch (const cl::Error&) {
+  }
+}
+
+std::vector<cl::Event> OpenCLSlabDevice::kernels_so_far() {
+  cl::Event marker;
+  lattice_.queue.enqueueMarkerWithWaitList(nullptr, &marker);
+  lattice_.queue.flush();  // so that the copy queue's wait can end
+  return {marker};
+}
+
+void OpenCLSlabDevice::kernels_wait_for(const cl::Event& event) {
+  const std::vector<cl::Event> waits = {event};
+  lattice_.queue.enqueueBarrierWithWaitList(&waits);
+}
+
+void OpenCLSlabDevice::fill_at_rest(int state) {
+  drain();
+  lattice_.fill_at_rest(state, params_);
+}
+
+void OpenCLSlabDevice::upload(int state, const std::vector<double>& f) {
+  drain();
+  lattice_.upload(state, f);
+}
+
+std::vector<unsigned char> OpenCLSlabDevice::read_rows(int state, int first_row, int rows) {
+  drain();
+  const std::size_t plane = static_cast<std::size_t>(rows) * row_bytes_;
+  std::vector<unsigned char> out(kSpeeds * plane);
+  guarded("reading results", [&] {
+    for (int k = 0; k < kSpeeds; ++k)
+      lattice_.queue.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(k, first_row), plane,
+                                       out.data() + k * plane);
+    lattice_.queue.finish();
+  });
+  return out;
+}
+
+void OpenCLSlabDevice::accelerate(int state) {
+  guarded("running", [&] {
+    lattice_.queue.enqueueNDRangeKernel(lattice_.accelerate[state], cl::NullRange, cl::NDRange(params_.nx),
+                                        cl::NullRange);
+  });
+}
+
+void OpenCLSlabDevice::collide(int state, int first_group_row, int group_rows, int partial_offset,
+                               bool accelerate_next) {
+  guarded("running", [&] {
+    cl::Kernel& k = lattice_.collide[state];
+    k.setArg(4, partial_offset);
+    k.setArg(5, accelerate_next ? 1 : 0);
+    k.setArg(7, first_group_row);
+    const LocalSize l = plan_.local;
+    lattice_.queue.enqueueNDRangeKernel(
+        k, cl::NullRange,
+        cl::NDRange(static_cast<std::size_t>(plan_.groups_x) * l.x, static_cast<std::size_t>(group_rows) * l.y),
+        cl::NDRange(l.x, l.y));
+  });
+}
+
+void OpenCLSlabDevice::read_edges(int state) {
+  guarded("reading edge rows", [&] {
+    const std::vector<cl::Event> after = kernels_so_far();
+    const int top = params_.ny - 2;
+    for (int i = 0; i < 3; ++i) {
+      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kNorthGoing[i], top), row_bytes_,
+                                edges_.send_up + i * row_bytes_, &after);
+      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kSouthGoing[i], 1), row_bytes_,
+                                edges_.send_down + i * row_bytes_, &after, i == 2 ? &edges_read_ : nullptr);
+    }
+    copies_.flush();
+  });
+}
+
+void OpenCLSlabDevice::wait_edges() {
+  guarded("reading edge rows", [&] { edges_read_.wait(); });
+}
+
+void OpenCLSlabDevice::write_halos(int state) {
+  guarded("writing halo rows", [&] {
+    cl::Event written;
+    const int top_halo = params_.ny - 1;
+    for (int i = 0; i < 3; ++i) {
+      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kNorthGoing[i], 0), row_bytes_,
+                                 edges_.from_below + i * row_bytes_);
+      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kSouthGoing[i], top_halo),
+                                 row_bytes_, edges_.from_above + i * row_bytes_, nullptr, i == 2 ? &written : nullptr);
+    }
+    copies_.flush();
+    kernels_wait_for(written);
+  });
+}
+
+void OpenCLSlabDevice::read_partials(int half, std::size_t first, std::size_t count) {
+  guarded("reading partial sums", [&] {
+    const std::size_t size = real_size(lattice_.precision);
+    const std::vector<cl::Event> after = kernels_so_far();
+    copies_.enqueueReadBuffer(lattice_.partials, CL_FALSE, first * size, count * size, host_partials_[half], &after,
+                              &partials_read_[half]);
+    copies_.flush();
+  });
+}
+
+const void* OpenCLSlabDevice::partials(int half, bool wait) {
+  return guarded("reading partial sums", [&]() -> const void* {
+    if (wait)
+      partials_read_[half].wait();
+    else if (partials_read_[half].getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE)
+      return nullptr;
+    return host_partials_[half];
+  });
+}
+
+void OpenCLSlabDevice::reuse_partials(int half) {
+  if (partials_read_[half]()) guarded("running", [&] { kernels_wait_for(partials_read_[half]); });
+}
+
+void OpenCLSlabDevice::flush() {
+  guarded("running", [&] {
+    lattice_.queue.flush();
+    copies_.flush();
+  });
+}
+
+void OpenCLSlabDevice::drain() noexcept {
+  try {
+    lattice_.queue.finish();
+    copies_.finish();
+  } catch (const cl::Error&) {
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<SlabDevice> make_opencl_slab_device(const DeviceConfig& config, const LaunchPlan& plan,
+                                                    const SlabLattice& slab) {
+  return std::make_unique<OpenCLSlabDevice>(config, plan, slab);
+}
+
+}  // namespace d2q9
