@@ -2,6 +2,7 @@
 // between them; the edge buffers and partial sums in pinned host memory, so
 // that every copy is asynchronous.
 #include <algorithm>
+#include <map>
 
 #include "cuda/cuda_device.hpp"
 #include "device/kernel_source.hpp"
@@ -30,9 +31,10 @@ class CudaSlabDevice final : public SlabDevice {
   void read_edges(int state) override;
   void wait_edges() override { CU_CALL(cuEventSynchronize, edges_read_); }
   void write_halos(int state) override;
-  void read_partials(int half, std::size_t first, std::size_t count) override;
-  const void* partials(int half, bool wait) override;
-  void reuse_partials(int half) override { CU_CALL(cuStreamWaitEvent, kernels_, partials_read_[half], 0); }
+  int read_partials(std::size_t first, std::size_t count) override;
+  const void* partials(int slot, bool wait) override;
+  void release_partials(int slot) override { slots_.at(slot).in_use = false; }
+  void reuse_partials(std::size_t first) override;
   void flush() override {}  // launches and copies are submitted as they are made
   void drain() noexcept override {
     if (kernels_) drv_.cuStreamSynchronize(kernels_);
@@ -61,7 +63,8 @@ class CudaSlabDevice final : public SlabDevice {
   int rows_;  // the slab's own, halo rows not counted
   std::size_t cells_count_;
   std::size_t row_bytes_;
-  std::size_t half_bytes_;
+  std::size_t partial_bytes_;  // the device buffer
+  std::size_t slot_bytes_;
   std::string device_name_;
   unsigned accelerate_block_ = 0;
 
@@ -75,12 +78,18 @@ class CudaSlabDevice final : public SlabDevice {
   CUdeviceptr cells_[2] = {0, 0};
   CUdeviceptr obstacles_ = 0;
   CUdeviceptr partials_ = 0;
-  unsigned char* staging_ = nullptr;  // pinned: the edge buffers, then the two halves of partial sums
+  unsigned char* staging_ = nullptr;  // pinned: the edge buffers
   EdgeBuffers edges_;
+  struct PartialsSlot {
+    void* host = nullptr;  // pinned
+    CUevent read = nullptr;
+    bool in_use = false;
+  };
+  std::vector<PartialsSlot> slots_;
+  std::map<std::size_t, CUevent> last_read_from_;  // by first value: the slot event recorded after it
   CUevent kernels_done_ = nullptr;  // re-recorded whenever the copy stream must wait for the kernels
   CUevent edges_read_ = nullptr;
   CUevent halos_written_ = nullptr;
-  CUevent partials_read_[2] = {nullptr, nullptr};
 };
 
 CudaSlabDevice::CudaSlabDevice(const DeviceConfig& config, const LaunchPlan& plan, const SlabLattice& slab)
@@ -92,7 +101,8 @@ CudaSlabDevice::CudaSlabDevice(const DeviceConfig& config, const LaunchPlan& pla
       rows_(slab.rows()),
       cells_count_(slab.lattice.cells()),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
-      half_bytes_(slab.partial_values / 2 * real_size(config.precision)) {
+      partial_bytes_(slab.partial_values * real_size(config.precision)),
+      slot_bytes_(slab.chunk_values * real_size(config.precision)) {
   // A throwing constructor runs no destructor: free what was made so far.
   try {
     setup(config, slab);
@@ -114,7 +124,7 @@ void CudaSlabDevice::setup(const DeviceConfig& config, const SlabLattice& slab) 
   std::size_t free_bytes = 0, total_bytes = 0;
   CU_CALL(cuMemGetInfo, &free_bytes, &total_bytes);
   check_device_memory("slab " + std::to_string(nx_) + "x" + std::to_string(rows_) + " (with its halo rows)",
-                      2ULL * lattice_bytes + cells_count_ + 2ULL * half_bytes_, lattice_bytes, free_bytes, free_bytes,
+                      2ULL * lattice_bytes + cells_count_ + partial_bytes_, lattice_bytes, free_bytes, free_bytes,
                       device_name_ + " (free memory)");
 
   const CompiledKernels compiled =
@@ -134,16 +144,16 @@ void CudaSlabDevice::setup(const DeviceConfig& config, const SlabLattice& slab) 
   CU_CALL(cuStreamCreate, &copies_, CU_STREAM_NON_BLOCKING);
   for (auto& buf : cells_) CU_CALL(cuMemAlloc, &buf, lattice_bytes);
   CU_CALL(cuMemAlloc, &obstacles_, cells_count_);
-  CU_CALL(cuMemAlloc, &partials_, 2 * half_bytes_);
+  CU_CALL(cuMemAlloc, &partials_, partial_bytes_);
   void* staging = nullptr;
-  CU_CALL(cuMemAllocHost, &staging, 12 * row_bytes_ + 2 * half_bytes_);
+  CU_CALL(cuMemAllocHost, &staging, 12 * row_bytes_);
   staging_ = static_cast<unsigned char*>(staging);
   unsigned char* p = staging_;
   for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
     *edge = p;
     p += 3 * row_bytes_;
   }
-  for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_, &partials_read_[0], &partials_read_[1]})
+  for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_})
     CU_CALL(cuEventCreate, e, CU_EVENT_DISABLE_TIMING);
   CU_CALL(cuMemcpyHtoDAsync, obstacles_, slab.blocked.data(), cells_count_, kernels_);
   CU_CALL(cuStreamSynchronize, kernels_);
@@ -154,7 +164,11 @@ void CudaSlabDevice::release() noexcept {
   if (!context_) return;
   drv_.cuCtxSetCurrent(context_);
   drain();
-  for (CUevent e : {partials_read_[1], partials_read_[0], halos_written_, edges_read_, kernels_done_})
+  for (const PartialsSlot& s : slots_) {
+    if (s.read) drv_.cuEventDestroy(s.read);
+    if (s.host) drv_.cuMemFreeHost(s.host);
+  }
+  for (CUevent e : {halos_written_, edges_read_, kernels_done_})
     if (e) drv_.cuEventDestroy(e);
   if (staging_) drv_.cuMemFreeHost(staging_);
   for (CUdeviceptr p : {partials_, obstacles_, cells_[1], cells_[0]})
@@ -235,23 +249,44 @@ void CudaSlabDevice::write_halos(int state) {
   CU_CALL(cuStreamWaitEvent, kernels_, halos_written_, 0);
 }
 
-void CudaSlabDevice::read_partials(int half, std::size_t first, std::size_t count) {
+int CudaSlabDevice::read_partials(std::size_t first, std::size_t count) {
+  int slot = 0;
+  while (slot < static_cast<int>(slots_.size()) && slots_[slot].in_use) ++slot;
+  if (slot == static_cast<int>(slots_.size())) {
+    PartialsSlot fresh;
+    CU_CALL(cuMemAllocHost, &fresh.host, slot_bytes_);
+    const CUresult made = drv_.cuEventCreate(&fresh.read, CU_EVENT_DISABLE_TIMING);
+    if (made != CUDA_SUCCESS) drv_.cuMemFreeHost(fresh.host);
+    check_cuda(made, "cuEventCreate");
+    slots_.push_back(fresh);
+  }
+  PartialsSlot& s = slots_[slot];
   const std::size_t size = real_size(precision_);
   copies_after_kernels();
-  CU_CALL(cuMemcpyDtoHAsync, staging_ + 12 * row_bytes_ + half * half_bytes_, partials_ + first * size, count * size,
-          copies_);
-  CU_CALL(cuEventRecord, partials_read_[half], copies_);
+  CU_CALL(cuMemcpyDtoHAsync, s.host, partials_ + first * size, count * size, copies_);
+  CU_CALL(cuEventRecord, s.read, copies_);
+  s.in_use = true;
+  last_read_from_[first] = s.read;
+  return slot;
 }
 
-const void* CudaSlabDevice::partials(int half, bool wait) {
+const void* CudaSlabDevice::partials(int slot, bool wait) {
+  const PartialsSlot& s = slots_.at(slot);
   if (wait) {
-    CU_CALL(cuEventSynchronize, partials_read_[half]);
+    CU_CALL(cuEventSynchronize, s.read);
   } else {
-    const CUresult ready = drv_.cuEventQuery(partials_read_[half]);
+    const CUresult ready = drv_.cuEventQuery(s.read);
     if (ready == CUDA_ERROR_NOT_READY) return nullptr;
     check_cuda(ready, "cuEventQuery");
   }
-  return staging_ + 12 * row_bytes_ + half * half_bytes_;
+  return s.host;
+}
+
+// A slot's event re-recorded for a later read still covers this one: the
+// copy stream is in order.
+void CudaSlabDevice::reuse_partials(std::size_t first) {
+  const auto read = last_read_from_.find(first);
+  if (read != last_read_from_.end()) CU_CALL(cuStreamWaitEvent, kernels_, read->second, 0);
 }
 
 }  // namespace

@@ -33,6 +33,26 @@ DeviceLimits device_limits(Backend b, int device) {
 }
 
 #ifdef D2Q9_WITH_MPI
+// `requested` when given (>= 0); else distinct GPUs for the ranks of a host,
+// by node rank; with no OpenCL GPU, the default device (PoCL's CPU device) for all.
+int rank_device(Backend b, int requested, int node_rank) {
+  if (requested >= 0) return requested;
+#ifdef D2Q9_HAVE_CUDA
+  if (b == Backend::Cuda) {
+    const int count = static_cast<int>(list_cuda_devices().size());
+    if (count == 0) throw DeviceError("no CUDA device found");
+    return node_rank % count;
+  }
+#endif
+  const auto devices = list_opencl_devices();
+  if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
+  std::vector<int> gpus;
+  for (const auto& d : devices)
+    if (d.is_gpu) gpus.push_back(d.index);
+  if (gpus.empty()) return default_opencl_device(devices);
+  return gpus[node_rank % static_cast<int>(gpus.size())];
+}
+
 std::unique_ptr<SlabDevice> make_slab_device(Backend b, const DeviceConfig& config, const LaunchPlan& plan,
                                              const SlabLattice& lattice) {
   switch (b) {
@@ -53,7 +73,7 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
   LaunchPlan plan;
   std::exception_ptr failure;
   try {
-    config.device.device = choose_device(config.device.device, node_rank(comm));
+    config.device.device = rank_device(b, config.device.device, node_rank(comm));
     plan = plan_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
   } catch (...) {
     failure = std::current_exception();

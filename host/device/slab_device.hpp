@@ -26,7 +26,8 @@ struct SlabLattice {
   Params lattice;                    // nx by rows + 2 (the halo rows)
   std::vector<std::string> defines;  // the kernel build's (FIRST_ROW, LAST_ROW, ACCEL_ROW ...)
   std::vector<std::uint8_t> blocked; // obstacle flags of the lattice's cells, halo rows included
-  std::size_t partial_values = 0;    // size of the partial-sum buffer: two halves of a chunk each
+  std::size_t partial_values = 0;    // size of the partial-sum buffer
+  std::size_t chunk_values = 0;      // the most one read_partials takes
   int rows() const { return lattice.ny - 2; }
 };
 
@@ -71,13 +72,17 @@ class SlabDevice {
   virtual void write_halos(int state) = 0;
 
   // Copy stream, after the kernel stream's work so far: `count` partial sums
-  // from value `first` into host half `half`. partials: that half once they
-  // have arrived (nullptr while they have not, unless `wait`). reuse_partials:
-  // the kernel stream's later work waits until the last read into `half` is
-  // done, so that kernels may overwrite the values it read.
-  virtual void read_partials(int half, std::size_t first, std::size_t count) = 0;
-  virtual const void* partials(int half, bool wait) = 0;
-  virtual void reuse_partials(int half) = 0;
+  // from value `first` into host memory of their own (pinned, so the host
+  // sums them where they land); returns the slot they go to, which stays
+  // theirs until release_partials. partials: the slot's values once they
+  // have arrived (nullptr while they have not, unless `wait`).
+  // reuse_partials(first): the kernel stream's later work waits until the
+  // last read that started at value `first` is done, so that kernels may
+  // overwrite what it read.
+  virtual int read_partials(std::size_t first, std::size_t count) = 0;
+  virtual const void* partials(int slot, bool wait) = 0;
+  virtual void release_partials(int slot) = 0;
+  virtual void reuse_partials(std::size_t first) = 0;
 
   // Submits what is queued on both streams.
   virtual void flush() = 0;

@@ -7,8 +7,6 @@
 #include <map>
 #include <utility>
 
-#include "opencl/opencl_solver.hpp"
-
 namespace d2q9 {
 
 int mpi_launch_size() {
@@ -27,17 +25,6 @@ int node_rank(MPI_Comm comm) {
   MPI_Comm_rank(node, &local);
   MPI_Comm_free(&node);
   return local;
-}
-
-int choose_device(int requested, int node_rank) {
-  if (requested >= 0) return requested;
-  const auto devices = list_opencl_devices();
-  if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
-  std::vector<int> gpus;
-  for (const auto& d : devices)
-    if (d.is_gpu) gpus.push_back(d.index);
-  if (gpus.empty()) return default_opencl_device(devices);
-  return gpus[node_rank % static_cast<int>(gpus.size())];
 }
 
 MpiRanks::MpiRanks(int& argc, char**& argv) {

@@ -15,9 +15,6 @@ int mpi_launch_size();
 // This rank's number among the ranks of its host (collective over comm).
 int node_rank(MPI_Comm comm);
 
-// `requested` when given (>= 0); else distinct GPUs for the ranks of a host,
-// by node rank; with no GPU, the default device (PoCL's CPU device) for all.
-int choose_device(int requested, int node_rank);
 
 // Initialises MPI on construction and finalises it on destruction; every
 // collective runs on a duplicate of MPI_COMM_WORLD.

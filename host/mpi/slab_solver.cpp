@@ -1,7 +1,6 @@
 #include "mpi/slab_solver.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <deque>
 
 #include "device/kernel_source.hpp"
@@ -58,9 +57,6 @@ class SlabSolver final : public Solver, public HoldsRows {
   // Sends lattice `state`'s edge rows (read into the edge buffers) to the
   // neighbours and queues what they sent into its halo rows.
   void exchange_halos(int state);
-  // Copies the partial sums read into `half` out to the chunk waiting for
-  // them, if they have arrived (or `wait`).
-  void collect_partials(int half, bool wait);
   void continue_sums(bool drain);
 
   Backend backend_;
@@ -89,9 +85,9 @@ class SlabSolver final : public Solver, public HoldsRows {
   // slab's groups (which follow the lower slabs' in the grid's numbering),
   // out to the rank above. The top rank ends with the single-device sums.
   struct ChunkSums {
-    int half = 0;  // where the device reads its partial sums to
+    int slot = 0;  // the device's host slot for this slab's partial sums, steps x num_groups_
     int steps = 0;
-    std::vector<unsigned char> partials;  // this slab's, steps x num_groups_; empty until they arrive
+    const void* partials = nullptr;  // the slot's values, once they have arrived
     std::vector<double> sums;
     MPI_Request incoming = MPI_REQUEST_NULL;
     int continued = 0;  // steps whose sums include this slab's groups
@@ -170,8 +166,7 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
     for (int done = 0; done < steps;) {
       const int n = std::min(plan_.chunk_steps, steps - done);
       const int base = half * plan_.chunk_steps * num_groups_;
-      collect_partials(half, true);  // the chunk before last's, before this chunk's kernels overwrite them
-      device_->reuse_partials(half);
+      device_->reuse_partials(static_cast<std::size_t>(base));  // read back two chunks ago
       for (int t = 0; t < n; ++t) {
         const bool last = done + t + 1 == steps;
         const int partial_base = base + t * num_groups_;
@@ -185,10 +180,9 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
         if (!last) exchange_halos(1 - current_);
         current_ = 1 - current_;
       }
-      device_->read_partials(half, static_cast<std::size_t>(base), static_cast<std::size_t>(n) * num_groups_);
       chunks_.emplace_back();
       ChunkSums& c = chunks_.back();
-      c.half = half;
+      c.slot = device_->read_partials(static_cast<std::size_t>(base), static_cast<std::size_t>(n) * num_groups_);
       c.steps = n;
       c.sums.assign(n, 0.0);
       if (rank_ > 0) MPI_Irecv(c.sums.data(), n, MPI_DOUBLE, rank_ - 1, kTagSums, comm_, &c.incoming);
@@ -212,17 +206,6 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
   }
 }
 
-void SlabSolver::collect_partials(int half, bool wait) {
-  for (ChunkSums& c : chunks_) {
-    if (c.half != half || !c.partials.empty()) continue;
-    const void* p = device_->partials(half, wait);
-    if (!p) return;
-    c.partials.resize(static_cast<std::size_t>(c.steps) * num_groups_ * real_size_);
-    std::memcpy(c.partials.data(), p, c.partials.size());
-    return;
-  }
-}
-
 // Continues the oldest chunks' sums over this slab's groups, in group order:
 // a little at a time between steps, or everything (`drain`, at the end).
 void SlabSolver::continue_sums(bool drain) {
@@ -235,8 +218,8 @@ void SlabSolver::continue_sums(bool drain) {
   int budget = chunks_.size() > 1 ? kCatchUpSumStepsPerPoll : kSumStepsPerPoll;
   while (!chunks_.empty() && (drain || budget > 0)) {
     ChunkSums& c = chunks_.front();
-    if (c.partials.empty()) collect_partials(c.half, drain);
-    if (c.partials.empty()) return;
+    if (!c.partials) c.partials = device_->partials(c.slot, drain);
+    if (!c.partials) return;
     if (c.incoming != MPI_REQUEST_NULL) {
       if (drain) {
         MPI_Wait(&c.incoming, MPI_STATUS_IGNORE);
@@ -250,10 +233,10 @@ void SlabSolver::continue_sums(bool drain) {
       const std::size_t first = static_cast<std::size_t>(c.continued) * num_groups_;
       double sum = c.sums[c.continued];
       if (real_size_ == sizeof(float)) {
-        const float* p = reinterpret_cast<const float*>(c.partials.data()) + first;
+        const float* p = static_cast<const float*>(c.partials) + first;
         for (int g = 0; g < num_groups_; ++g) sum += p[g];
       } else {
-        const double* p = reinterpret_cast<const double*>(c.partials.data()) + first;
+        const double* p = static_cast<const double*>(c.partials) + first;
         for (int g = 0; g < num_groups_; ++g) sum += p[g];
       }
       c.sums[c.continued] = sum;
@@ -267,6 +250,7 @@ void SlabSolver::continue_sums(bool drain) {
     } else {
       finished_sums_.insert(finished_sums_.end(), c.sums.begin(), c.sums.end());
     }
+    device_->release_partials(c.slot);
     chunks_.pop_front();
   }
 }
@@ -324,7 +308,8 @@ SlabLattice slab_lattice(const Params& params, const ObstacleMask& mask, Precisi
   out.lattice.ny = slab.rows + 2;
   out.defines = kernel_defines(out.lattice, precision, plan, slab_kernel_rows(slab, params.ny));
   out.blocked = slab_mask(params, mask, slab);
-  out.partial_values = 2 * static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * slab_group_rows(slab, plan);
+  out.chunk_values = static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * slab_group_rows(slab, plan);
+  out.partial_values = 2 * out.chunk_values;
   return out;
 }
 

@@ -1,6 +1,6 @@
 // A slab on an OpenCL device: the lattice's in-order queue runs the kernels,
 // a second in-order queue the copies; markers and barriers order them.
-#include <cstring>
+#include <map>
 
 #include "device/slab_device.hpp"
 #include "opencl/opencl_lattice.hpp"
@@ -26,9 +26,10 @@ class OpenCLSlabDevice final : public SlabDevice {
   void read_edges(int state) override;
   void wait_edges() override;
   void write_halos(int state) override;
-  void read_partials(int half, std::size_t first, std::size_t count) override;
-  const void* partials(int half, bool wait) override;
-  void reuse_partials(int half) override;
+  int read_partials(std::size_t first, std::size_t count) override;
+  const void* partials(int slot, bool wait) override;
+  void release_partials(int slot) override { slots_.at(slot).in_use = false; }
+  void reuse_partials(std::size_t first) override;
   void flush() override;
   void drain() noexcept override;
 
@@ -56,14 +57,23 @@ class OpenCLSlabDevice final : public SlabDevice {
   std::size_t row_bytes_;
   cl::CommandQueue copies_;
   // Host memory the device copies to and from directly (allocated by the
-  // driver, mapped for the object's life): the edge buffers, then the two
-  // halves of partial sums.
-  cl::Buffer staging_;
-  unsigned char* mapped_ = nullptr;
+  // driver, mapped for the object's life).
+  struct Pinned {
+    cl::Buffer buffer;
+    unsigned char* host = nullptr;
+  };
+  Pinned pinned(std::size_t bytes);
+  std::vector<Pinned> pinned_;
   EdgeBuffers edges_;
-  unsigned char* host_partials_[2] = {nullptr, nullptr};
+  struct PartialsSlot {
+    unsigned char* host = nullptr;
+    cl::Event read;
+    bool in_use = false;
+  };
+  std::vector<PartialsSlot> slots_;
+  std::size_t slot_bytes_;
+  std::map<std::size_t, cl::Event> last_read_from_;  // by first value
   cl::Event edges_read_;
-  cl::Event partials_read_[2];
 };
 
 OpenCLSlabDevice::OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan& plan, const SlabLattice& slab)
@@ -71,31 +81,34 @@ OpenCLSlabDevice::OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan&
       plan_(plan),
       lattice_(opencl_device_at(config.device), slab.lattice, plan, config.precision, config.kernels_dir, slab.defines,
                slab.partial_values, slab.blocked),
-      row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)) {
-  const std::size_t half_bytes = slab.partial_values / 2 * real_size(config.precision);
-  const std::size_t bytes = 12 * row_bytes_ + 2 * half_bytes;
-  guarded("setting up", [&] {
-    copies_ = cl::CommandQueue(lattice_.context, lattice_.device);
-    staging_ = cl::Buffer(lattice_.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
-    mapped_ = static_cast<unsigned char*>(
-        copies_.enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes));
-  });
-  unsigned char* p = mapped_;
+      row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
+      slot_bytes_(slab.chunk_values * real_size(config.precision)) {
+  guarded("setting up", [&] { copies_ = cl::CommandQueue(lattice_.context, lattice_.device); });
+  unsigned char* p = pinned(12 * row_bytes_).host;
   for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
     *edge = p;
     p += 3 * row_bytes_;
   }
-  host_partials_[0] = p;
-  host_partials_[1] = p + half_bytes;
 }
 
 OpenCLSlabDevice::~OpenCLSlabDevice() {
   drain();
   try {
-    copies_.enqueueUnmapMemObject(staging_, mapped_);
+    for (const Pinned& p : pinned_) copies_.enqueueUnmapMemObject(p.buffer, p.host);
     copies_.finish();
   } catch (const cl::Error&) {
   }
+}
+
+OpenCLSlabDevice::Pinned OpenCLSlabDevice::pinned(std::size_t bytes) {
+  return guarded("allocating host memory", [&] {
+    Pinned p;
+    p.buffer = cl::Buffer(lattice_.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
+    p.host = static_cast<unsigned char*>(
+        copies_.enqueueMapBuffer(p.buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes));
+    pinned_.push_back(p);
+    return p;
+  });
 }
 
 std::vector<cl::Event> OpenCLSlabDevice::kernels_so_far() {
@@ -188,28 +201,36 @@ void OpenCLSlabDevice::write_halos(int state) {
   });
 }
 
-void OpenCLSlabDevice::read_partials(int half, std::size_t first, std::size_t count) {
+int OpenCLSlabDevice::read_partials(std::size_t first, std::size_t count) {
+  int slot = 0;
+  while (slot < static_cast<int>(slots_.size()) && slots_[slot].in_use) ++slot;
+  if (slot == static_cast<int>(slots_.size())) slots_.push_back({pinned(slot_bytes_).host, cl::Event(), false});
+  PartialsSlot& s = slots_[slot];
   guarded("reading partial sums", [&] {
     const std::size_t size = real_size(lattice_.precision);
     const std::vector<cl::Event> after = kernels_so_far();
-    copies_.enqueueReadBuffer(lattice_.partials, CL_FALSE, first * size, count * size, host_partials_[half], &after,
-                              &partials_read_[half]);
+    copies_.enqueueReadBuffer(lattice_.partials, CL_FALSE, first * size, count * size, s.host, &after, &s.read);
     copies_.flush();
   });
+  s.in_use = true;
+  last_read_from_[first] = s.read;
+  return slot;
 }
 
-const void* OpenCLSlabDevice::partials(int half, bool wait) {
+const void* OpenCLSlabDevice::partials(int slot, bool wait) {
+  PartialsSlot& s = slots_.at(slot);
   return guarded("reading partial sums", [&]() -> const void* {
     if (wait)
-      partials_read_[half].wait();
-    else if (partials_read_[half].getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE)
+      s.read.wait();
+    else if (s.read.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE)
       return nullptr;
-    return host_partials_[half];
+    return s.host;
   });
 }
 
-void OpenCLSlabDevice::reuse_partials(int half) {
-  if (partials_read_[half]()) guarded("running", [&] { kernels_wait_for(partials_read_[half]); });
+void OpenCLSlabDevice::reuse_partials(std::size_t first) {
+  const auto read = last_read_from_.find(first);
+  if (read != last_read_from_.end()) guarded("running", [&] { kernels_wait_for(read->second); });
 }
 
 void OpenCLSlabDevice::flush() {
