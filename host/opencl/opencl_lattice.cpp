@@ -97,16 +97,19 @@ void OpenCLLattice::fill_at_rest(int which, const Params& params) {
   Params one_cell = params;
   one_cell.nx = one_cell.ny = 1;
   const std::vector<double> rest = initial_distributions(one_cell);
+  // Written from a block of values rather than by clEnqueueFillBuffer, which
+  // NVIDIA's OpenCL failed (CL_INVALID_COMMAND_QUEUE) on a 9.7 GB lattice.
+  const std::size_t block_values = std::min<std::size_t>(cells, 1 << 22);
+  const std::size_t value_bytes = stored_size(precision);
   try {
     for (int k = 0; k < kSpeeds; ++k) {
-      if (is_16bit(precision))  // a value at rest is stored as 0 in both formats
-        queue.enqueueFillBuffer(lattices[which], static_cast<std::uint16_t>(0), k * plane_bytes(), plane_bytes());
-      else if (precision == Precision::Float)
-        queue.enqueueFillBuffer(lattices[which], static_cast<float>(rest[k]), k * plane_bytes(), plane_bytes());
-      else
-        queue.enqueueFillBuffer(lattices[which], rest[k], k * plane_bytes(), plane_bytes());
+      const std::vector<unsigned char> block =
+          to_device_reals(std::vector<double>(block_values, rest[k]), precision, density);
+      for (std::size_t done = 0; done < cells; done += block_values)
+        queue.enqueueWriteBuffer(lattices[which], CL_FALSE, (k * cells + done) * value_bytes,
+                                 std::min(block_values, cells - done) * value_bytes, block.data());
+      queue.finish();  // before `block` goes
     }
-    queue.finish();
   } catch (const cl::Error& e) {
     rethrow_cl(e, "setting up " + device_name);
   }

@@ -41,8 +41,9 @@ struct OpenCLLattice {
   // The whole of lattice `which` as doubles, and back (blocking).
   std::vector<double> download(int which);
   void upload(int which, const std::vector<double>& f);
-  // Every cell of lattice `which` at rest with `params.density`, filled on the
-  // device: a large slab's worth of it on the host would cost gigabytes.
+  // Every cell of lattice `which` at rest with `params.density`, written from
+  // one block of values: the whole lattice's worth on the host would cost
+  // gigabytes.
   void fill_at_rest(int which, const Params& params);
 };
 
