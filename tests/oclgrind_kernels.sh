@@ -51,7 +51,7 @@ for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c" "block
   check "$variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" \
     "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
 done
-# The slab kernels (interior and edge bands, launched with a global offset)
+# The slab kernels (edge bands, then the interior: launches from a first group row)
 # on 2 and 3 ranks. Without --uninitialized: oclgrind's shadow of a buffer
 # keeps only the last host write into it (ShadowMemory::allocate), so the
 # halo rows written each step make the rest of the lattice look uninitialised.

@@ -432,6 +432,28 @@ TEST_CASE("mpi runs: fused-rows, auto's choice on CPU devices, runs on the slabs
   check_identical(2, "", "-p double");
 }
 
+TEST_CASE("mpi runs: --backend cuda splits the grid as one CUDA device runs it, or every rank stops on one line") {
+  const Problem problem;
+  TempDir probe;
+  const Result alone = run_alone("-q -b cuda -l 8x1 --kernel-variant fused --no-png -o '" + probe.path + "' " +
+                                 problem.inputs());
+  if (alone.status == 0) {
+    check_identical(2, "8x1", "-b cuda");
+    check_identical(3, "8x4", "-b cuda -p fp16s");
+    return;
+  }
+  // No NVIDIA GPU (or no CUDA backend) here: the slabs fail as one process does.
+  MESSAGE("the CUDA backend cannot run here, so only its failure under mpirun is checked: " << alone.err);
+  TempDir out;
+  const Result r = run_ranks(2, "-b cuda -l 8x1 -o '" + out.path + "' " + problem.inputs());
+  CHECK(r.status == 1);
+  const auto errors = error_lines(r.err);
+  REQUIRE(errors.size() == 1);
+  const std::string why = error_lines(alone.err).at(0).substr(std::string("error: ").size());
+  CHECK(errors[0].find(why) != std::string::npos);
+  CHECK(out.listing() == "");
+}
+
 TEST_CASE("mpi runs: 16-bit storage on the slabs writes the same bytes as one process") {
   check_identical(2, "", "-p fp16s");
   check_identical(3, "", "-p fp16c --slab-rows 12,17,1");

@@ -33,7 +33,7 @@ class OpenCLSolver final : public ChunkedSolver {
     // Uploaded whole, not filled on the device, so oclgrind can check reads
     // of uninitialised memory: its shadow of a buffer keeps only the last host
     // write (a fill is many small ones). One grid fits the host.
-    lattice_.fill_at_rest(current_, params);
+    lattice_.upload(current_, initial_distributions(params));
   }
 
   Backend backend() const override { return Backend::OpenCL; }
