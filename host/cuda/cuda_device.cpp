@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "device/kernel_source.hpp"
 #include "model/lattice.hpp"
 
 namespace d2q9 {
@@ -58,6 +59,11 @@ NvrtcTarget pick_nvrtc_target(int major, int minor, const std::string& device_na
   return {best / 10, best % 10, false};
 }
 
+namespace {
+
+// Every cell of the `cells`-cell lattice at `lattice` at rest with `density`,
+// filled on the device (blocking, on `stream`): a large grid's worth of
+// doubles on the host would cost more memory than the device holds.
 void fill_cuda_lattice_at_rest(const CudaDriver& drv, CUdeviceptr lattice, std::size_t cells, double density,
                                Precision precision, CUstream stream) {
   Params one_cell;
@@ -84,6 +90,93 @@ void fill_cuda_lattice_at_rest(const CudaDriver& drv, CUdeviceptr lattice, std::
     }
     check_cuda(drv.cuStreamSynchronize(stream), "cuStreamSynchronize");
   }
+}
+
+}  // namespace
+
+#define CU_CALL(call, ...) check_cuda(drv_.call(__VA_ARGS__), #call)
+
+CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, const LaunchPlan& plan,
+                         const std::vector<std::string>& defines, std::size_t partial_bytes,
+                         const std::vector<std::uint8_t>& blocked, const std::string& what)
+    : drv_(cuda_driver()),
+      plan_(plan),
+      precision_(config.precision),
+      density_(lattice.density),
+      nx_(lattice.nx),
+      cells_count_(lattice.cells()) {
+  // A throwing constructor runs no destructor: free what was made so far.
+  try {
+    int index = 0;
+    device_ = cuda_device_at(drv_, config.device, &index);
+    const CudaDeviceInfo info = describe_cuda_device(drv_, index);
+    device_name_ = info.name;
+    CU_CALL(cuDevicePrimaryCtxRetain, &context_, device_);
+    CU_CALL(cuCtxSetCurrent, context_);
+
+    const std::size_t lattice_bytes = kSpeeds * cells_count_ * stored_size(precision_);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CU_CALL(cuMemGetInfo, &free_bytes, &total_bytes);
+    check_device_memory(what, 2ULL * lattice_bytes + cells_count_ + partial_bytes, lattice_bytes, free_bytes,
+                        free_bytes, device_name_ + " (free memory)");
+
+    const CompiledKernels compiled =
+        compile_kernels_nvrtc(config.kernels_dir, kKernelFile, defines,
+                              pick_nvrtc_target(info.compute_major, info.compute_minor, device_name_));
+    CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
+    CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
+    CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
+    if (plan_.variant == KernelVariant::FusedX2)
+      CU_CALL(cuModuleGetFunction, &collide_x2_, module_, "propagate_rebound_collide_x2");
+    int kernel_max = 0;
+    CU_CALL(cuFuncGetAttribute, &kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            collide_x2_ ? collide_x2_ : collide_);
+    check_kernel_group_limit(plan_, kernel_max, "propagate_rebound_collide", device_name_);
+    int accelerate_max = 0;
+    CU_CALL(cuFuncGetAttribute, &accelerate_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, accelerate_);
+    accelerate_block_ = static_cast<unsigned>(std::min({128, accelerate_max, nx_}));
+
+    for (auto& buf : cells_) CU_CALL(cuMemAlloc, &buf, lattice_bytes);
+    CU_CALL(cuMemAlloc, &obstacles_, cells_count_);
+    CU_CALL(cuMemAlloc, &partials_, partial_bytes);
+    CU_CALL(cuMemcpyHtoD, obstacles_, blocked.data(), cells_count_);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+// Errors cannot be reported from here; frees what exists, in reverse order.
+void CudaLattice::release() noexcept {
+  if (!context_) return;
+  drv_.cuCtxSetCurrent(context_);
+  for (CUdeviceptr p : {partials_, obstacles_, cells_[1], cells_[0]})
+    if (p) drv_.cuMemFree(p);
+  if (module_) drv_.cuModuleUnload(module_);
+  drv_.cuDevicePrimaryCtxRelease(device_);
+  context_ = nullptr;
+}
+
+void CudaLattice::make_current() const { CU_CALL(cuCtxSetCurrent, context_); }
+
+void CudaLattice::launch_accelerate(CUstream stream, int state) {
+  void* args[] = {&cells_[state], &obstacles_};
+  const unsigned blocks = (static_cast<unsigned>(nx_) + accelerate_block_ - 1) / accelerate_block_;
+  CU_CALL(cuLaunchKernel, accelerate_, blocks, 1, 1, accelerate_block_, 1, 1, 0, stream, args, nullptr);
+}
+
+void CudaLattice::launch_step(CUstream stream, int state, bool two_step_kernel, int group_rows, int first_group_row,
+                              int partial_offset, bool accelerate_next, int steps) {
+  int accelerate_next_arg = accelerate_next ? 1 : 0;
+  void* args[] = {&cells_[state],  &cells_[1 - state],    &obstacles_, &partials_,
+                  &partial_offset, &accelerate_next_arg, &steps,      &first_group_row};
+  CU_CALL(cuLaunchKernel, two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
+          static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
+          static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);
+}
+
+void CudaLattice::fill_at_rest(CUstream stream, int state) {
+  fill_cuda_lattice_at_rest(drv_, cells_[state], cells_count_, density_, precision_, stream);
 }
 
 }  // namespace d2q9

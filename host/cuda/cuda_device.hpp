@@ -1,10 +1,14 @@
 // What both CUDA solvers (one device, one MPI slab) share: finding and
-// describing a device, the NVRTC target for it, and filling a lattice at rest.
+// describing a device, the NVRTC target for it, and the lattice on it.
 #pragma once
 
 #include <cuda.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "device/launch_plan.hpp"
 
 #include "cuda/cuda_driver.hpp"
 #include "cuda/cuda_solver.hpp"
@@ -23,10 +27,59 @@ CUdevice cuda_device_at(const CudaDriver& drv, int requested, int* index_out = n
 // for the newest older one, which the driver compiles when it loads it.
 NvrtcTarget pick_nvrtc_target(int major, int minor, const std::string& device_name);
 
-// Every cell of the `cells`-cell lattice at `lattice` at rest with `density`,
-// filled on the device (blocking, on `stream`): a large grid's worth of
-// doubles on the host would cost more memory than the device holds.
-void fill_cuda_lattice_at_rest(const CudaDriver& drv, CUdeviceptr lattice, std::size_t cells, double density,
-                               Precision precision, CUstream stream);
+// What a CUDA solver holds on its device: the primary context, the module
+// built for a launch plan, two lattices, the obstacle flags and the partial
+// sums; it launches the kernels on the solver's streams and frees it all
+// when it goes. Streams, events and host buffers are the solver's own.
+class CudaLattice {
+ public:
+  // `lattice` is the grid the device holds (a slab's has its halo rows),
+  // `defines` the kernel build's, `partial_bytes` the partial-sum buffer's
+  // size; `what` names the lattice in an out-of-memory error.
+  CudaLattice(const DeviceConfig& config, const Params& lattice, const LaunchPlan& plan,
+              const std::vector<std::string>& defines, std::size_t partial_bytes,
+              const std::vector<std::uint8_t>& blocked, const std::string& what);
+  ~CudaLattice() { release(); }
+  CudaLattice(const CudaLattice&) = delete;
+  CudaLattice& operator=(const CudaLattice&) = delete;
+
+  const CudaDriver& drv() const { return drv_; }
+  const std::string& device_name() const { return device_name_; }
+  std::size_t cell_count() const { return cells_count_; }
+  CUdeviceptr cells(int state) const { return cells_[state]; }
+  CUdeviceptr partials() const { return partials_; }
+  void make_current() const;
+
+  // accelerate_flow on lattice `state`.
+  void launch_accelerate(CUstream stream, int state);
+  // A step kernel (the plan's, or propagate_rebound_collide_x2) from lattice
+  // `state` into the other, over `group_rows` work-group rows from
+  // `first_group_row` (the kernels' eight arguments, cl/d2q9_bgk.cl).
+  void launch_step(CUstream stream, int state, bool two_step_kernel, int group_rows, int first_group_row,
+                   int partial_offset, bool accelerate_next, int steps);
+  // Lattice `state` at rest (blocking, on `stream`).
+  void fill_at_rest(CUstream stream, int state);
+
+ private:
+  void release() noexcept;
+
+  const CudaDriver& drv_;
+  LaunchPlan plan_;
+  Precision precision_;
+  double density_;
+  int nx_;
+  std::size_t cells_count_;
+  std::string device_name_;
+  unsigned accelerate_block_ = 0;
+  CUdevice device_{};
+  CUcontext context_ = nullptr;
+  CUmodule module_ = nullptr;
+  CUfunction accelerate_ = nullptr;
+  CUfunction collide_ = nullptr;
+  CUfunction collide_x2_ = nullptr;  // fused-x2 plans only
+  CUdeviceptr cells_[2] = {0, 0};
+  CUdeviceptr obstacles_ = 0;
+  CUdeviceptr partials_ = 0;
+};
 
 }  // namespace d2q9

@@ -35,6 +35,7 @@ namespace d2q9 {
   X(cuMemFree)                       \
   X(cuMemAllocHost)                  \
   X(cuMemFreeHost)                   \
+  X(cuMemcpyHtoD)                    \
   X(cuMemcpyHtoDAsync)               \
   X(cuMemcpyDtoHAsync)               \
   X(cuMemsetD16Async)                \

@@ -21,7 +21,7 @@ class CudaSlabDevice final : public SlabDevice {
   CudaSlabDevice(const CudaSlabDevice&) = delete;
   CudaSlabDevice& operator=(const CudaSlabDevice&) = delete;
 
-  std::string device_name() const override { return device_name_; }
+  std::string device_name() const override { return lattice_.device_name(); }
   EdgeBuffers edge_buffers() override { return edges_; }
   void fill_at_rest(int state) override;
   void upload(int state, const std::vector<double>& f) override;
@@ -42,11 +42,12 @@ class CudaSlabDevice final : public SlabDevice {
   }
 
  private:
-  void setup(const DeviceConfig& config, const SlabLattice& slab);
+  void setup();
   void release() noexcept;
   CUdeviceptr row_at(int state, int speed, int row) const {
-    return cells_[state] + (static_cast<std::size_t>(speed) * cells_count_ + static_cast<std::size_t>(row) * nx_) *
-                               stored_size(precision_);
+    return lattice_.cells(state) +
+           (static_cast<std::size_t>(speed) * lattice_.cell_count() + static_cast<std::size_t>(row) * nx_) *
+               stored_size(precision_);
   }
   // The copy stream's later work waits for the kernel stream's work so far.
   void copies_after_kernels();
@@ -56,28 +57,15 @@ class CudaSlabDevice final : public SlabDevice {
   }
 
   const CudaDriver& drv_;
-  LaunchPlan plan_;
   Precision precision_;
   double density_;
   int nx_;
   int rows_;  // the slab's own, halo rows not counted
-  std::size_t cells_count_;
   std::size_t row_bytes_;
-  std::size_t partial_bytes_;  // the device buffer
   std::size_t slot_bytes_;
-  std::string device_name_;
-  unsigned accelerate_block_ = 0;
-
-  CUdevice device_{};
-  CUcontext context_ = nullptr;
-  CUmodule module_ = nullptr;
-  CUfunction accelerate_ = nullptr;
-  CUfunction collide_ = nullptr;
+  CudaLattice lattice_;
   CUstream kernels_ = nullptr;
   CUstream copies_ = nullptr;
-  CUdeviceptr cells_[2] = {0, 0};
-  CUdeviceptr obstacles_ = 0;
-  CUdeviceptr partials_ = 0;
   unsigned char* staging_ = nullptr;  // pinned: the edge buffers
   EdgeBuffers edges_;
   struct PartialsSlot {
@@ -94,57 +82,27 @@ class CudaSlabDevice final : public SlabDevice {
 
 CudaSlabDevice::CudaSlabDevice(const DeviceConfig& config, const LaunchPlan& plan, const SlabLattice& slab)
     : drv_(cuda_driver()),
-      plan_(plan),
       precision_(config.precision),
       density_(slab.lattice.density),
       nx_(slab.lattice.nx),
       rows_(slab.rows()),
-      cells_count_(slab.lattice.cells()),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
-      partial_bytes_(slab.partial_values * real_size(config.precision)),
-      slot_bytes_(slab.chunk_values * real_size(config.precision)) {
-  // A throwing constructor runs no destructor: free what was made so far.
+      slot_bytes_(slab.chunk_values * real_size(config.precision)),
+      lattice_(config, slab.lattice, plan, slab.defines, slab.partial_values * real_size(config.precision),
+               slab.blocked,
+               "slab " + std::to_string(slab.lattice.nx) + "x" + std::to_string(slab.rows()) + " (with its halo rows)") {
+  // A throwing constructor runs no destructor (but lattice_'s): free what was made so far.
   try {
-    setup(config, slab);
+    setup();
   } catch (...) {
     release();
     throw;
   }
 }
 
-void CudaSlabDevice::setup(const DeviceConfig& config, const SlabLattice& slab) {
-  int index = 0;
-  device_ = cuda_device_at(drv_, config.device, &index);
-  const CudaDeviceInfo info = describe_cuda_device(drv_, index);
-  device_name_ = info.name;
-  CU_CALL(cuDevicePrimaryCtxRetain, &context_, device_);
-  CU_CALL(cuCtxSetCurrent, context_);
-
-  const std::size_t lattice_bytes = kSpeeds * cells_count_ * stored_size(precision_);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CU_CALL(cuMemGetInfo, &free_bytes, &total_bytes);
-  check_device_memory("slab " + std::to_string(nx_) + "x" + std::to_string(rows_) + " (with its halo rows)",
-                      2ULL * lattice_bytes + cells_count_ + partial_bytes_, lattice_bytes, free_bytes, free_bytes,
-                      device_name_ + " (free memory)");
-
-  const CompiledKernels compiled =
-      compile_kernels_nvrtc(config.kernels_dir, kKernelFile, slab.defines,
-                            pick_nvrtc_target(info.compute_major, info.compute_minor, device_name_));
-  CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
-  CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
-  CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
-  int kernel_max = 0;
-  CU_CALL(cuFuncGetAttribute, &kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, collide_);
-  check_kernel_group_limit(plan_, kernel_max, "propagate_rebound_collide", device_name_);
-  int accelerate_max = 0;
-  CU_CALL(cuFuncGetAttribute, &accelerate_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, accelerate_);
-  accelerate_block_ = static_cast<unsigned>(std::min({128, accelerate_max, nx_}));
-
+void CudaSlabDevice::setup() {
   CU_CALL(cuStreamCreate, &kernels_, CU_STREAM_NON_BLOCKING);
   CU_CALL(cuStreamCreate, &copies_, CU_STREAM_NON_BLOCKING);
-  for (auto& buf : cells_) CU_CALL(cuMemAlloc, &buf, lattice_bytes);
-  CU_CALL(cuMemAlloc, &obstacles_, cells_count_);
-  CU_CALL(cuMemAlloc, &partials_, partial_bytes_);
   void* staging = nullptr;
   CU_CALL(cuMemAllocHost, &staging, 12 * row_bytes_);
   staging_ = static_cast<unsigned char*>(staging);
@@ -155,50 +113,49 @@ void CudaSlabDevice::setup(const DeviceConfig& config, const SlabLattice& slab) 
   }
   for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_})
     CU_CALL(cuEventCreate, e, CU_EVENT_DISABLE_TIMING);
-  CU_CALL(cuMemcpyHtoDAsync, obstacles_, slab.blocked.data(), cells_count_, kernels_);
-  CU_CALL(cuStreamSynchronize, kernels_);
 }
 
-// Errors cannot be reported from here; frees what exists, in reverse order.
+// Errors cannot be reported from here; frees what exists (the lattice frees its own).
 void CudaSlabDevice::release() noexcept {
-  if (!context_) return;
-  drv_.cuCtxSetCurrent(context_);
+  try {
+    lattice_.make_current();
+  } catch (const DeviceError&) {
+  }
   drain();
   for (const PartialsSlot& s : slots_) {
     if (s.read) drv_.cuEventDestroy(s.read);
     if (s.host) drv_.cuMemFreeHost(s.host);
   }
+  slots_.clear();
   for (CUevent e : {halos_written_, edges_read_, kernels_done_})
     if (e) drv_.cuEventDestroy(e);
   if (staging_) drv_.cuMemFreeHost(staging_);
-  for (CUdeviceptr p : {partials_, obstacles_, cells_[1], cells_[0]})
-    if (p) drv_.cuMemFree(p);
   for (CUstream s : {copies_, kernels_})
     if (s) drv_.cuStreamDestroy(s);
-  if (module_) drv_.cuModuleUnload(module_);
-  drv_.cuDevicePrimaryCtxRelease(device_);
-  context_ = nullptr;
+  halos_written_ = edges_read_ = kernels_done_ = nullptr;
+  staging_ = nullptr;
+  copies_ = kernels_ = nullptr;
 }
 
 void CudaSlabDevice::fill_at_rest(int state) {
-  CU_CALL(cuCtxSetCurrent, context_);
+  lattice_.make_current();
   synchronize();
-  fill_cuda_lattice_at_rest(drv_, cells_[state], cells_count_, density_, precision_, kernels_);
+  lattice_.fill_at_rest(kernels_, state);
 }
 
 void CudaSlabDevice::upload(int state, const std::vector<double>& f) {
-  if (f.size() != kSpeeds * cells_count_) throw std::invalid_argument("load_distributions: wrong number of values");
+  if (f.size() != kSpeeds * lattice_.cell_count()) throw std::invalid_argument("load_distributions: wrong number of values");
   const std::vector<unsigned char> raw = to_device_reals(f, precision_, density_);
-  CU_CALL(cuCtxSetCurrent, context_);
+  lattice_.make_current();
   synchronize();
-  CU_CALL(cuMemcpyHtoDAsync, cells_[state], raw.data(), raw.size(), kernels_);
+  CU_CALL(cuMemcpyHtoDAsync, lattice_.cells(state), raw.data(), raw.size(), kernels_);
   CU_CALL(cuStreamSynchronize, kernels_);
 }
 
 std::vector<unsigned char> CudaSlabDevice::read_rows(int state, int first_row, int rows) {
   const std::size_t plane = static_cast<std::size_t>(rows) * row_bytes_;
   std::vector<unsigned char> out(kSpeeds * plane);
-  CU_CALL(cuCtxSetCurrent, context_);
+  lattice_.make_current();
   synchronize();
   for (int k = 0; k < kSpeeds; ++k)
     CU_CALL(cuMemcpyDtoHAsync, out.data() + k * plane, row_at(state, k, first_row), plane, kernels_);
@@ -206,20 +163,11 @@ std::vector<unsigned char> CudaSlabDevice::read_rows(int state, int first_row, i
   return out;
 }
 
-void CudaSlabDevice::accelerate(int state) {
-  void* args[] = {&cells_[state], &obstacles_};
-  const unsigned blocks = (static_cast<unsigned>(nx_) + accelerate_block_ - 1) / accelerate_block_;
-  CU_CALL(cuLaunchKernel, accelerate_, blocks, 1, 1, accelerate_block_, 1, 1, 0, kernels_, args, nullptr);
-}
+void CudaSlabDevice::accelerate(int state) { lattice_.launch_accelerate(kernels_, state); }
 
 void CudaSlabDevice::collide(int state, int first_group_row, int group_rows, int partial_offset,
                              bool accelerate_next) {
-  int accelerate_next_arg = accelerate_next ? 1 : 0;
-  int steps = 1;
-  void* args[] = {&cells_[state], &cells_[1 - state], &obstacles_,      &partials_,
-                  &partial_offset, &accelerate_next_arg, &steps, &first_group_row};
-  CU_CALL(cuLaunchKernel, collide_, static_cast<unsigned>(plan_.groups_x), static_cast<unsigned>(group_rows), 1,
-          static_cast<unsigned>(plan_.local.x), static_cast<unsigned>(plan_.local.y), 1, 0, kernels_, args, nullptr);
+  lattice_.launch_step(kernels_, state, false, group_rows, first_group_row, partial_offset, accelerate_next, 1);
 }
 
 void CudaSlabDevice::copies_after_kernels() {
@@ -263,7 +211,7 @@ int CudaSlabDevice::read_partials(std::size_t first, std::size_t count) {
   PartialsSlot& s = slots_[slot];
   const std::size_t size = real_size(precision_);
   copies_after_kernels();
-  CU_CALL(cuMemcpyDtoHAsync, s.host, partials_ + first * size, count * size, copies_);
+  CU_CALL(cuMemcpyDtoHAsync, s.host, lattice_.partials() + first * size, count * size, copies_);
   CU_CALL(cuEventRecord, s.read, copies_);
   s.in_use = true;
   last_read_from_[first] = s.read;

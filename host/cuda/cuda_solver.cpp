@@ -24,7 +24,7 @@ class CudaSolver final : public ChunkedSolver {
   CudaSolver& operator=(const CudaSolver&) = delete;
 
   Backend backend() const override { return Backend::Cuda; }
-  std::string device_name() const override { return device_name_; }
+  std::string device_name() const override { return lattice_.device_name(); }
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
 
@@ -38,40 +38,28 @@ class CudaSolver final : public ChunkedSolver {
   // holds the state when it starts, its length, and whether it ends the call.
   using ChunkKey = std::tuple<int, int, int, bool>;  // half, parity, steps, ends call
 
-  void setup(const ObstacleMask& mask, const DeviceConfig& config);
+  void setup();
   void release();
-  void build(const std::string& kernels_dir, int major, int minor);
-  void launch_accelerate(int parity);
   void launch_chunk(const ChunkKey& key);
   CUgraphExec chunk_graph(const ChunkKey& key);
   CUgraphExec capture_chunk(const ChunkKey& key);
   void release_graphs();
 
-  void accelerate_first() override { launch_accelerate(current_); }
+  void accelerate_first() override { lattice_.launch_accelerate(stream_, current_); }
   void enqueue_chunk(const Chunk& chunk) override;
   const void* wait_partials(int half) override;
 
   const CudaDriver& drv_;
   Params params_;
-  std::string device_name_;
   bool use_graphs_;
   std::string graphs_failed_;  // why graphs were given up, empty while they work
 
-  CUdevice device_{};
-  CUcontext context_ = nullptr;
-  CUmodule module_ = nullptr;
-  CUfunction accelerate_ = nullptr;
-  CUfunction collide_ = nullptr;
-  CUfunction collide_x2_ = nullptr;
+  CudaLattice lattice_;
   CUstream stream_ = nullptr;
-  CUdeviceptr cells_[2] = {0, 0};
-  CUdeviceptr obstacles_ = 0;
-  CUdeviceptr partials_ = 0;
   void* host_partials_[2] = {nullptr, nullptr};  // pinned, so read-backs are asynchronous
   CUevent read_done_[2] = {nullptr, nullptr};
   std::map<ChunkKey, CUgraphExec> graphs_;
 
-  unsigned accelerate_block_ = 0;
   int current_ = 0;  // which of cells_ holds the current state
 };
 
@@ -80,62 +68,33 @@ CudaSolver::CudaSolver(const Params& params, const ObstacleMask& mask, const Dev
     : ChunkedSolver(plan, config.precision, mask.fluid_cells()),
       drv_(cuda_driver()),
       params_(params),
-      use_graphs_(use_graphs) {
-  // A throwing constructor runs no destructor: free what was made so far.
+      use_graphs_(use_graphs),
+      lattice_(config, params, plan, kernel_defines(params, config.precision, plan),
+               2 * half_values() * real_size(config.precision), mask.blocked,
+               "grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny)) {
+  // A throwing constructor runs no destructor (but lattice_'s): free what was made so far.
   try {
-    setup(mask, config);
+    setup();
   } catch (...) {
     release();
     throw;
   }
 }
 
-void CudaSolver::setup(const ObstacleMask& mask, const DeviceConfig& config) {
-  const Params& params = params_;
-  int index = 0;
-  device_ = cuda_device_at(drv_, config.device, &index);
-  const CudaDeviceInfo info = describe_cuda_device(drv_, index);
-  device_name_ = info.name;
-
-  const std::size_t cells = params.cells();
-  const std::size_t lattice_bytes = kSpeeds * cells * stored_size(precision_);
+void CudaSolver::setup() {
   const std::size_t half_bytes = half_values() * real_size(precision_);
-
-  CU_CALL(cuDevicePrimaryCtxRetain, &context_, device_);
-  CU_CALL(cuCtxSetCurrent, context_);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CU_CALL(cuMemGetInfo, &free_bytes, &total_bytes);
-  check_device_memory("grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny),
-                      device_bytes_needed(params, plan_, precision_), lattice_bytes, free_bytes, free_bytes,
-                      device_name_ + " (free memory)");
-
-  build(config.kernels_dir, info.compute_major, info.compute_minor);
-
-  int kernel_max = 0;
-  CU_CALL(cuFuncGetAttribute, &kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-          plan_.variant == KernelVariant::FusedX2 ? collide_x2_ : collide_);
-  check_kernel_group_limit(plan_, kernel_max, "propagate_rebound_collide", device_name_);
-  int accelerate_max = 0;
-  CU_CALL(cuFuncGetAttribute, &accelerate_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, accelerate_);
-  accelerate_block_ = static_cast<unsigned>(std::min({128, accelerate_max, params.nx}));
-
   CU_CALL(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING);
-  for (auto& buf : cells_) CU_CALL(cuMemAlloc, &buf, lattice_bytes);
-  CU_CALL(cuMemAlloc, &obstacles_, cells);
-  CU_CALL(cuMemAlloc, &partials_, 2 * half_bytes);
   for (int h = 0; h < 2; ++h) {
     CU_CALL(cuMemAllocHost, &host_partials_[h], half_bytes);
     CU_CALL(cuEventCreate, &read_done_[h], CU_EVENT_DISABLE_TIMING);
   }
-  CU_CALL(cuMemcpyHtoDAsync, obstacles_, mask.blocked.data(), cells, stream_);
-  CU_CALL(cuStreamSynchronize, stream_);
-  fill_cuda_lattice_at_rest(drv_, cells_[current_], cells, params.density, precision_, stream_);
+  lattice_.fill_at_rest(stream_, current_);
 
   // Like the kernel build, capturing the graphs a whole run needs happens
   // here rather than in the timed step loop.
   if (use_graphs_) {
     int parity = current_;
-    for (const Chunk& c : chunks(params.max_iters)) {
+    for (const Chunk& c : chunks(params_.max_iters)) {
       chunk_graph({c.half, parity, c.steps, c.ends_call});
       parity = (parity + plan_.launches(c.steps)) % 2;
     }
@@ -144,25 +103,21 @@ void CudaSolver::setup(const ObstacleMask& mask, const DeviceConfig& config) {
 
 CudaSolver::~CudaSolver() { release(); }
 
-// Errors cannot be reported from here; frees what exists, in reverse order.
+// Errors cannot be reported from here; frees what exists (the lattice frees its own).
 void CudaSolver::release() {
-  if (context_) drv_.cuCtxSetCurrent(context_);
+  try {
+    lattice_.make_current();
+  } catch (const DeviceError&) {
+  }
   release_graphs();
   for (auto& e : read_done_)
     if (e) drv_.cuEventDestroy(e);
   for (auto& p : host_partials_)
     if (p) drv_.cuMemFreeHost(p);
-  for (CUdeviceptr p : {partials_, obstacles_, cells_[1], cells_[0]})
-    if (p) drv_.cuMemFree(p);
   if (stream_) drv_.cuStreamDestroy(stream_);
-  if (module_) drv_.cuModuleUnload(module_);
-  if (context_) drv_.cuDevicePrimaryCtxRelease(device_);
-  partials_ = obstacles_ = cells_[0] = cells_[1] = 0;
   host_partials_[0] = host_partials_[1] = nullptr;
   read_done_[0] = read_done_[1] = nullptr;
   stream_ = nullptr;
-  module_ = nullptr;
-  context_ = nullptr;
 }
 
 void CudaSolver::release_graphs() {
@@ -170,37 +125,14 @@ void CudaSolver::release_graphs() {
   graphs_.clear();
 }
 
-void CudaSolver::build(const std::string& kernels_dir, int major, int minor) {
-  const NvrtcTarget target = pick_nvrtc_target(major, minor, device_name_);
-  const CompiledKernels compiled =
-      compile_kernels_nvrtc(kernels_dir, kKernelFile, kernel_defines(params_, precision_, plan_), target);
-  CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
-  CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
-  CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
-  CU_CALL(cuModuleGetFunction, &collide_x2_, module_, "propagate_rebound_collide_x2");
-}
-
-void CudaSolver::launch_accelerate(int parity) {
-  void* args[] = {&cells_[parity], &obstacles_};
-  const unsigned blocks = (static_cast<unsigned>(params_.nx) + accelerate_block_ - 1) / accelerate_block_;
-  CU_CALL(cuLaunchKernel, accelerate_, blocks, 1, 1, accelerate_block_, 1, 1, 0, stream_, args, nullptr);
-}
-
 // The kernel launches of one chunk, onto stream_ (or into a graph capture).
 void CudaSolver::launch_chunk(const ChunkKey& key) {
   const auto [half, parity, steps, ends_call] = key;
   int state = parity;
   for (const Launch& l : launches(Chunk{half, steps, ends_call})) {
-    if (!plan_.fused()) launch_accelerate(state);
-    int partial_offset = l.partial_offset;
-    int accelerate_next = l.accelerate_next ? 1 : 0;
-    int steps = l.steps;
-    int first_group_row = 0;
-    void* args[] = {&cells_[state], &cells_[1 - state], &obstacles_, &partials_, &partial_offset, &accelerate_next,
-                    &steps, &first_group_row};
-    CU_CALL(cuLaunchKernel, l.two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
-            static_cast<unsigned>(plan_.groups_y), 1, static_cast<unsigned>(plan_.local.x),
-            static_cast<unsigned>(plan_.local.y), 1, 0, stream_, args, nullptr);
+    if (!plan_.fused()) lattice_.launch_accelerate(stream_, state);
+    lattice_.launch_step(stream_, state, l.two_step_kernel, plan_.groups_y, 0, l.partial_offset, l.accelerate_next,
+                         l.steps);
     state = 1 - state;
   }
 }
@@ -255,7 +187,7 @@ CUgraphExec CudaSolver::chunk_graph(const ChunkKey& key) {
 }
 
 void CudaSolver::enqueue_chunk(const Chunk& chunk) {
-  CU_CALL(cuCtxSetCurrent, context_);
+  lattice_.make_current();
   const ChunkKey key{chunk.half, current_, chunk.steps, chunk.ends_call};
   if (CUgraphExec graph = chunk_graph(key))
     CU_CALL(cuGraphLaunch, graph, stream_);
@@ -263,7 +195,7 @@ void CudaSolver::enqueue_chunk(const Chunk& chunk) {
     launch_chunk(key);
   current_ = (current_ + plan_.launches(chunk.steps)) % 2;
   const std::size_t bytes = static_cast<std::size_t>(chunk.steps) * plan_.num_groups() * real_size(precision_);
-  const CUdeviceptr from = partials_ + chunk.half * half_values() * real_size(precision_);
+  const CUdeviceptr from = lattice_.partials() + chunk.half * half_values() * real_size(precision_);
   CU_CALL(cuMemcpyDtoHAsync, host_partials_[chunk.half], from, bytes, stream_);
   CU_CALL(cuEventRecord, read_done_[chunk.half], stream_);
 }
@@ -276,8 +208,8 @@ const void* CudaSolver::wait_partials(int half) {
 std::vector<double> CudaSolver::distributions() {
   const std::size_t count = kSpeeds * params_.cells();
   std::vector<unsigned char> raw(count * stored_size(precision_));
-  CU_CALL(cuCtxSetCurrent, context_);
-  CU_CALL(cuMemcpyDtoHAsync, raw.data(), cells_[current_], raw.size(), stream_);
+  lattice_.make_current();
+  CU_CALL(cuMemcpyDtoHAsync, raw.data(), lattice_.cells(current_), raw.size(), stream_);
   CU_CALL(cuStreamSynchronize, stream_);
   return from_device_reals(raw.data(), count, precision_, params_.density);
 }
@@ -285,8 +217,8 @@ std::vector<double> CudaSolver::distributions() {
 void CudaSolver::load_distributions(const std::vector<double>& f) {
   if (f.size() != kSpeeds * params_.cells()) throw std::invalid_argument("load_distributions: wrong number of values");
   const std::vector<unsigned char> raw = to_device_reals(f, precision_, params_.density);
-  CU_CALL(cuCtxSetCurrent, context_);
-  CU_CALL(cuMemcpyHtoDAsync, cells_[current_], raw.data(), raw.size(), stream_);
+  lattice_.make_current();
+  CU_CALL(cuMemcpyHtoDAsync, lattice_.cells(current_), raw.data(), raw.size(), stream_);
   CU_CALL(cuStreamSynchronize, stream_);
 }
 
