@@ -94,22 +94,20 @@ void OpenCLLattice::upload(int which, const std::vector<double>& f) {
 }
 
 void OpenCLLattice::fill_at_rest(int which, const Params& params) {
-  Params one_cell = params;
-  one_cell.nx = one_cell.ny = 1;
-  const std::vector<double> rest = initial_distributions(one_cell);
-  // Written from a block of values rather than by clEnqueueFillBuffer, which
-  // NVIDIA's OpenCL failed (CL_INVALID_COMMAND_QUEUE) on a 9.7 GB lattice.
-  const std::size_t block_values = std::min<std::size_t>(cells, 1 << 22);
+  // Written from a block of cells at rest rather than by clEnqueueFillBuffer,
+  // which NVIDIA's OpenCL failed (CL_INVALID_COMMAND_QUEUE) on a 9.7 GB lattice.
+  Params block_cells = params;
+  block_cells.nx = static_cast<int>(std::min<std::size_t>(cells, 1 << 20));
+  block_cells.ny = 1;
+  const std::size_t block = block_cells.cells();
+  const std::vector<unsigned char> values = to_device_reals(initial_distributions(block_cells), precision, density);
   const std::size_t value_bytes = stored_size(precision);
   try {
-    for (int k = 0; k < kSpeeds; ++k) {
-      const std::vector<unsigned char> block =
-          to_device_reals(std::vector<double>(block_values, rest[k]), precision, density);
-      for (std::size_t done = 0; done < cells; done += block_values)
+    for (int k = 0; k < kSpeeds; ++k)
+      for (std::size_t done = 0; done < cells; done += block)
         queue.enqueueWriteBuffer(lattices[which], CL_FALSE, (k * cells + done) * value_bytes,
-                                 std::min(block_values, cells - done) * value_bytes, block.data());
-      queue.finish();  // before `block` goes
-    }
+                                 std::min(block, cells - done) * value_bytes, values.data() + k * block * value_bytes);
+    queue.finish();  // before `values` goes
   } catch (const cl::Error& e) {
     rethrow_cl(e, "setting up " + device_name);
   }
