@@ -239,8 +239,19 @@ ALWAYS_INLINE void pull(__global const stored* src, const int ii, const int jj, 
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
 }
 
+// Nine stores written out, not a loop over k: PoCL's LLVM vectorises only
+// innermost loops, and a k-loop left inside the rows kernel's column loop
+// kept that loop scalar (256x256 float on a 2-core CPU: 57 against 280 MLUPS).
 ALWAYS_INLINE void store(__global stored* dst, const idx_t cell, const real* f) {
-  for (int k = 0; k < 9; ++k) store_f(dst, k, cell, f[k]);
+  store_f(dst, 0, cell, f[0]);
+  store_f(dst, 1, cell, f[1]);
+  store_f(dst, 2, cell, f[2]);
+  store_f(dst, 3, cell, f[3]);
+  store_f(dst, 4, cell, f[4]);
+  store_f(dst, 5, cell, f[5]);
+  store_f(dst, 6, cell, f[6]);
+  store_f(dst, 7, cell, f[7]);
+  store_f(dst, 8, cell, f[8]);
 }
 
 #if defined(INLET) || defined(OUTLET)
@@ -311,8 +322,9 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
   const real omega = (real)OMEGA;
 
 #if defined(INLET) || defined(OUTLET)
-  real g_open[9];  // g with the open edges' unknowns set; rebound keeps g
-  for (int k = 0; k < 9; ++k) g_open[k] = g[k];
+  // g with the open edges' unknowns set; rebound keeps g. Copied without a
+  // loop, which would keep the rows kernel scalar on CPUs (see store()).
+  real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
   if (!blocked) open_edges(ii, g_open);
   g = g_open;
 #else
