@@ -2,8 +2,14 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
 #include "helpers.hpp"
 #include "model/compare.hpp"
+#include "model/number_text.hpp"
 #include "model/output.hpp"
 #include "device/solver.hpp"
 
@@ -156,4 +162,33 @@ TEST_CASE("OutputSet replaces every target or none: a failed rename puts back wh
   CHECK(slurp(dir.file("a.dat")) == "new a");
   CHECK(slurp(dir.file("b.dat")) == "new b");
   CHECK(dir.listing() == "a.dat\nb.dat\nc.dat\n");
+}
+
+TEST_CASE("format_e12 writes what printf's %.12E writes, for any double") {
+  // The outputs are formatted without printf; the coursework's files were
+  // written with it, so the two must agree on every value, ties included.
+  std::mt19937_64 rng(2026);
+  std::uniform_real_distribution<double> flow(-0.2, 0.2);
+  std::vector<double> values = {0.0, -0.0, 1.0, 0.5, 2.5e-5, 1e-300, 1e300, 4.9e-324, 1.7976931348623157e308,
+                                std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t bits = rng();
+    double any;
+    std::memcpy(&any, &bits, sizeof any);
+    values.push_back(any);                                                    // any bit pattern
+    values.push_back(std::ldexp(flow(rng), -static_cast<int>(rng() % 40)));  // values of a flow
+    values.push_back(static_cast<double>(rng() % 100000000000000ULL) + 0.5);  // exact decimal ties at digit 13
+  }
+  int differ = 0;
+  for (double x : values) {
+    char expected[64], got[64];
+    std::snprintf(expected, sizeof expected, "%.12E", x);
+    *format_e12(got, x) = '\0';
+    if (std::strcmp(expected, got) != 0 && ++differ <= 5) CHECK_MESSAGE(false, expected << " written as " << got);
+  }
+  CHECK(differ == 0);
+  char text[16];
+  *format_int(text, -2147483647 - 1) = '\0';
+  CHECK(std::string(text) == "-2147483648");
 }

@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "device/backend.hpp"
+#include "device/launch_policy.hpp"
 #include "device/tuning.hpp"
 
 using namespace d2q9;
@@ -143,7 +145,7 @@ TEST_CASE("tuning: a search times the default, the shapes, then the other varian
     CHECK(choice.how == LaunchSource::Default);  // a CPU default is not searched unasked
     CHECK(choice.table.empty());
     CHECK(built == 1);
-    CHECK(choice.reason == "fused-rows: the default (--tune times the other variants)");
+    CHECK(choice.reason == "fused-rows: the default");  // a search may still come during the run (LaunchPolicy)
 
     choice = choose_launch(make, p, true, search);
     CHECK(choice.how == LaunchSource::Tuned);
@@ -292,4 +294,102 @@ TEST_CASE("d2q9-bench writes consistent CSV records, and refuses bad options wit
   CHECK(refused.err.rfind("error: ", 0) == 0);
   CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
   CHECK(empty.listing().empty());
+}
+
+namespace {
+
+// A solver that takes `step_s` of wall time per step (it sleeps) and reports
+// `build_s` of set-up, so that a search during the run can be tested without a device.
+class SleepySolver final : public Solver {
+ public:
+  SleepySolver(LaunchCandidate launch, double step_s, double build_s) : step_s_(step_s) {
+    plan_.variant = launch.variant;
+    plan_.local = launch.local.is_auto() ? LocalSize{1, 1} : launch.local;
+    plan_.chunk_steps = 20;
+    setup_.compile_s = build_s;
+  }
+  Backend backend() const override { return Backend::OpenCL; }
+  std::string device_name() const override { return "sleepy"; }
+  Precision precision() const override { return Precision::Float; }
+  std::optional<LaunchPlan> launch_plan() const override { return plan_; }
+  SetupTimes setup_times() const override { return setup_; }
+  void run(int steps, std::vector<double>& av) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(steps * step_s_));
+    for (int i = 0; i < steps; ++i) av.push_back(state_ += 1.0);  // the step count so far: shows the state moved on
+  }
+  std::vector<double> distributions() override { return {state_}; }
+  void load_distributions(const std::vector<double>& f) override { state_ = f.at(0); }
+
+ private:
+  double step_s_;
+  LaunchPlan plan_;
+  SetupTimes setup_;
+  double state_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("a search during the run starts only where it pays, times launches on the run's own steps, and goes on with the fastest") {
+  CacheDir cache;
+  LaunchSearch search;
+  search.default_launch = {KernelVariant::Fused, LocalSize{128, 1}};
+  search.default_reason = "fused: the default";
+  search.variants = {KernelVariant::Fused, KernelVariant::Split};
+  search.key = "sleepy|run";
+  const double default_step_s = 200e-6, build_s = 0.002;
+  int built = 0;
+  const SolverFactory make = [&](const LaunchCandidate& launch) -> std::unique_ptr<Solver> {
+    ++built;
+    if (launch.local.x == 1 << 20) throw DeviceError("local size too large");
+    return std::make_unique<SleepySolver>(launch, launch.text() == "split 128x1" ? 50e-6 : default_step_s, build_s);
+  };
+  Params p = d2q9::test::make_params(1024, 64, 0);
+  const ObstacleMask m(p.nx, p.ny);
+  const std::size_t candidates = run_search_candidates(p, search).size();
+  REQUIRE(candidates == local_size_candidates(p).size());  // fused's other shapes, and split at 128x1
+
+  SUBCASE("a short run: two chunks timed, then no search, as the reason says") {
+    p.max_iters = 2000;  // 0.4 s of steps; a search would cost candidates * build_s, more than 5% of it
+    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make);
+    std::unique_ptr<Solver> solver = make(search.default_launch);
+    std::vector<double> av;
+    double loop_s = 0;
+    CHECK(policy.run_first_steps(solver, av, p.max_iters, loop_s) == 40);
+    CHECK(av.size() == 40);
+    CHECK(loop_s >= 40 * default_step_s);
+    CHECK(built == 1);
+    CHECK(policy.table().empty());
+    CHECK(policy.reason().find("fused: the default (no search: it would cost about") == 0);
+    CHECK_FALSE(load_tuned_launch(search.key).has_value());
+  }
+  SUBCASE("a long run: every candidate runs some of the run's steps, and the fastest goes on, cached") {
+    p.max_iters = 400000;  // 80 s of steps: a search of about 0.1 s pays
+    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make);
+    std::unique_ptr<Solver> solver = make(search.default_launch);
+    std::vector<double> av;
+    double loop_s = 0;
+    const int done = policy.run_first_steps(solver, av, p.max_iters, loop_s);
+    CHECK(built == 1 + static_cast<int>(candidates));
+    REQUIRE(policy.table().size() == 1 + candidates);
+    CHECK(policy.table()[0].launch.text() == "fused 128x1");
+    CHECK(solver->launch_plan()->variant == KernelVariant::Split);
+    CHECK(load_tuned_launch(search.key)->text() == "split 128x1");
+    CHECK(policy.reason() == "split 128x1: the fastest of " + std::to_string(1 + candidates) +
+                                 " launches timed on the run's first steps, cached");
+    // The steps ran one after another, whichever solver ran them: the state moved along.
+    REQUIRE(av.size() == static_cast<std::size_t>(done));
+    for (std::size_t i = 0; i < av.size(); ++i) CHECK(av[i] == static_cast<double>(i + 1));
+    CHECK(solver->distributions().at(0) == static_cast<double>(done));
+    CHECK(done < p.max_iters / 10);
+  }
+  SUBCASE("the steps allowed end before a search could: no search") {
+    p.max_iters = 400000;
+    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make);
+    std::unique_ptr<Solver> solver = make(search.default_launch);
+    std::vector<double> av;
+    double loop_s = 0;
+    CHECK(policy.run_first_steps(solver, av, 100, loop_s) == 40);  // a checkpoint at step 100, say
+    CHECK(policy.table().empty());
+    CHECK(solver->launch_plan()->variant == KernelVariant::Fused);
+  }
 }

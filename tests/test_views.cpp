@@ -438,7 +438,11 @@ TEST_CASE("JSON summary holds the run's parameters, device, times and results") 
   r.backend = "opencl";
   r.precision = Precision::Double;
   r.local_size = {32, 4};
-  r.setup_s = 0.5;
+  r.times.setup_s = 0.5;
+  r.times.setup.compile_s = 0.25;
+  r.times.setup.kernels_cached = true;
+  r.times.outputs_s = 0.125;
+  r.times.wall_s = 3.0;
   r.elapsed_s = 2.0;
   r.user_cpu_s = 1.5;
   r.system_cpu_s = 0.25;
@@ -452,6 +456,12 @@ TEST_CASE("JSON summary holds the run's parameters, device, times and results") 
   CHECK(j["precision"] == "double");
   CHECK(j["local_size"] == nlohmann::json::array({32, 4}));
   CHECK(j["elapsed_s"] == 2.0);
+  CHECK(j["setup_s"] == 0.5);
+  CHECK(j["times"]["setup_s"] == 0.5);
+  CHECK(j["times"]["compile_s"] == 0.25);
+  CHECK(j["times"]["kernels_cached"] == true);
+  CHECK(j["times"]["outputs_s"] == 0.125);
+  CHECK(j["times"]["wall_s"] == 3.0);
   CHECK(j["mlups"] == doctest::Approx(100.0 * 50 * 2000 / 2.0 / 1e6));
   CHECK(j["reynolds_number"] == doctest::Approx(reynolds_number(r.params, 0.0125)));
   CHECK(j["final_average_velocity"] == 0.0125);

@@ -19,6 +19,7 @@
 #include "app/sweep.hpp"
 #include "app/version.hpp"
 #include "device/backend.hpp"
+#include "device/launch_policy.hpp"
 #include "device/kernel_source.hpp"
 #include "model/output.hpp"
 #include "model/problem.hpp"

@@ -23,6 +23,8 @@
 #include "app/summary.hpp"
 #include "app/version.hpp"
 #include "device/backend.hpp"
+#include "device/launch_policy.hpp"
+#include "device/stopwatch.hpp"
 #include "device/kernel_source.hpp"
 #include "model/limits.hpp"
 #include "model/output.hpp"
@@ -76,22 +78,21 @@ int injected_failure_rank() {
   return value && *value ? std::atoi(value) : -1;
 }
 
-void print_tuning_table(const LaunchChoice& choice) {
-  std::printf("Launch search on %s (%s, %s), the default first:\n", choice.solver->device_name().c_str(),
-              choice.solver->backend_name().c_str(), to_string(choice.solver->precision()));
+void print_tuning_table(const Solver& solver, const std::vector<TuningResult>& table, const std::string& reason) {
+  std::printf("Launch search on %s (%s, %s), the default first:\n", solver.device_name().c_str(),
+              solver.backend_name().c_str(), to_string(solver.precision()));
   std::printf("  %-20s %12s\n", "launch", "us per step");
-  for (const auto& r : choice.table) {
+  for (const auto& r : table) {
     if (r.seconds_per_step > 0)
       std::printf("  %-20s %12.2f\n", r.launch.text().c_str(), r.seconds_per_step * 1e6);
     else
       std::printf("  %-20s %12s  (%s)\n", r.launch.text().c_str(), "-", printable(r.note).c_str());
   }
-  std::printf("Chosen: %s\n", choice.reason.c_str());
+  std::printf("Chosen: %s\n", reason.c_str());
 }
 
-// The solver, and why it launches as it does.
-std::unique_ptr<Solver> make_run_solver(const Options& o, const Params& params, const ObstacleMask& mask,
-                                        Ranks& ranks, std::string& launch_reason) {
+// The launch policy of the run: what the user asked of the launch.
+LaunchPolicy launch_policy(const Options& o, const Params& params, const ObstacleMask& mask, Ranks& ranks) {
   SolverConfig config;
   config.device = {o.device, o.precision, o.backend == Backend::Reference ? "" : find_kernels_dir(o.kernels_dir)};
   config.launch.variant = o.variant;
@@ -99,10 +100,16 @@ std::unique_ptr<Solver> make_run_solver(const Options& o, const Params& params, 
   config.launch.block_steps = o.block_steps;
   config.launch.tile = o.tile;
   config.slab_rows = o.slab_rows;
-  LaunchChoice choice = make_tuned_solver(o.backend, params, mask, config, o.tune, &ranks);
-  if (o.tune && !o.quiet) print_tuning_table(choice);
-  launch_reason = choice.reason;
-  return std::move(choice.solver);
+  return LaunchPolicy(o.backend, params, mask, config, o.tune, &ranks);
+}
+
+// Steps that end before the first checkpoint or snapshot: the launch
+// policy takes its steps outside the run loop, which writes those.
+int steps_before_first_write(const Options& o, const ExtraOutputs& extra, int first_step, int max_iters) {
+  int end = max_iters;
+  for (int every : {o.checkpoint_every, extra.snapshot_every})
+    if (every > 0) end = std::min(end, (first_step / every + 1) * every - 1);
+  return end - first_step;
 }
 
 // "NAME on each of 3 ranks", or each rank's device where they differ.
@@ -203,6 +210,7 @@ void check_extensions_match(const Checkpoint& checkpoint, const Options& o, cons
 }  // namespace
 
 void run(const Options& given, Ranks& ranks) {
+  Stopwatch wall;  // the whole run, for the summary
   // Set-up: every rank reads the inputs and builds its part; the ranks agree
   // on any failure before one of them could wait for another.
   Options o = given;
@@ -245,19 +253,23 @@ void run(const Options& given, Ranks& ranks) {
     failure = std::current_exception();
   }
   ranks.agree(failure);
+  RunTimes times;
+  times.inputs_s = wall.lap();
 
-  const auto setup_tic = std::chrono::steady_clock::now();
   std::unique_ptr<Solver> solver;
-  std::string launch_reason;
+  LaunchPolicy policy = launch_policy(o, params, mask, ranks);
   try {
-    solver = make_run_solver(o, params, mask, ranks, launch_reason);
+    LaunchChoice choice = policy.start();
+    if (o.tune && !o.quiet) print_tuning_table(*choice.solver, choice.table, choice.reason);
+    solver = std::move(choice.solver);
     if (!o.restart_file.empty()) solver->load_distributions(restart.f);
   } catch (...) {
     failure = std::current_exception();
   }
   ranks.agree(failure);
   restart.f = std::vector<double>();  // not held through the run
-  const double setup_s = seconds_since(setup_tic);
+  times.setup_s = wall.lap();
+  times.setup = solver->setup_times();
   const std::vector<std::string> devices = ranks.gather(solver->device_name());
 
   std::vector<double> av_vels = std::move(restart.av_vels);
@@ -278,10 +290,17 @@ void run(const Options& given, Ranks& ranks) {
   };
   RunLoopResult result;
   StateRows state;  // this rank's rows of the final state: never the whole grid on one rank of several
+  double first_steps_s = 0;
   try {
     if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
       throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
+    // The policy's first steps (on one process only), then the run loop's.
+    policy.run_first_steps(solver, av_vels, steps_before_first_write(o, extra, first_step, params.max_iters),
+                           first_steps_s, [&](int step) {
+                             if (progress.active()) progress.update(step);
+                           });
     result = run_steps(*solver, params, mask, av_vels, loop);
+    result.compute_seconds += first_steps_s;
     if (auto* rows = dynamic_cast<HoldsRows*>(solver.get()))
       state = rows->own_rows();
     else
@@ -295,6 +314,7 @@ void run(const Options& given, Ranks& ranks) {
   } catch (...) {
     ranks.abort(std::current_exception());  // the others may be waiting for this rank
   }
+  times.loop_s = wall.lap();  // the steps and the final state's download
 
   // The outputs, written by every rank (each its own rows' part of
   // final_state.dat and of a .pvti) and rank 0 (the rest, into `outputs`).
@@ -314,6 +334,7 @@ void run(const Options& given, Ranks& ranks) {
   add_final_state(outputs, ranks, o.output_dir + "/final_state.dat", params, mask, state);
   views.add_final_outputs(outputs, ranks, state);
   state = StateRows();
+  times.outputs_s = wall.lap();  // formatted and written, not yet in place
   if (const int sig = ranks.max(signals.received())) throw interrupted(sig);
 
   ranks.on_root([&] {
@@ -338,9 +359,11 @@ void run(const Options& given, Ranks& ranks) {
         summary.tile = plan->tile;
       }
     }
-    summary.launch_reason = launch_reason;
+    summary.launch_reason = policy.reason();
     summary.decomposition = solver->decomposition();
-    summary.setup_s = setup_s;
+    times.search_s = policy.search_s();
+    times.wall_s = wall.total();  // all but the renames and this summary
+    summary.times = times;
     summary.elapsed_s = result.compute_seconds;
     summary.first_step = first_step;
     summary.user_cpu_s = seconds(usage.ru_utime);

@@ -50,7 +50,18 @@ std::string summary_json(const RunSummary& s) {
   }
   j["launch_reason"] = s.launch_reason;
   if (!s.decomposition.empty()) j["mpi_ranks"] = s.decomposition;
-  j["setup_s"] = s.setup_s;
+  j["setup_s"] = s.times.setup_s;
+  const SetupTimes& t = s.times.setup;
+  j["times"] = {{"inputs_s", s.times.inputs_s},
+                {"setup_s", s.times.setup_s},
+                {"context_s", t.context_s},
+                {"compile_s", t.compile_s},
+                {"kernels_cached", t.kernels_cached},
+                {"upload_s", t.upload_s},
+                {"search_s", s.times.search_s},
+                {"loop_s", s.times.loop_s},
+                {"outputs_s", s.times.outputs_s},
+                {"wall_s", s.times.wall_s}};
   j["elapsed_s"] = s.elapsed_s;
   j["user_cpu_s"] = s.user_cpu_s;
   j["system_cpu_s"] = s.system_cpu_s;

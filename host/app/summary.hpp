@@ -9,6 +9,17 @@
 
 namespace d2q9 {
 
+// Where a run's wall time went, in seconds.
+struct RunTimes {
+  double inputs_s = 0;   // reading and checking the inputs
+  double setup_s = 0;    // the solver: device, kernels, upload (below), and any search with --tune
+  SetupTimes setup;      // the solver's own account of its set-up
+  double search_s = 0;   // a search during the run: building candidates, moving the state (not its steps)
+  double loop_s = 0;     // from the set-up to the final state on the host (the steps, a search, the download)
+  double outputs_s = 0;  // formatting and writing the output files
+  double wall_s = 0;     // from reading the inputs to the summary
+};
+
 struct RunSummary {
   std::string version, commit;  // of the program that ran (BuildInfo)
   std::string param_file, obstacle_file;
@@ -22,7 +33,7 @@ struct RunSummary {
   LocalSize tile;
   std::string launch_reason;   // why this variant and shape (LaunchChoice::reason)
   std::string decomposition;   // how the grid is split across MPI ranks; empty on one process
-  double setup_s = 0.0;    // solver construction: device, kernel build, upload
+  RunTimes times;
   double elapsed_s = 0.0;  // the time-step loop only, as stdout's "Elapsed time"
   double user_cpu_s = 0.0, system_cpu_s = 0.0;
   double final_average_velocity = 0.0;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "device/kernel_source.hpp"
+#include "device/stopwatch.hpp"
 #include "model/lattice.hpp"
 
 namespace d2q9 {
@@ -107,12 +108,14 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
       cells_count_(lattice.cells()) {
   // A throwing constructor runs no destructor: free what was made so far.
   try {
+    Stopwatch watch;
     int index = 0;
     device_ = cuda_device_at(drv_, config.device, &index);
     const CudaDeviceInfo info = describe_cuda_device(drv_, index);
     device_name_ = info.name;
     CU_CALL(cuDevicePrimaryCtxRetain, &context_, device_);
     CU_CALL(cuCtxSetCurrent, context_);
+    setup.context_s = watch.lap();
 
     const std::size_t lattice_bytes = kSpeeds * cells_count_ * stored_size(precision_);
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -123,6 +126,8 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     const CompiledKernels compiled =
         compile_kernels_nvrtc(config.kernels_dir, kKernelFile, defines,
                               pick_nvrtc_target(info.compute_major, info.compute_minor, device_name_));
+    setup.kernels_cached = compiled.from_cache;
+    setup.cached_compile_s = compiled.from_cache ? compiled.compile_s : 0.0;
     CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
     CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
     CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
@@ -135,11 +140,13 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     int accelerate_max = 0;
     CU_CALL(cuFuncGetAttribute, &accelerate_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, accelerate_);
     accelerate_block_ = static_cast<unsigned>(std::min({128, accelerate_max, nx_}));
+    setup.compile_s = watch.lap();
 
     for (auto& buf : cells_) CU_CALL(cuMemAlloc, &buf, lattice_bytes);
     CU_CALL(cuMemAlloc, &obstacles_, cells_count_);
     CU_CALL(cuMemAlloc, &partials_, partial_bytes);
     CU_CALL(cuMemcpyHtoD, obstacles_, blocked.data(), cells_count_);
+    setup.upload_s = watch.lap();
   } catch (...) {
     release();
     throw;

@@ -59,6 +59,8 @@ class CudaLattice {
                    int partial_offset, bool accelerate_next, int steps);
   // Lattice `state` at rest (blocking, on `stream`).
   void fill_at_rest(CUstream stream, int state);
+  // The context, the compile and the obstacles' upload (a solver adds its state's).
+  SetupTimes setup;
 
  private:
   void release() noexcept;

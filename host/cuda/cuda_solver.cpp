@@ -7,6 +7,7 @@
 
 #include "device/kernel_source.hpp"
 #include "device/partial_sums.hpp"
+#include "device/stopwatch.hpp"
 #include "cuda/cuda_device.hpp"
 
 namespace d2q9 {
@@ -25,6 +26,7 @@ class CudaSolver final : public ChunkedSolver {
 
   Backend backend() const override { return Backend::Cuda; }
   std::string device_name() const override { return lattice_.device_name(); }
+  SetupTimes setup_times() const override { return lattice_.setup; }
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
 
@@ -88,7 +90,9 @@ void CudaSolver::setup() {
     CU_CALL(cuMemAllocHost, &host_partials_[h], half_bytes);
     CU_CALL(cuEventCreate, &read_done_[h], CU_EVENT_DISABLE_TIMING);
   }
+  Stopwatch watch;
   lattice_.fill_at_rest(stream_, current_);
+  lattice_.setup.upload_s += watch.lap();
 
   // Like the kernel build, capturing the graphs a whole run needs happens
   // here rather than in the timed step loop.
@@ -99,6 +103,7 @@ void CudaSolver::setup() {
       parity = (parity + plan_.launches(c.steps)) % 2;
     }
   }
+  lattice_.setup.compile_s += watch.lap();  // the graphs are the kernels' launches, prepared
 }
 
 CudaSolver::~CudaSolver() { release(); }

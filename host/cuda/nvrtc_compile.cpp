@@ -2,7 +2,9 @@
 
 #include <nvrtc.h>
 
+#include "device/kernel_cache.hpp"
 #include "device/kernel_source.hpp"
+#include "device/stopwatch.hpp"
 #include "device/solver.hpp"
 
 namespace d2q9 {
@@ -70,6 +72,18 @@ CompiledKernels compile_kernels_nvrtc(const std::string& kernels_dir, const std:
     joined += (joined.empty() ? "" : " ") + o;
   }
 
+  // The image depends on nothing else: NVRTC's version, the target, the text, the options.
+  const KernelBuild build = {"cuda", (target.cubin ? "sm_" : "compute_") + arch, nvrtc_version(), source, joined};
+  if (auto image = load_kernel_image(build)) {
+    CompiledKernels cached;
+    cached.image = std::move(image->image);
+    cached.compile_s = image->compile_s;
+    cached.options = joined;
+    cached.from_cache = true;
+    return cached;
+  }
+
+  Stopwatch watch;
   Program program(source, kernel_path);
   const nvrtcResult built = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
   CompiledKernels out;
@@ -91,6 +105,8 @@ CompiledKernels compile_kernels_nvrtc(const std::string& kernels_dir, const std:
     out.image.assign(size, '\0');
     check_nvrtc(nvrtcGetPTX(program.get(), &out.image[0]), "nvrtcGetPTX");
   }
+  out.compile_s = watch.lap();
+  store_kernel_image(build, out.image, out.compile_s);
   return out;
 }
 

@@ -22,10 +22,14 @@ struct CompiledKernels {
   std::string image;  // PTX text or CUBIN bytes, as loaded by cuModuleLoadData
   std::string log;    // NVRTC's log (warnings), possibly empty
   std::string options;  // the options it was compiled with, space separated
+  bool from_cache = false;  // the image came from the kernel cache (no log then)
+  double compile_s = 0;     // what compiling it took (then or, from the cache, when it was cached)
 };
 
 // Compiles `kernel_file` from `kernels_dir` with `defines` (NAME=VALUE, see
-// kernel_defines()). Throws DeviceError with the NVRTC log on failure.
+// kernel_defines()), or takes the image from the kernel cache
+// (device/kernel_cache.hpp) where an earlier compile left it. Throws
+// DeviceError with the NVRTC log on failure.
 CompiledKernels compile_kernels_nvrtc(const std::string& kernels_dir, const std::string& kernel_file,
                                       const std::vector<std::string>& defines, const NvrtcTarget& target);
 

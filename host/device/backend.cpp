@@ -22,16 +22,6 @@ namespace d2q9 {
 
 namespace {
 
-DeviceLimits device_limits(Backend b, int device) {
-  switch (b) {
-    case Backend::OpenCL: return opencl_limits(device);
-#ifdef D2Q9_HAVE_CUDA
-    case Backend::Cuda: return cuda_limits(device);
-#endif
-    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
-  }
-}
-
 #ifdef D2Q9_WITH_MPI
 // `requested` when given (>= 0); else distinct GPUs for the ranks of a host,
 // by node rank; with no OpenCL GPU, the default device (PoCL's CPU device) for all.
@@ -101,6 +91,16 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
 }  // namespace
 
 
+DeviceLimits device_limits(Backend b, int device) {
+  switch (b) {
+    case Backend::OpenCL: return opencl_limits(device);
+#ifdef D2Q9_HAVE_CUDA
+    case Backend::Cuda: return cuda_limits(device);
+#endif
+    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
+  }
+}
+
 std::vector<Backend> built_backends() {
   std::vector<Backend> out = {Backend::Reference, Backend::OpenCL};
 #ifdef D2Q9_HAVE_CUDA
@@ -157,46 +157,6 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
   }
   require_built(b);
   return nullptr;
-}
-
-LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
-                               bool force_search, Ranks* ranks) {
-  LaunchChoice choice;
-  require_built(b);
-  if (b == Backend::Reference) {
-    choice.solver = make_solver(b, params, mask, config, ranks);
-    return choice;
-  }
-  const DeviceLimits limits = device_limits(b, config.device.device);
-  const LaunchRequest& request = config.launch;
-  const bool local_given = !request.local.is_auto();
-  const std::string reason = variant_reason(request.variant, params, limits.gpu, local_given);
-  // Each rank's slab is another grid than any searched on one device: the
-  // ranks run the plan's choice (see plan_launch for what slabs allow).
-  if (local_given || (ranks && ranks->size() > 1)) {
-    choice.solver = make_solver(b, params, mask, config, ranks);
-    choice.how = local_given ? LaunchSource::Given : LaunchSource::Default;
-    const auto plan = choice.solver->launch_plan();
-    choice.reason = (local_given ? "local size as given; " : "") +
-                    (plan && plan->variant != resolve_kernel_variant(request.variant, params, limits.gpu, local_given)
-                         ? std::string(to_string(plan->variant)) + ": the one-step kernel MPI slabs run on GPUs"
-                         : reason);
-    return choice;
-  }
-  const LaunchPlan plan = plan_launch(params, limits, request, config.device.precision);  // a request the device cannot run fails here
-  const SolverFactory make = [&](const LaunchCandidate& launch) {
-    SolverConfig c = config;
-    c.launch.variant = launch.variant;
-    c.launch.local = launch.local;
-    return make_solver(b, params, mask, c);
-  };
-  LaunchSearch search;
-  search.default_launch = {plan.variant, plan.variant == KernelVariant::FusedRows ? LocalSize{} : plan.local};
-  search.default_reason = reason;
-  search.variants = request.variant == KernelVariant::Auto ? runnable_variants(limits)
-                                                           : std::vector<KernelVariant>{request.variant};
-  search.key = tuning_key(b, limits.name, params, config.device.precision, request);
-  return choose_launch(make, params, force_search, search);
 }
 
 DeviceDescription describe_device(Backend b, int device) {

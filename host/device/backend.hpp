@@ -40,11 +40,8 @@ std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const Solver
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
                                     const SolverConfig& config, Ranks* ranks = nullptr);
 
-// One process's solver launched as the user asked: the shape given, or the
-// launch (variant and shape) cached, searched (`force_search`, or a large
-// run) or the plan's default; see choose_launch.
-LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
-                               bool force_search, Ranks* ranks = nullptr);
+// What device `device` of `b` allows (DeviceError for the reference).
+DeviceLimits device_limits(Backend b, int device);
 
 struct DeviceDescription {
   std::string name, platform, driver, version;

@@ -27,6 +27,18 @@ struct DeviceConfig {
   std::string kernels_dir;
 };
 
+// Where a solver's set-up went (seconds), for the run's summary: the
+// device's context, the kernels' compile (or load from the kernel cache),
+// and the buffers with the initial state.
+struct SetupTimes {
+  double context_s = 0, compile_s = 0, upload_s = 0;
+  bool kernels_cached = false;  // the compiled kernels came from the cache
+  double cached_compile_s = 0;  // then: what compiling them took when they were cached
+  // What building a solver of another launch would take: a compile where
+  // these kernels came from the cache.
+  double build_estimate_s() const { return context_s + (kernels_cached ? cached_compile_s : compile_s) + upload_s; }
+};
+
 class Solver {
  public:
   virtual ~Solver() = default;
@@ -40,6 +52,8 @@ class Solver {
   LocalSize local_size() const { return launch_plan() ? launch_plan()->local : LocalSize{1, 1}; }
   // How the grid is split across MPI ranks; empty on one process.
   virtual std::string decomposition() const { return ""; }
+  // Where its set-up went; zeros where it does not say (the reference).
+  virtual SetupTimes setup_times() const { return {}; }
   // Advances `steps` timesteps and appends one average velocity per step;
   // InstabilityError as soon as one is not finite.
   virtual void run(int steps, std::vector<double>& av_vels) = 0;

@@ -9,18 +9,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "device/kernel_cache.hpp"
 #include "model/output.hpp"
 
 namespace d2q9 {
 
 namespace {
-
-std::string cache_dir() {
-  if (const char* d = std::getenv("D2Q9_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/d2q9-bgk";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/d2q9-bgk";
-  return "";
-}
 
 // A damaged or unreadable cache is only a lost optimisation: it is reported
 // once and read as empty (a later search result replaces a damaged file).
@@ -88,11 +82,7 @@ std::optional<LaunchCandidate> load_tuned_launch(const std::string& key) {
 void store_tuned_launch(const std::string& key, const LaunchCandidate& launch, double seconds_per_step) {
   const std::string dir = cache_dir();
   if (dir.empty()) return;
-  // mkdir -p, one level at a time.
-  for (std::size_t pos = 1; pos != std::string::npos;) {
-    pos = dir.find('/', pos + 1);
-    ::mkdir(dir.substr(0, pos).c_str(), 0755);
-  }
+  make_dirs(dir);  // where it fails, writing the file below says why
   nlohmann::json cache = read_cache();
   cache[key] = {{"variant", to_string(launch.variant)},
                 {"x", launch.local.x},
@@ -206,15 +196,10 @@ LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool
         // A stale entry (e.g. a changed driver limit): search again.
       }
     }
-    const bool small = static_cast<double>(params.cells()) * params.max_iters < kTuneMinCellUpdates;
-    if (search.default_launch.variant == KernelVariant::FusedRows || small) {
-      choice.solver = make(search.default_launch);
-      choice.how = LaunchSource::Default;
-      choice.reason = search.default_reason + (small && search.default_launch.variant != KernelVariant::FusedRows
-                                                   ? " (a run this short is not worth a search; --tune searches)"
-                                                   : " (--tune times the other variants)");
-      return choice;
-    }
+    choice.solver = make(search.default_launch);
+    choice.how = LaunchSource::Default;
+    choice.reason = search.default_reason;
+    return choice;
   }
   choice.table = search_launches(make, params, search);
   const TuningResult* best = fastest(choice.table);
@@ -243,6 +228,24 @@ LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool
   choice.solver = make(chosen);
   choice.how = LaunchSource::Tuned;
   return choice;
+}
+
+std::vector<LaunchCandidate> run_search_candidates(const Params& params, const LaunchSearch& search) {
+  const LaunchCandidate& d = search.default_launch;
+  const auto allowed = [&](KernelVariant v) {
+    return std::find(search.variants.begin(), search.variants.end(), v) != search.variants.end();
+  };
+  const KernelVariant shaped = d.variant != KernelVariant::FusedRows ? d.variant : KernelVariant::Fused;
+  std::vector<LaunchCandidate> out;
+  if (allowed(shaped))
+    for (const LocalSize& l : local_size_candidates(params))
+      if (!same({shaped, l}, d)) out.push_back({shaped, l});
+  const LocalSize shape = d.local.is_auto() ? LocalSize{128, 1} : d.local;
+  for (KernelVariant v : search.variants) {
+    if (v == shaped || v == d.variant) continue;
+    out.push_back({v, v == KernelVariant::FusedRows ? LocalSize{} : shape});
+  }
+  return out;
 }
 
 }  // namespace d2q9

@@ -57,9 +57,9 @@ double time_steps(Solver& solver);
 std::vector<TuningResult> time_launches(const SolverFactory& make, const std::vector<LaunchCandidate>& candidates,
                                         const StepTimer& timer = time_steps);
 
-// Runs below this many cell updates use the plan's default launch untuned:
-// a search would cost more than it saves.
-constexpr double kTuneMinCellUpdates = 2e8;
+// A search during a run (LaunchPolicy) starts only where its expected cost
+// is below this fraction of the run's expected time.
+constexpr double kSearchBudget = 0.05;
 
 // A searched launch replaces the default only when it is faster by more than
 // this fraction, so that timing noise never caches a slower choice.
@@ -84,9 +84,9 @@ struct LaunchSearch {
   StepTimer timer = time_steps;
 };
 
-// The launch for a run that leaves the shape to us: the launch cached under the key, or a new search when
-// `force_search` or the run is large (not on CPU devices, whose default needs
-// none), or the default. A search times the default, the shapes of the
+// The launch for a run that leaves the shape to us: a new search when
+// `force_search`, else the launch cached under the key, else the default
+// (which a LaunchPolicy may search from during the run). A search times the default, the shapes of the
 // default's variant (of fused where the default takes no shape), then the
 // other variants at the fastest shape; the fastest and the default are then
 // timed twice more, alternately, and the fastest is cached unless the
@@ -94,5 +94,10 @@ struct LaunchSearch {
 // when searching, one per candidate).
 LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool force_search,
                            const LaunchSearch& search);
+
+// The launches a search during the run tries after the default: the other
+// shapes of the default's variant (of fused where it takes none), then the
+// other variants at the default's shape.
+std::vector<LaunchCandidate> run_search_candidates(const Params& params, const LaunchSearch& search);
 
 }  // namespace d2q9

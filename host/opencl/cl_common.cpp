@@ -5,7 +5,11 @@
 
 #include <sstream>
 
+#include <optional>
+
+#include "device/kernel_cache.hpp"
 #include "device/kernel_source.hpp"
+#include "device/stopwatch.hpp"
 
 namespace d2q9 {
 
@@ -127,11 +131,51 @@ void check_opencl_memory(const cl::Device& device, const std::string& what, unsi
                       std::to_string(max_alloc >> 20) + " MiB): out of memory" + hint);
 }
 
+namespace {
+
+// The program of `build` from a cached image, or none where the driver
+// refuses it (another driver build, say): then it is compiled as usual.
+std::optional<cl::Program> program_from_cache(const cl::Context& context, const cl::Device& device,
+                                              const KernelBuild& build, SetupTimes* setup) {
+  const std::optional<CachedImage> cached = load_kernel_image(build);
+  if (!cached) return std::nullopt;
+  if (setup) setup->cached_compile_s = cached->compile_s;
+  try {
+    const std::string& image = cached->image;
+    const cl::Program::Binaries binaries = {std::vector<unsigned char>(image.begin(), image.end())};
+    cl::Program program(context, {device}, binaries);
+    StderrSilencer quiet;
+    program.build({device}, build.options.c_str());
+    return program;
+  } catch (const cl::Error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 cl::Program build_opencl_program(const cl::Context& context, const cl::Device& device, const std::string& kernels_dir,
-                                 const std::string& file, const std::vector<std::string>& defines) {
+                                 const std::string& file, const std::vector<std::string>& defines, SetupTimes* setup) {
   std::string flags = "-cl-std=CL1.2";
   for (const auto& d : defines) flags += " -D" + d;
-  cl::Program program(context, read_kernel_source(kernels_dir, file));
+  const std::string source = read_kernel_source(kernels_dir, file);
+  KernelBuild build;
+  try {
+    const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
+    build = {"opencl",
+             trimmed(platform.getInfo<CL_PLATFORM_NAME>()) + "|" + trimmed(device.getInfo<CL_DEVICE_NAME>()),
+             trimmed(platform.getInfo<CL_PLATFORM_VERSION>()) + "|" + trimmed(device.getInfo<CL_DRIVER_VERSION>()),
+             source, flags};
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "reading the device's names");
+  }
+  if (auto cached = program_from_cache(context, device, build, setup)) {
+    if (setup) setup->kernels_cached = true;
+    return *cached;
+  }
+  if (setup) setup->kernels_cached = false;
+  Stopwatch watch;
+  cl::Program program(context, source);
   const std::string where = kernels_dir + "/" + file + ": kernel build failed on " + trimmed(device.getInfo<CL_DEVICE_NAME>());
   try {
     // Some drivers (PoCL) also print compiler diagnostics straight to stderr;
@@ -149,6 +193,12 @@ cl::Program build_opencl_program(const cl::Context& context, const cl::Device& d
     } catch (const cl::Error&) {
     }
     throw DeviceError(build_failure_message(where + " (" + cl_error_name(e.err()) + ")", flags, log));
+  }
+  try {
+    const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+    if (binaries.size() == 1) store_kernel_image(build, std::string(binaries[0].begin(), binaries[0].end()), watch.lap());
+  } catch (const cl::Error&) {
+    // A driver that keeps no binaries: nothing to cache.
   }
   return program;
 }

@@ -35,8 +35,12 @@ const char* cl_error_name(cl_int code);
 
 // Builds `file` from `kernels_dir` for `device` with OpenCL C 1.2 and the
 // given NAME=VALUE defines; DeviceError with the compiler's log on failure.
+// The program comes from the kernel cache (device/kernel_cache.hpp) when it
+// holds this build, and goes there when compiled; `setup` (if given) learns
+// which, and what the compile took or took when it was cached.
 cl::Program build_opencl_program(const cl::Context& context, const cl::Device& device, const std::string& kernels_dir,
-                                 const std::string& file, const std::vector<std::string>& defines);
+                                 const std::string& file, const std::vector<std::string>& defines,
+                                 SetupTimes* setup = nullptr);
 
 // DeviceError unless `device` can run work-groups of this shape.
 void check_opencl_local_size(const cl::Device& device, LocalSize local);

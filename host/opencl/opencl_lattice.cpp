@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "device/kernel_source.hpp"
+#include "device/stopwatch.hpp"
 #include "model/lattice.hpp"
 
 namespace d2q9 {
@@ -39,13 +40,17 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
                       device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(), device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(),
                       device_name);
   try {
+    Stopwatch watch;
     context = cl::Context(device);
     queue = cl::CommandQueue(context, device);
-    program = build_opencl_program(context, device, kernels_dir, kKernelFile, defines);
+    setup.context_s = watch.lap();
+    program = build_opencl_program(context, device, kernels_dir, kKernelFile, defines, &setup);
+    setup.compile_s = watch.lap();
     for (auto& buf : lattices) buf = cl::Buffer(context, CL_MEM_READ_WRITE, lattice_bytes);
     obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, cells);
     partials = cl::Buffer(context, CL_MEM_READ_WRITE, partial_bytes);
     queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, cells, blocked.data());
+    setup.upload_s = watch.lap();
     long long kernel_max = 1LL << 30;
     for (int b = 0; b < 2; ++b) {
       accelerate[b] = cl::Kernel(program, "accelerate_flow");
@@ -68,6 +73,7 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
       }
     }
     check_kernel_group_limit(plan, kernel_max, "propagate_rebound_collide", device_name);
+    setup.compile_s += watch.lap();  // kernels made from the program
   } catch (const cl::Error& e) {
     rethrow_cl(e, "setting up " + device_name);
   }

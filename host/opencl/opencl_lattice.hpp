@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "device/launch_plan.hpp"
+#include "device/solver.hpp"
 #include "opencl/cl_common.hpp"
 
 namespace d2q9 {
@@ -36,6 +37,7 @@ struct OpenCLLattice {
   cl::Kernel accelerate[2];  // acting on lattices[0] / [1]
   cl::Kernel collide[2];     // reading lattices[0] / [1], writing the other
   cl::Kernel collide_x2[2];  // two steps; not built for the rows kernel
+  SetupTimes setup;          // the context, the build, the obstacles' upload (a solver adds its state's)
 
   std::size_t plane_bytes() const { return cells * stored_size(precision); }
   // The whole of lattice `which` as doubles, and back (blocking).

@@ -5,6 +5,7 @@
 
 #include "device/kernel_source.hpp"
 #include "device/partial_sums.hpp"
+#include "device/stopwatch.hpp"
 #include "opencl/cl_common.hpp"
 #include "opencl/opencl_lattice.hpp"
 
@@ -33,11 +34,14 @@ class OpenCLSolver final : public ChunkedSolver {
     // Uploaded whole, not filled on the device, so oclgrind can check reads
     // of uninitialised memory: its shadow of a buffer keeps only the last host
     // write (a fill is many small ones). One grid fits the host.
+    Stopwatch watch;
     lattice_.upload(current_, initial_distributions(params));
+    lattice_.setup.upload_s += watch.lap();
   }
 
   Backend backend() const override { return Backend::OpenCL; }
   std::string device_name() const override { return lattice_.device_name; }
+  SetupTimes setup_times() const override { return lattice_.setup; }
   std::vector<double> distributions() override { return lattice_.download(current_); }
   void load_distributions(const std::vector<double>& f) override { lattice_.upload(current_, f); }
 

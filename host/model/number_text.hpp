@@ -1,0 +1,17 @@
+// Numbers as the coursework's printf formats write them, without printf:
+// std::to_chars is exact like glibc's printf and several times faster, which
+// matters for final_state.dat (four values a cell).
+#pragma once
+
+#include <cstddef>
+
+namespace d2q9 {
+
+// printf("%.12E", x) into `out` (at least kMaxE12Chars bytes); returns the end.
+constexpr std::size_t kMaxE12Chars = 32;
+char* format_e12(char* out, double x);
+
+// printf("%d", x) into `out` (at least 12 bytes); returns the end.
+char* format_int(char* out, int x);
+
+}  // namespace d2q9
