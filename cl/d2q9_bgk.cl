@@ -9,6 +9,10 @@
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
 //   INDEX64             64-bit indices (grids of 2^31 or more distribution values)
 //   BLOCK_STEPS, TILE_X, TILE_Y  propagate_rebound_collide_blocked: steps per launch and tile
+//   STEP_KERNELS        which other step kernels the build holds, a sum of 1
+//                       (propagate_rebound_collide), 2 (_x2) and 4 (_rows);
+//                       default all. Hosts build only their plan's: every
+//                       kernel costs compile time before the first step
 //   STORAGE_FP16S or STORAGE_FP16C, with STORAGE_SCALE and STORAGE_INV_SCALE:
 //                       distributions stored in 16 bits (float arithmetic; see below)
 // and, only for one slab of a grid split across MPI ranks (host/mpi/), whose
@@ -77,6 +81,9 @@ typedef real stored;
 
 #ifndef ROWS_PER_ITEM
 #define ROWS_PER_ITEM 1
+#endif
+#ifndef STEP_KERNELS
+#define STEP_KERNELS 7
 #endif
 
 // Cell and distribution indices: int while the 9 * NX * NY values fit one
@@ -435,6 +442,7 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
     barrier(CLK_LOCAL_MEM_FENCE);                                                 \
   } while (0)
 
+#if STEP_KERNELS & 1
 // One timestep for ROWS_PER_ITEM cells: pull the neighbours' distributions,
 // rebound or collide, write the result into `dst`, and add |u| to the
 // work-group's partial sum at partial_sums[partial_offset + group]. A group
@@ -473,7 +481,9 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
   }
   REDUCE_TO_PARTIAL(local_speed, lid, speed, partial_offset + group);
 }
+#endif
 
+#if STEP_KERNELS & 2
 // The step-1 state of neighbour (ii, jj) - e_k, computed from `src`; its
 // component k is what cell (ii, jj) pulls in step 2.
 #define PULL_STEP1(k, ex, ey)                                                     \
@@ -524,6 +534,7 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
   REDUCE_TO_PARTIAL(local_speed, lid, speed1, partial_offset + group);
   REDUCE_TO_PARTIAL(local_speed, lid, speed2, partial_offset + num_groups + group);
 }
+#endif
 
 #ifdef BLOCK_STEPS
 // Temporal blocking: up to BLOCK_STEPS steps per launch for grids where a
@@ -628,6 +639,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 }
 #endif
 
+#if STEP_KERNELS & 4
 // One cell of propagate_rebound_collide_rows, with its neighbouring columns
 // and rows given; returns its |u|.
 ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
@@ -671,3 +683,4 @@ __kernel void propagate_rebound_collide_rows(__global const stored* restrict src
   if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, accelerate);
   partial_sums[partial_offset + (int)get_group_id(1)] = speed;
 }
+#endif

@@ -79,11 +79,32 @@ TEST_CASE("CUDA: NVRTC compiles the blocked kernel, its shared arrays sized by t
     const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(p, precision, plan),
                                                     NvrtcTarget{9, 0, false});
     CHECK(count_of(k.image, ".entry propagate_rebound_collide_blocked(") == 1);
+    CHECK(count_of(k.image, ".entry ") == 2);  // and accelerate_flow: a run's build holds its plan's kernels only
     // A 24x16 region: two copies of nine distributions in the run's arithmetic.
     const std::size_t real_size = precision == Precision::Double ? 8 : 4;
     CHECK(contains(k.image, "region[" + std::to_string(18 * 24 * 16 * real_size) + "]"));
     CHECK(contains(k.image, "region_mask[" + std::to_string(24 * 16) + "]"));
     if (!is_16bit(precision)) CHECK(!contains(k.image, "fma."));  // 16-bit conversions are exact fmas
+  }
+}
+
+TEST_CASE("CUDA: a run's build holds the kernels of its plan and no others") {
+  const Params p = d2q9::test::make_params(128, 64, 10);
+  const std::vector<std::pair<KernelVariant, std::vector<std::string>>> expected = {
+      {KernelVariant::Split, {"propagate_rebound_collide"}},
+      {KernelVariant::Fused, {"propagate_rebound_collide"}},
+      {KernelVariant::FusedX2, {"propagate_rebound_collide", "propagate_rebound_collide_x2"}},
+      {KernelVariant::FusedRows, {"propagate_rebound_collide_rows"}}};
+  for (const auto& [variant, kernels] : expected) {
+    CAPTURE(std::string(to_string(variant)));
+    LaunchPlan plan;
+    plan.variant = variant;
+    plan.local = variant == KernelVariant::FusedRows ? LocalSize{1, 1} : LocalSize{128, 1};
+    const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile,
+                                                    kernel_defines(p, Precision::Float, plan), NvrtcTarget{9, 0, false});
+    CHECK(count_of(k.image, ".entry accelerate_flow(") == 1);
+    for (const std::string& name : kernels) CHECK(count_of(k.image, ".entry " + name + "(") == 1);
+    CHECK(count_of(k.image, ".entry ") == 1 + kernels.size());
   }
 }
 

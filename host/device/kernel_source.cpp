@@ -76,7 +76,8 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
 }
 
 std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
-                                        const std::optional<SlabRows>& slab) {
+                                        const std::optional<SlabRows>& slab,
+                                        bool every_kernel) {
   const LocalSize local = plan.local;
   int reduce_pow2 = 1;
   while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
@@ -96,6 +97,15 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("BLOCK_STEPS=" + std::to_string(plan.block_steps));
     defines.push_back("TILE_X=" + std::to_string(plan.tile.x));
     defines.push_back("TILE_Y=" + std::to_string(plan.tile.y));
+  }
+  if (!every_kernel) {
+    // propagate_rebound_collide (1), _x2 (2), _rows (4); _blocked comes with BLOCK_STEPS.
+    // fused-x2 runs an odd step with the one-step kernel.
+    const int kernels = plan.variant == KernelVariant::FusedRows ? 4
+                        : plan.variant == KernelVariant::FusedX2 ? 1 + 2
+                        : plan.variant == KernelVariant::Blocked ? 0
+                                                                 : 1;
+    defines.push_back("STEP_KERNELS=" + std::to_string(kernels));
   }
   if (needs_64bit_indices(params)) defines.push_back("INDEX64=1");
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");

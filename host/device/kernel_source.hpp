@@ -30,16 +30,20 @@ struct SlabRows {
 
 // NAME=VALUE pairs for the problem's constants and the plan's shape (see the
 // header of d2q9_bgk.cl); with `slab`, also FIRST_ROW, LAST_ROW and ACCEL_ROW.
+// The build holds only the plan's step kernels (STEP_KERNELS), unless
+// `every_kernel`: each kernel costs compile time before the first step.
 std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
-                                        const std::optional<SlabRows>& slab = std::nullopt);
-// The defines of a one-step plan of that shape (for tests and tools).
+                                        const std::optional<SlabRows>& slab = std::nullopt,
+                                        bool every_kernel = false);
+// The defines of a one-step plan of that shape, every one-step kernel built
+// (for tests and tools).
 inline std::vector<std::string> kernel_defines(const Params& params, Precision precision, LocalSize local,
                                                int rows_per_item = 1,
                                                const std::optional<SlabRows>& slab = std::nullopt) {
   LaunchPlan plan;
   plan.local = local;
   plan.rows_per_item = rows_per_item;
-  return kernel_defines(params, precision, plan, slab);
+  return kernel_defines(params, precision, plan, slab, true);
 }
 
 // The one-line message for a kernel build that failed at `where`: the
