@@ -32,7 +32,7 @@ INPUTS = os.path.join(ROOT, "inputs")
 # well inside what a 2-core CI machine measures (results/pocl-2core/), so that
 # noise does not fail it and a real loss does.
 LOOP_STEPS = {"float": 2000, "double": 2000, "fp16s": 600}
-MIN_LOOP_RATIO = {"float": 3.0, "double": 2.0, "fp16s": 1.5}
+MIN_LOOP_RATIO = {"float": 3.0, "double": 2.0, "fp16s": 2.0}
 MAX_COLD_OVER_WARM = 3.0
 MAX_WARM_WALL_OVER_LOOP = 1.5
 ROUNDS = 3

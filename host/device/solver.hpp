@@ -33,10 +33,11 @@ struct DeviceConfig {
 struct SetupTimes {
   double context_s = 0, compile_s = 0, upload_s = 0;
   bool kernels_cached = false;  // the compiled kernels came from the cache
-  double cached_compile_s = 0;  // then: what compiling them took when they were cached
-  // What building a solver of another launch would take: a compile where
-  // these kernels came from the cache.
-  double build_estimate_s() const { return context_s + (kernels_cached ? cached_compile_s : compile_s) + upload_s; }
+  // What compiling these kernels takes (now, or when they were cached):
+  // compile_s is only the part the run waited for.
+  double compile_cost_s = 0;
+  // What building a solver of another launch would take.
+  double build_estimate_s() const { return context_s + compile_cost_s + upload_s; }
 };
 
 class Solver {

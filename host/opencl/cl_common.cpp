@@ -139,7 +139,7 @@ std::optional<cl::Program> program_from_cache(const cl::Context& context, const 
                                               const KernelBuild& build, SetupTimes* setup) {
   const std::optional<CachedImage> cached = load_kernel_image(build);
   if (!cached) return std::nullopt;
-  if (setup) setup->cached_compile_s = cached->compile_s;
+  if (setup) setup->compile_cost_s = cached->compile_s;
   try {
     const std::string& image = cached->image;
     const cl::Program::Binaries binaries = {std::vector<unsigned char>(image.begin(), image.end())};
@@ -194,9 +194,11 @@ cl::Program build_opencl_program(const cl::Context& context, const cl::Device& d
     }
     throw DeviceError(build_failure_message(where + " (" + cl_error_name(e.err()) + ")", flags, log));
   }
+  const double compile_s = watch.lap();
+  if (setup) setup->compile_cost_s = compile_s;
   try {
     const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
-    if (binaries.size() == 1) store_kernel_image(build, std::string(binaries[0].begin(), binaries[0].end()), watch.lap());
+    if (binaries.size() == 1) store_kernel_image(build, std::string(binaries[0].begin(), binaries[0].end()), compile_s);
   } catch (const cl::Error&) {
     // A driver that keeps no binaries: nothing to cache.
   }
