@@ -306,7 +306,7 @@ class SleepySolver final : public Solver {
     plan_.variant = launch.variant;
     plan_.local = launch.local.is_auto() ? LocalSize{1, 1} : launch.local;
     plan_.chunk_steps = 20;
-    setup_.compile_s = build_s;
+    setup_.compile_cost_s = build_s;
   }
   Backend backend() const override { return Backend::OpenCL; }
   std::string device_name() const override { return "sleepy"; }

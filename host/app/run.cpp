@@ -39,9 +39,6 @@ namespace {
 
 double seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec * 1e-6; }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 void check_output_dir(const std::string& dir) { make_output_dir(dir); }
 
