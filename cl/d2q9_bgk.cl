@@ -322,7 +322,6 @@ ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey) {
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
 ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int accelerate, real* f) {
-  const real c_sq = (real)1 / (real)3;
   const real w0 = (real)4 / (real)9;
   const real w1 = (real)1 / (real)9;
   const real w2 = (real)1 / (real)36;
@@ -337,7 +336,9 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
 #else
   (void)ii;
 #endif
-  // One division per density: IEEE division is costly on GPUs.
+  // The arithmetic contract (docs/arithmetic.md): every operation below is
+  // one IEEE operation or one fma, in this order, in every backend and the
+  // reference. One division per cell.
   const real rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
   const real inv_rho = (real)1 / rho;
   real mx = g[1] + g[5] + g[8] - (g[3] + g[6] + g[7]);
@@ -348,22 +349,25 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
 #endif
   const real ux = mx * inv_rho;
   const real uy = my * inv_rho;
-  const real u_sq = ux * ux + uy * uy;
-  const real a = (real)1 - u_sq / ((real)2 * c_sq);
-  const real b = (real)1 / c_sq;
-  const real c = (real)1 / ((real)2 * c_sq * c_sq);
+  const real u_sq = fma(ux, ux, uy * uy);
 
-  // feq_k = w_k rho (1 + e.u/c^2 + (e.u)^2/(2c^4) - u^2/(2c^2))
-  const real u5 = ux + uy, u6 = -ux + uy, u7 = -ux - uy, u8 = ux - uy;
-  f[0] = g[0] + omega * (w0 * rho * a - g[0]);
-  f[1] = g[1] + omega * (w1 * rho * (a + ux * b + ux * ux * c) - g[1]);
-  f[2] = g[2] + omega * (w1 * rho * (a + uy * b + uy * uy * c) - g[2]);
-  f[3] = g[3] + omega * (w1 * rho * (a - ux * b + ux * ux * c) - g[3]);
-  f[4] = g[4] + omega * (w1 * rho * (a - uy * b + uy * uy * c) - g[4]);
-  f[5] = g[5] + omega * (w2 * rho * (a + u5 * b + u5 * u5 * c) - g[5]);
-  f[6] = g[6] + omega * (w2 * rho * (a + u6 * b + u6 * u6 * c) - g[6]);
-  f[7] = g[7] + omega * (w2 * rho * (a + u7 * b + u7 * u7 * c) - g[7]);
-  f[8] = g[8] + omega * (w2 * rho * (a + u8 * b + u8 * u8 * c) - g[8]);
+  // feq_k = w_k rho (1 - 3/2 u.u + 3 e.u + 9/2 (e.u)^2), and
+  // f_k = g_k + omega (feq_k - g_k) = (1 - omega) g_k + omega w_k rho p_k
+  // with p_k = fma(e.u, fma(e.u, 9/2, 3), 1 - 3/2 u.u).
+  const real a = fma(u_sq, (real)-1.5, (real)1);
+  const real keep = (real)1 - omega;
+  const real r0 = omega * w0 * rho, r1 = omega * w1 * rho, r2 = omega * w2 * rho;
+  const real u5 = ux + uy, u6 = uy - ux;
+  const real c = (real)4.5, b = (real)3;
+  f[0] = fma(keep, g[0], r0 * a);
+  f[1] = fma(keep, g[1], r1 * fma(ux, fma(ux, c, b), a));
+  f[2] = fma(keep, g[2], r1 * fma(uy, fma(uy, c, b), a));
+  f[3] = fma(keep, g[3], r1 * fma(-ux, fma(-ux, c, b), a));
+  f[4] = fma(keep, g[4], r1 * fma(-uy, fma(-uy, c, b), a));
+  f[5] = fma(keep, g[5], r2 * fma(u5, fma(u5, c, b), a));
+  f[6] = fma(keep, g[6], r2 * fma(u6, fma(u6, c, b), a));
+  f[7] = fma(keep, g[7], r2 * fma(-u5, fma(-u5, c, b), a));
+  f[8] = fma(keep, g[8], r2 * fma(-u6, fma(-u6, c, b), a));
 #ifdef BODY_FORCE
   f[0] += guo_term(w0, 0, 0, ux, uy);
   f[1] += guo_term(w1, 1, 0, ux, uy);
@@ -376,19 +380,10 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
   f[8] += guo_term(w2, 1, -1, ux, uy);
 #endif
 
-  const real rho_new = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7] + f[8];
-  const real inv_rho_new = (real)1 / rho_new;
-  real mx_new = f[1] + f[5] + f[8] - (f[3] + f[6] + f[7]);
-  real my_new = f[2] + f[5] + f[6] - (f[4] + f[7] + f[8]);
-#ifdef BODY_FORCE
-  // The collision added the whole force to the momentum; the velocity of
-  // this step is half a force behind: (m_new - F/2) / rho (Guo).
-  mx_new -= (real)0.5 * (real)FORCE_X;
-  my_new -= (real)0.5 * (real)FORCE_Y;
-#endif
-  const real vx = mx_new * inv_rho_new;
-  const real vy = my_new * inv_rho_new;
-  const real speed = blocked ? (real)0 : sqrt(vx * vx + vy * vy);
+  // |u| for av_vels: the collision conserves density and momentum (with a
+  // body force, the velocity it leaves is the (m + F/2) / rho above), so the
+  // new state's velocity is u, to rounding: no second density and division.
+  const real speed = blocked ? (real)0 : sqrt(u_sq);
 
   // Rebound: each distribution goes back where it came from; f0 of an
   // obstacle cell never changes.

@@ -157,6 +157,14 @@ std::optional<cl::Program> program_from_cache(const cl::Context& context, const 
 cl::Program build_opencl_program(const cl::Context& context, const cl::Device& device, const std::string& kernels_dir,
                                  const std::string& file, const std::vector<std::string>& defines, SetupTimes* setup) {
   std::string flags = "-cl-std=CL1.2";
+  // OpenCL C lets float division and sqrt be off by ulps unless asked
+  // (NVIDIA's are); the arithmetic contract needs them rounded as IEEE says.
+  try {
+    if (device.getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+      flags += " -cl-fp32-correctly-rounded-divide-sqrt";
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "reading the device's floating-point support");
+  }
   for (const auto& d : defines) flags += " -D" + d;
   const std::string source = read_kernel_source(kernels_dir, file);
   KernelBuild build;

@@ -50,6 +50,7 @@ class ReferenceSolver final : public Solver {
   ObstacleMask mask_;
   std::vector<Cell> cells_;
   std::vector<Cell> tmp_cells_;
+  std::vector<Real> speed_;  // |u| each fluid cell collided with, for av_velocity()
 };
 
 extern template class ReferenceSolver<float>;
