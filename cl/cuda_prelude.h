@@ -54,6 +54,13 @@ __device__ __forceinline__ size_t get_global_size(const unsigned dim) {
 
 // Reinterpretation and conversion built-ins.
 __device__ __forceinline__ unsigned int as_uint(const float x) { return __float_as_uint(x); }
+// OpenCL's native_sqrt: the hardware's approximation (|u| for av_vels only,
+// which the arithmetic contract lets differ by rounding).
+__device__ __forceinline__ float native_sqrt(const float x) {
+  float r;
+  asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
 __device__ __forceinline__ float as_float(const unsigned int x) { return __uint_as_float(x); }
 __device__ __forceinline__ unsigned int convert_uint_rte(const float x) { return __float2uint_rn(x); }
 
