@@ -39,8 +39,6 @@ class ReferenceSolver final : public Solver {
 
  private:
   using Cell = std::array<Real, kSpeeds>;
-  Real momentum_x(const Cell& f, int half_forces) const;
-  Real momentum_y(const Cell& f, int half_forces) const;
   // 16-bit storage: speed k of cell i stored, and read back as the kernels do.
   void store(std::size_t i, int k);
   std::optional<Precision> storage_format_;
