@@ -12,6 +12,7 @@
 #include "helpers.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "device/backend.hpp"
+#include "device/kernel_cache.hpp"
 #include "device/launch_policy.hpp"
 #include "device/tuning.hpp"
 
@@ -392,4 +393,53 @@ TEST_CASE("a search during the run starts only where it pays, times launches on 
     CHECK(policy.table().empty());
     CHECK(solver->launch_plan()->variant == KernelVariant::Fused);
   }
+}
+
+TEST_CASE("kernel cache: an image comes back only for exactly its build, and a damaged entry is a compile, not a failure") {
+  CacheDir cache;
+  const KernelBuild build = {"opencl", "Some Platform|Some Device", "3.0|1.2", "__kernel void k() {}", "-DNX=4"};
+  CHECK_FALSE(load_kernel_image(build).has_value());
+  const std::string image("\x7f" "ELF\0binary\xff", 12);
+  store_kernel_image(build, image, 0.25);
+  auto cached = load_kernel_image(build);
+  REQUIRE(cached.has_value());
+  CHECK(cached->image == image);
+  CHECK(cached->compile_s == doctest::Approx(0.25));
+  std::vector<KernelBuild> others(4, build);
+  others[0].options = "-DNX=5";
+  others[1].source += " ";
+  others[2].driver = "3.1|1.2";
+  others[3].device = "Some Platform|Other Device";
+  for (const KernelBuild& other : others) CHECK_FALSE(load_kernel_image(other).has_value());
+  // A flipped byte in the image, then a file cut short: warnings, and misses.
+  const std::string path = kernel_image_path(build);
+  std::string entry = d2q9::test::slurp(path);
+  entry[entry.size() - 2] ^= 1;
+  std::ofstream(path, std::ios::binary) << entry;
+  CHECK_FALSE(load_kernel_image(build).has_value());
+  std::ofstream(path, std::ios::binary) << entry.substr(0, 20);
+  CHECK_FALSE(load_kernel_image(build).has_value());
+  store_kernel_image(build, image, 0.5);  // the next compile replaces it
+  CHECK(load_kernel_image(build)->image == image);
+}
+
+TEST_CASE("kernel cache: a second OpenCL solver of the same problem loads its kernels from the cache and runs alike") {
+  CacheDir cache;
+  const Params p = d2q9::test::make_params(32, 16, 10);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  const SolverConfig config = d2q9::test::config(Precision::Float, LocalSize{16, 2});
+  std::vector<double> av_first, av_second;
+  auto first = make_solver(Backend::OpenCL, p, m, config);
+  CHECK_FALSE(first->setup_times().kernels_cached);
+  CHECK(first->setup_times().compile_cost_s > 0);
+  auto second = make_solver(Backend::OpenCL, p, m, config);
+  CHECK(second->setup_times().kernels_cached);
+  CHECK(second->setup_times().compile_cost_s == doctest::Approx(first->setup_times().compile_cost_s).epsilon(1e-3));
+  first->run(10, av_first);
+  second->run(10, av_second);
+  CHECK(first->distributions() == second->distributions());
+  CHECK(av_first == av_second);
+  // Another launch is another build.
+  auto other = make_solver(Backend::OpenCL, p, m, d2q9::test::config(Precision::Float, LocalSize{8, 2}));
+  CHECK_FALSE(other->setup_times().kernels_cached);
 }
