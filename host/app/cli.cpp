@@ -25,8 +25,9 @@ po::options_description visible_options() {
     ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda (NVIDIA GPUs, when built) | reference (serial CPU oracle)")
     ("device,d", po::value<std::string>(), "device index from --list-devices, among the chosen backend's devices (default: first GPU, else first device)")
     ("local-size,l", po::value<std::string>()->default_value("auto"),
-     "work-group shape WxH, e.g. 128x1, or auto: the cached fastest shape for this device, problem size and "
-     "variant, found by a short search on the first large run")
+     "work-group shape WxH, e.g. 128x1, or auto: the cached fastest launch for this device, problem size and "
+     "variant (from --tune, or from a search on a run's own steps where the run is long enough to pay for it), "
+     "else the default")
     ("tune", "search the work-group shapes afresh, print their timings and cache the fastest")
     ("autotune", "the same as --tune, for under mpirun (whose own --tune option takes the other spelling)")
     ("output-dir,o", po::value<std::string>()->default_value("."),
