@@ -191,4 +191,6 @@ TEST_CASE("format_e12 writes what printf's %.12E writes, for any double") {
   char text[16];
   *format_int(text, -2147483647 - 1) = '\0';
   CHECK(std::string(text) == "-2147483648");
+  CHECK(hex64(0x1f) == "000000000000001f");
+  CHECK(hex64(~std::uint64_t{0}) == "ffffffffffffffff");
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "model/number_text.hpp"
 #include "model/output.hpp"
 
 namespace d2q9 {
@@ -28,12 +29,6 @@ std::string description(const KernelBuild& b) {
   for (const std::string* part : {&b.backend, &b.device, &b.driver, &b.options, &b.source})
     d += std::to_string(part->size()) + ":" + *part + "\n";
   return d;
-}
-
-std::string hex64(std::uint64_t v) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-  return text;
 }
 
 void append_u64(std::string& out, std::uint64_t v) {

@@ -149,34 +149,49 @@ bool same(const LaunchCandidate& a, const LaunchCandidate& b) {
   return a.variant == b.variant && a.local.x == b.local.x && a.local.y == b.local.y;
 }
 
+// The variant whose shapes a search tries: the default's, or fused where the
+// default (fused-rows) takes none; Auto when the user named fused-rows.
+KernelVariant shaped_variant(const LaunchSearch& search) {
+  const KernelVariant v =
+      search.default_launch.variant != KernelVariant::FusedRows ? search.default_launch.variant : KernelVariant::Fused;
+  return std::find(search.variants.begin(), search.variants.end(), v) != search.variants.end() ? v : KernelVariant::Auto;
+}
+
+// Every candidate shape of shaped_variant() but the default's own.
+std::vector<LaunchCandidate> other_shapes(const Params& params, const LaunchSearch& search) {
+  std::vector<LaunchCandidate> out;
+  const KernelVariant shaped = shaped_variant(search);
+  if (shaped != KernelVariant::Auto)
+    for (const LocalSize& l : local_size_candidates(params))
+      if (!same({shaped, l}, search.default_launch)) out.push_back({shaped, l});
+  return out;
+}
+
+// The variants a search tries besides the default's and shaped_variant(),
+// at `shape` (fused-rows at none; the shaped ones not at all without a shape).
+std::vector<LaunchCandidate> other_variants(const LaunchSearch& search, LocalSize shape) {
+  std::vector<LaunchCandidate> out;
+  for (KernelVariant v : search.variants) {
+    if (v == shaped_variant(search) || v == search.default_launch.variant) continue;
+    if (v == KernelVariant::FusedRows)
+      out.push_back({v, {}});
+    else if (!shape.is_auto())
+      out.push_back({v, shape});
+  }
+  return out;
+}
+
 // The default first, then the shapes of one variant, then the other
 // variants at the fastest of those shapes.
 std::vector<TuningResult> search_launches(const SolverFactory& make, const Params& params, const LaunchSearch& search) {
   std::vector<TuningResult> table = time_launches(make, {search.default_launch}, search.timer);
-  const bool default_shaped = search.default_launch.variant != KernelVariant::FusedRows;
-  KernelVariant shaped = default_shaped ? search.default_launch.variant : KernelVariant::Fused;
-  if (std::find(search.variants.begin(), search.variants.end(), shaped) == search.variants.end())
-    shaped = KernelVariant::Auto;  // the user named fused-rows: no shapes to search
-  std::vector<LaunchCandidate> shapes;
-  if (shaped != KernelVariant::Auto)
-    for (const LocalSize& l : local_size_candidates(params))
-      if (!same({shaped, l}, search.default_launch)) shapes.push_back({shaped, l});
-  for (auto& r : time_launches(make, shapes, search.timer)) table.push_back(std::move(r));
-
+  for (auto& r : time_launches(make, other_shapes(params, search), search.timer)) table.push_back(std::move(r));
   std::vector<TuningResult> shaped_results;
   for (const auto& r : table)
     if (!r.launch.local.is_auto()) shaped_results.push_back(r);
   const TuningResult* best_shape = fastest(shaped_results);
   const LocalSize shape = best_shape ? best_shape->launch.local : LocalSize{};
-  std::vector<LaunchCandidate> others;
-  for (KernelVariant v : search.variants) {
-    if (v == shaped || v == search.default_launch.variant) continue;
-    if (v == KernelVariant::FusedRows)
-      others.push_back({v, {}});
-    else if (!shape.is_auto())
-      others.push_back({v, shape});
-  }
-  for (auto& r : time_launches(make, others, search.timer)) table.push_back(std::move(r));
+  for (auto& r : time_launches(make, other_variants(search, shape), search.timer)) table.push_back(std::move(r));
   return table;
 }
 
@@ -231,20 +246,10 @@ LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool
 }
 
 std::vector<LaunchCandidate> run_search_candidates(const Params& params, const LaunchSearch& search) {
-  const LaunchCandidate& d = search.default_launch;
-  const auto allowed = [&](KernelVariant v) {
-    return std::find(search.variants.begin(), search.variants.end(), v) != search.variants.end();
-  };
-  const KernelVariant shaped = d.variant != KernelVariant::FusedRows ? d.variant : KernelVariant::Fused;
-  std::vector<LaunchCandidate> out;
-  if (allowed(shaped))
-    for (const LocalSize& l : local_size_candidates(params))
-      if (!same({shaped, l}, d)) out.push_back({shaped, l});
-  const LocalSize shape = d.local.is_auto() ? LocalSize{128, 1} : d.local;
-  for (KernelVariant v : search.variants) {
-    if (v == shaped || v == d.variant) continue;
-    out.push_back({v, v == KernelVariant::FusedRows ? LocalSize{} : shape});
-  }
+  // The other variants at the default's shape: no time is spent finding the best one first.
+  const LocalSize& d = search.default_launch.local;
+  std::vector<LaunchCandidate> out = other_shapes(params, search);
+  for (const LaunchCandidate& c : other_variants(search, d.is_auto() ? LocalSize{128, 1} : d)) out.push_back(c);
   return out;
 }
 

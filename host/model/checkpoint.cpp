@@ -1,5 +1,6 @@
 #include "model/checkpoint.hpp"
 
+#include "model/number_text.hpp"
 #include "model/storage16.hpp"
 
 #include <nlohmann/json.hpp>
@@ -96,18 +97,12 @@ void write_codes(HashingWriter& w, const Checkpoint& c) {
   w.write(codes.data(), codes.size() * sizeof(std::uint16_t));
 }
 
-std::string hex(std::uint64_t v) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
 std::string record_text(const RunRecord& r) {
   if (r.empty()) return "";
   nlohmann::json options = nlohmann::json::array();
   for (const auto& [name, value] : r.options) options.push_back({name, value});
-  return nlohmann::json{{"param_file", r.param_file},       {"param_hash", hex(r.param_hash)},
-                        {"obstacle_file", r.obstacle_file}, {"obstacle_hash", hex(r.obstacle_hash)},
+  return nlohmann::json{{"param_file", r.param_file},       {"param_hash", hex64(r.param_hash)},
+                        {"obstacle_file", r.obstacle_file}, {"obstacle_hash", hex64(r.obstacle_hash)},
                         {"options", options}}
       .dump();
 }

@@ -16,4 +16,10 @@ char* format_e12(char* out, double x) {
 
 char* format_int(char* out, int x) { return std::to_chars(out, out + 12, x).ptr; }
 
+std::string hex64(std::uint64_t v) {
+  char text[16];
+  const char* end = std::to_chars(text, text + 16, v, 16).ptr;
+  return std::string(16 - static_cast<std::size_t>(end - text), '0') + std::string(static_cast<const char*>(text), end);
+}
+
 }  // namespace d2q9

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 namespace d2q9 {
 
@@ -13,5 +15,8 @@ char* format_e12(char* out, double x);
 
 // printf("%d", x) into `out` (at least 12 bytes); returns the end.
 char* format_int(char* out, int x);
+
+// Sixteen lower-case hex digits, as hashes are written in records and file names.
+std::string hex64(std::uint64_t v);
 
 }  // namespace d2q9
