@@ -26,6 +26,8 @@
 //   BODY_FORCE with FORCE_X, FORCE_Y    force per unit volume on the fluid (Guo forcing)
 //   INLET with INLET_UX, INLET_UY       Zou/He velocity inlet on column 0
 //   OUTLET with OUTLET_DENSITY          Zou/He pressure outlet on column NX-1
+//   COLLISION_TRT with OMEGA_MINUS      two-relaxation-time collision (trt_pair)
+//   COLLISION_REGULARISED               regularised BGK collision
 // With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
 // the whole grid and ignores FIRST_ROW/LAST_ROW.
 //
@@ -325,6 +327,41 @@ ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey) {
 }
 #endif
 
+#ifdef COLLISION_TRT
+#ifdef BODY_FORCE
+#define FORCE_X_OR_0 FORCE_X
+#define FORCE_Y_OR_0 FORCE_Y
+#else
+#define FORCE_X_OR_0 0
+#define FORCE_Y_OR_0 0
+#endif
+// Two relaxation times (Ginzburg, d'Humieres & Kuzmin 2008) for the pair of
+// opposite speeds k and o = opposite(k) of weight w: the even part
+// (g_k + g_o)/2 relaxes to its equilibrium at OMEGA, the odd part at
+// OMEGA_MINUS, the host's choice from the "magic" parameter
+// Lambda = (1/OMEGA - 1/2)(1/OMEGA_MINUS - 1/2). eu = e_k.u, ef = e_k.F and
+// uf = u.F for the body force: Guo's term splits alike, its even part scaled
+// by 1 - OMEGA/2 and its odd part by 1 - OMEGA_MINUS/2.
+ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, const real w, const real rho,
+                            const real eu, const real ef, const real a, const real uf) {
+  const real wrho = w * rho;
+  const real even = (real)0.5 * (g[k] + g[o]) - wrho * fma(eu * eu, (real)4.5, a);
+  const real odd = (real)0.5 * (g[k] - g[o]) - wrho * ((real)3 * eu);
+  const real de = (real)OMEGA * even, dd = (real)OMEGA_MINUS * odd;
+  f[k] = g[k] - de - dd;
+  f[o] = g[o] - de + dd;
+#ifdef BODY_FORCE
+  const real fe = ((real)1 - (real)0.5 * (real)OMEGA) * (w * ((real)9 * eu * ef - (real)3 * uf));
+  const real fo = ((real)1 - (real)0.5 * (real)OMEGA_MINUS) * (w * ((real)3 * ef));
+  f[k] += fe + fo;
+  f[o] += fe - fo;
+#else
+  (void)ef;
+  (void)uf;
+#endif
+}
+#endif
+
 // The new state f of a cell from its incoming distributions g: rebound on
 // obstacles, BGK collision on fluid. Returns |u| of the new state (0 on
 // obstacles), as the coursework's av_velocity measures it. With `accelerate`
@@ -364,14 +401,68 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
   const real uy = my * inv_rho;
   const real u_sq = fma(ux, ux, uy * uy);
 
+  const real a = fma(u_sq, (real)-1.5, (real)1);
+#if defined(COLLISION_TRT)
+  // Two relaxation times: the even part of each pair of opposite speeds
+  // relaxes at OMEGA, the odd part at OMEGA_MINUS (trt_pair).
+#ifdef BODY_FORCE
+  const real u_force = ux * (real)FORCE_X + uy * (real)FORCE_Y;
+#else
+  const real u_force = (real)0;
+#endif
+  f[0] = g[0] - omega * (g[0] - w0 * rho * a);
+#ifdef BODY_FORCE
+  f[0] += ((real)1 - (real)0.5 * omega) * (w0 * ((real)-3 * u_force));
+#endif
+  trt_pair(g, f, 1, 3, w1, rho, ux, (real)FORCE_X_OR_0, a, u_force);
+  trt_pair(g, f, 2, 4, w1, rho, uy, (real)FORCE_Y_OR_0, a, u_force);
+  trt_pair(g, f, 5, 7, w2, rho, ux + uy, (real)FORCE_X_OR_0 + (real)FORCE_Y_OR_0, a, u_force);
+  trt_pair(g, f, 6, 8, w2, rho, uy - ux, (real)FORCE_Y_OR_0 - (real)FORCE_X_OR_0, a, u_force);
+#else
   // feq_k = w_k rho (1 - 3/2 u.u + 3 e.u + 9/2 (e.u)^2), and
   // f_k = g_k + omega (feq_k - g_k) = (1 - omega) g_k + omega w_k rho p_k
   // with p_k = fma(e.u, fma(e.u, 9/2, 3), 1 - 3/2 u.u).
-  const real a = fma(u_sq, (real)-1.5, (real)1);
   const real keep = (real)1 - omega;
-  const real r0 = omega * w0 * rho, r1 = omega * w1 * rho, r2 = omega * w2 * rho;
   const real u5 = ux + uy, u6 = uy - ux;
   const real c = (real)4.5, b = (real)3;
+#if defined(COLLISION_REGULARISED)
+  // Regularised BGK (Latt & Chopard 2006): the non-equilibrium part is
+  // replaced by its projection onto the second-order Hermite moments,
+  // f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq, Q_k = e_k e_k - I/3.
+  const real q0 = w0 * rho, q1 = w1 * rho, q2 = w2 * rho;
+  real feq[9];
+  feq[0] = q0 * a;
+  feq[1] = q1 * fma(ux, fma(ux, c, b), a);
+  feq[2] = q1 * fma(uy, fma(uy, c, b), a);
+  feq[3] = q1 * fma(-ux, fma(-ux, c, b), a);
+  feq[4] = q1 * fma(-uy, fma(-uy, c, b), a);
+  feq[5] = q2 * fma(u5, fma(u5, c, b), a);
+  feq[6] = q2 * fma(u6, fma(u6, c, b), a);
+  feq[7] = q2 * fma(-u5, fma(-u5, c, b), a);
+  feq[8] = q2 * fma(-u6, fma(-u6, c, b), a);
+  const real n1 = g[1] - feq[1], n2 = g[2] - feq[2], n3 = g[3] - feq[3], n4 = g[4] - feq[4];
+  const real n5 = g[5] - feq[5], n6 = g[6] - feq[6], n7 = g[7] - feq[7], n8 = g[8] - feq[8];
+  const real diagonal = (n5 + n6) + (n7 + n8);
+  const real pxx = (n1 + n3) + diagonal;
+  const real pyy = (n2 + n4) + diagonal;
+  const real pxy = (n5 + n7) - (n6 + n8);
+  const real trace = pxx + pyy;
+  const real k0 = keep * w0, k1 = keep * w1, k2 = keep * w2;
+  const real qx = (real)3 * pxx - (real)1.5 * pyy;
+  const real qy = (real)3 * pyy - (real)1.5 * pxx;
+  const real qd = (real)3 * trace;
+  const real qxy = (real)9 * pxy;
+  f[0] = fma(k0, (real)-1.5 * trace, feq[0]);
+  f[1] = fma(k1, qx, feq[1]);
+  f[2] = fma(k1, qy, feq[2]);
+  f[3] = fma(k1, qx, feq[3]);
+  f[4] = fma(k1, qy, feq[4]);
+  f[5] = fma(k2, qd + qxy, feq[5]);
+  f[6] = fma(k2, qd - qxy, feq[6]);
+  f[7] = fma(k2, qd + qxy, feq[7]);
+  f[8] = fma(k2, qd - qxy, feq[8]);
+#else
+  const real r0 = omega * w0 * rho, r1 = omega * w1 * rho, r2 = omega * w2 * rho;
   f[0] = fma(keep, g[0], r0 * a);
   f[1] = fma(keep, g[1], r1 * fma(ux, fma(ux, c, b), a));
   f[2] = fma(keep, g[2], r1 * fma(uy, fma(uy, c, b), a));
@@ -381,17 +472,26 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
   f[6] = fma(keep, g[6], r2 * fma(u6, fma(u6, c, b), a));
   f[7] = fma(keep, g[7], r2 * fma(-u5, fma(-u5, c, b), a));
   f[8] = fma(keep, g[8], r2 * fma(-u6, fma(-u6, c, b), a));
-#ifdef BODY_FORCE
-  f[0] += guo_term(w0, 0, 0, ux, uy);
-  f[1] += guo_term(w1, 1, 0, ux, uy);
-  f[2] += guo_term(w1, 0, 1, ux, uy);
-  f[3] += guo_term(w1, -1, 0, ux, uy);
-  f[4] += guo_term(w1, 0, -1, ux, uy);
-  f[5] += guo_term(w2, 1, 1, ux, uy);
-  f[6] += guo_term(w2, -1, 1, ux, uy);
-  f[7] += guo_term(w2, -1, -1, ux, uy);
-  f[8] += guo_term(w2, 1, -1, ux, uy);
 #endif
+#ifdef BODY_FORCE
+#ifdef COLLISION_REGULARISED
+  // g's momentum is rho u - F/2: BGK keeps (1 - omega) of that difference,
+  // and so must the regularised state (kw = (1 - omega) w_k).
+#define KEPT_FORCE(kw, ex, ey) (kw) * ((real)-1.5 * ((real)(ex) * (real)FORCE_X + (real)(ey) * (real)FORCE_Y)) +
+#else
+#define KEPT_FORCE(kw, ex, ey)
+#endif
+  f[0] += KEPT_FORCE(k0, 0, 0) guo_term(w0, 0, 0, ux, uy);
+  f[1] += KEPT_FORCE(k1, 1, 0) guo_term(w1, 1, 0, ux, uy);
+  f[2] += KEPT_FORCE(k1, 0, 1) guo_term(w1, 0, 1, ux, uy);
+  f[3] += KEPT_FORCE(k1, -1, 0) guo_term(w1, -1, 0, ux, uy);
+  f[4] += KEPT_FORCE(k1, 0, -1) guo_term(w1, 0, -1, ux, uy);
+  f[5] += KEPT_FORCE(k2, 1, 1) guo_term(w2, 1, 1, ux, uy);
+  f[6] += KEPT_FORCE(k2, -1, 1) guo_term(w2, -1, 1, ux, uy);
+  f[7] += KEPT_FORCE(k2, -1, -1) guo_term(w2, -1, -1, ux, uy);
+  f[8] += KEPT_FORCE(k2, 1, -1) guo_term(w2, 1, -1, ux, uy);
+#endif
+#endif  // COLLISION_TRT
 
   // |u| for av_vels: the collision conserves density and momentum (with a
   // body force, the velocity it leaves is the (m + F/2) / rho above), so the

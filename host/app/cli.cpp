@@ -34,6 +34,8 @@ po::options_description visible_options() {
      "where every output goes (relative --png, --vtk and --summary-json names too); created if missing, its parent must exist")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c: fp16s and fp16c compute in float and store the distributions in 16 bits (half the memory traffic; see docs/performance.md)")
+    ("collision", po::value<std::string>(), "bgk | trt[:LAMBDA] | regularised: the collision of fluid cells, over what a "
+     "problem file says (default bgk; TRT's magic parameter LAMBDA defaults to 1/4; see docs/collision.md)")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
      "(acceleration folded into the step before) | fused-x2: two steps per launch | fused-rows: a row per "
@@ -175,6 +177,24 @@ std::string did_you_mean(std::string typed, const po::options_description& optio
 
 }  // namespace
 
+CollisionChoice parse_collision(const std::string& text) {
+  const std::string error = "--collision must be bgk, trt, trt:LAMBDA (e.g. trt:0.1875) or regularised, got '" + text + "'";
+  const auto colon = text.find(':');
+  const auto op = parse_collision_operator(text.substr(0, colon));
+  if (!op) throw UsageError(error);
+  CollisionChoice choice{*op, 0.25};
+  if (colon != std::string::npos) {
+    if (*op != CollisionOperator::Trt) throw UsageError(error);
+    const std::string lambda = text.substr(colon + 1);
+    char* end = nullptr;
+    choice.trt_magic = std::strtod(lambda.c_str(), &end);
+    if (lambda.empty() || *end != '\0' || !(choice.trt_magic > 0) || !std::isfinite(choice.trt_magic))
+      throw UsageError("--collision trt:LAMBDA needs a positive number LAMBDA, got '" + lambda + "'");
+  }
+  return choice;
+}
+
+
 LocalSize parse_shape(const std::string& text, const std::string& option) {
   if (text == "auto") return {};
   const auto x = text.find('x');
@@ -243,6 +263,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
   const std::string precision = vm["precision"].as<std::string>();
   if (!parse_precision(precision, o.precision))
     throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + precision + "'");
+  if (vm.count("collision")) o.collision = parse_collision(vm["collision"].as<std::string>());
   try {
     o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
   } catch (const std::invalid_argument& e) {

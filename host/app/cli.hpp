@@ -2,6 +2,7 @@
 // tests can drive them.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,14 @@ class UsageError : public std::runtime_error {
   explicit UsageError(const std::string& what) : std::runtime_error(printable(what)) {}
 };
 
+// --collision: the operator, and TRT's magic parameter.
+struct CollisionChoice {
+  CollisionOperator op = CollisionOperator::Bgk;
+  double trt_magic = 0.25;
+};
+// "bgk", "trt", "trt:LAMBDA" or "regularised"; UsageError otherwise.
+CollisionChoice parse_collision(const std::string& text);
+
 struct Options {
   std::string param_file;
   std::string obstacle_file;
@@ -33,6 +42,7 @@ struct Options {
   std::string kernels_dir;
   Precision precision = Precision::Float;
   KernelVariant variant = KernelVariant::Auto;
+  std::optional<CollisionChoice> collision;  // --collision, over the problem's
   int block_steps = 0;  // --block-steps (0: the plan's choice)
   LocalSize tile;       // --tile (auto: the plan's choice)
   bool tune = false;            // --tune: search work-group sizes afresh

@@ -137,13 +137,13 @@ std::string absolute(const std::string& path) {
 // A problem file (.toml) is recorded as the obstacle file too, and in place of
 // that file's hash the fingerprint of its Extensions, which the checkpoint's
 // header does not hold (see check_extensions_match).
-RunRecord run_record(const Options& o, const Solver& solver, const Params& params) {
+RunRecord run_record(const Options& o, const Solver& solver, const Extensions& file_extensions) {
   RunRecord r;
   r.param_file = absolute(o.param_file);
   r.param_hash = file_hash(o.param_file);
   const bool problem_file = o.obstacle_file.empty();
   r.obstacle_file = problem_file ? r.param_file : absolute(o.obstacle_file);
-  r.obstacle_hash = problem_file ? extensions_fingerprint(params.extensions) : file_hash(o.obstacle_file);
+  r.obstacle_hash = problem_file ? extensions_fingerprint(file_extensions) : file_hash(o.obstacle_file);
   for (const auto& [name, value] : o.given) {
     if (name == "restart" || name == "tune" || name == "autotune" || name == "quiet" || name == "slab-rows" || name == "output-dir" ||
         name == "kernels-dir" || name == "local-size" || name == "kernel-variant" || name == "block-steps" ||
@@ -194,12 +194,12 @@ void warn_if_inputs_changed(const RunRecord& record, const Options& o) {
 
 // What problem files add (wall velocity, body force, inlet, outlet) must match
 // too: a problem-file run recorded its fingerprint, any other run had none.
-void check_extensions_match(const Checkpoint& checkpoint, const Options& o, const Params& params) {
+void check_extensions_match(const Checkpoint& checkpoint, const Options& o, const Extensions& extensions) {
   const RunRecord& record = checkpoint.run;
   const std::uint64_t recorded = !record.empty() && is_problem_file(record.param_file)
                                      ? record.obstacle_hash
                                      : extensions_fingerprint(Extensions{});
-  if (extensions_fingerprint(params.extensions) != recorded)
+  if (extensions_fingerprint(extensions) != recorded)
     throw InputError(o.restart_file + ": checkpoint does not match the inputs: it was written for another wall "
                      "velocity, body force, inlet or outlet than " + o.param_file + " gives");
 }
@@ -213,6 +213,7 @@ void run(const Options& given, Ranks& ranks) {
   Options o = given;
   Params params;
   ObstacleMask mask;
+  Extensions file_extensions;  // as the input files give them
   ExtraOutputs extra;
   Checkpoint restart;
   std::unique_ptr<CheckpointDirLock> lock;
@@ -236,10 +237,16 @@ void run(const Options& given, Ranks& ranks) {
       check_fits(params);
       mask = read_obstacles(o.obstacle_file, params);
     }
+    // Checkpoints record what the files give; --collision is an option, recorded as one.
+    file_extensions = params.extensions;
+    if (o.collision) {
+      params.extensions.collision = o.collision->op;
+      params.extensions.trt_magic = o.collision->trt_magic;
+    }
     if (!o.restart_file.empty()) {
       check_checkpoint_matches(restart, o.restart_file, params, o.param_file, mask,
                                o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);
-      check_extensions_match(restart, o, params);
+      check_extensions_match(restart, o, file_extensions);
       if (ranks.is_root()) warn_if_inputs_changed(restart.run, o);
     }
     if (ranks.is_root()) check_output_dir(o.output_dir);
@@ -276,7 +283,7 @@ void run(const Options& given, Ranks& ranks) {
   RunLoopOptions loop;
   loop.checkpoint_every = o.checkpoint_every;
   loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
-  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver, params);
+  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver, file_extensions);
   loop.progress = &progress;
   loop.ranks = &ranks;
   loop.snapshot_every = extra.snapshot_every;

@@ -136,6 +136,12 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("OUTLET=1");
     defines.push_back("OUTLET_DENSITY=" + literal(*x.outlet_density, precision));
   }
+  if (x.collision == CollisionOperator::Trt) {
+    defines.push_back("COLLISION_TRT=1");
+    defines.push_back("OMEGA_MINUS=" + literal(trt_omega_minus(params.omega, x.trt_magic), precision));
+  } else if (x.collision == CollisionOperator::Regularised) {
+    defines.push_back("COLLISION_REGULARISED=1");
+  }
   if (slab) {
     defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
     defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));

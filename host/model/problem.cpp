@@ -15,6 +15,25 @@
 
 namespace d2q9 {
 
+const char* to_string(CollisionOperator c) {
+  switch (c) {
+    case CollisionOperator::Bgk: return "bgk";
+    case CollisionOperator::Trt: return "trt";
+    case CollisionOperator::Regularised: return "regularised";
+  }
+  return "?";
+}
+
+std::optional<CollisionOperator> parse_collision_operator(const std::string& text) {
+  if (text == "bgk") return CollisionOperator::Bgk;
+  if (text == "trt") return CollisionOperator::Trt;
+  if (text == "regularised" || text == "regularized") return CollisionOperator::Regularised;
+  return std::nullopt;
+}
+
+double trt_omega_minus(double omega, double magic) { return 1.0 / (magic / (1.0 / omega - 0.5) + 0.5); }
+
+
 std::size_t ObstacleMask::fluid_cells() const {
   return static_cast<std::size_t>(std::count(blocked.begin(), blocked.end(), std::uint8_t{0}));
 }

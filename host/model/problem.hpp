@@ -26,6 +26,17 @@ struct Vec2 {
   bool operator!=(const Vec2& o) const { return !(*this == o); }
 };
 
+// How fluid cells collide: BGK (the coursework's), two relaxation times, or
+// regularised BGK (docs/problem-files.md, --collision).
+enum class CollisionOperator { Bgk, Trt, Regularised };
+const char* to_string(CollisionOperator c);
+// "bgk", "trt" or "regularised" (also "regularized"); nullopt otherwise.
+std::optional<CollisionOperator> parse_collision_operator(const std::string& text);
+
+// TRT's odd relaxation rate for the given even one (omega) and "magic"
+// parameter Lambda = (1/omega - 1/2)(1/omega_minus - 1/2).
+double trt_omega_minus(double omega, double magic);
+
 // What problem files (docs/problem-files.md) add to the coursework's model.
 // The defaults are the coursework's (nothing added), and the kernels compile
 // each addition in only when a problem uses it, so coursework runs keep their
@@ -39,11 +50,15 @@ struct Extensions {
   std::optional<Vec2> inlet_velocity;
   // Zou/He pressure (density) outlet on the right edge (column nx-1).
   std::optional<double> outlet_density;
+  CollisionOperator collision = CollisionOperator::Bgk;
+  // TRT: Lambda. 1/4 is the most stable; 3/16 puts bounce-back walls exactly
+  // half-way for Poiseuille flow (docs/collision.md).
+  double trt_magic = 0.25;
 
   bool moving_walls() const { return wall_velocity != Vec2{}; }
   bool forced() const { return body_force != Vec2{}; }
   bool open_x() const { return inlet_velocity.has_value() || outlet_density.has_value(); }
-  bool any() const { return moving_walls() || forced() || open_x(); }
+  bool any() const { return moving_walls() || forced() || open_x() || collision != CollisionOperator::Bgk; }
 };
 
 struct Params {

@@ -57,6 +57,12 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
   if (e.inlet_velocity) real(e.inlet_velocity->x), real(e.inlet_velocity->y);
   flag(e.outlet_density.has_value());
   if (e.outlet_density) real(*e.outlet_density);
+  // Added after the first checkpoints: BGK adds nothing, so theirs still match.
+  if (e.collision != CollisionOperator::Bgk) {
+    const unsigned char op = static_cast<unsigned char>(e.collision);
+    bytes(&op, 1);
+    if (e.collision == CollisionOperator::Trt) real(e.trt_magic);
+  }
   return h;
 }
 
@@ -68,7 +74,7 @@ const double kSoundSpeed = 1.0 / std::sqrt(3.0);
 const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle"};
 const std::vector<std::string> kGridKeys = {"nx", "ny"};
 const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "viscosity", "reynolds",
-                                            "velocity", "length",  "accel", "body_force"};
+                                            "velocity", "length",  "accel", "body_force", "collision", "magic"};
 const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density"};
@@ -321,6 +327,17 @@ class Parser {
     params_.density = density_ ? real(*density_, "density") : 1.0;
     if (const toml::node* n = flow.get("accel")) params_.accel = real(*n, "accel");
     if (const toml::node* n = flow.get("body_force")) params_.extensions.body_force = vec2(*n, "body_force");
+    if (const toml::node* n = flow.get("collision")) {
+      const auto* text = n->as_string();
+      const auto op = text ? parse_collision_operator(text->get()) : std::nullopt;
+      if (!op) fail(line_of(*n), "collision must be \"bgk\", \"trt\" or \"regularised\", got " + describe(*n));
+      params_.extensions.collision = *op;
+    }
+    if (const toml::node* n = flow.get("magic")) {
+      if (params_.extensions.collision != CollisionOperator::Trt)
+        fail(line_of(*n), "magic is TRT's parameter: it goes with collision = \"trt\"");
+      params_.extensions.trt_magic = positive(*n, "magic");
+    }
     length_ = flow.get("length");
     params_.reynolds_dim = length_ ? int32(*length_, "length") : params_.nx;
 

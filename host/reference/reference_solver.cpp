@@ -161,7 +161,7 @@ struct Collision {
   Real* speed;                         // |u| per cell, 0 on obstacles
   const std::uint8_t* blocked;
   std::size_t cells;
-  Real omega, fx, fy;  // fx, fy: the body force (forced only)
+  Real omega, omega_minus, fx, fy;  // omega_minus: TRT's odd rate; fx, fy: the body force (forced only)
   bool forced;
 };
 
@@ -169,8 +169,9 @@ struct Collision {
 // contract in docs/arithmetic.md: one reciprocal of the density, explicit
 // fmas, nothing else fused), so that the reference and the kernels agree bit
 // for bit where the device rounds as IEEE says; |u| of each fluid cell is the
-// velocity it collided with, as the kernels measure it.
-template <typename Real>
+// velocity it collided with, as the kernels measure it. One loop per
+// operator, so that BGK's stays as simple (and as fast) as it was.
+template <typename Real, CollisionOperator Op>
 inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& c) {
   const Real* w = kWeight<Real>;
   const Real keep = Real(1) - c.omega;
@@ -178,6 +179,7 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
     c.speed[i] = 0;
     if (c.blocked[i]) continue;
     const auto& g = c.g[i];
+    auto& f = c.f[i];
     Real rho = 0;
     for (int k = 0; k < kSpeeds; ++k) rho += g[k];
     const Real inv_rho = Real(1) / rho;
@@ -191,14 +193,63 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
     const Real uy = my * inv_rho;
     const Real u_sq = std::fma(ux, ux, uy * uy);
     const Real a = std::fma(u_sq, Real(-1.5), Real(1));
-    for (int k = 0; k < kSpeeds; ++k) {
-      const Real eu = kEx[k] * ux + kEy[k] * uy;  // exact: the factors are 0 and +-1
-      const Real r = c.omega * w[k] * rho;
-      c.f[i][k] = std::fma(keep, g[k], r * std::fma(eu, std::fma(eu, Real(4.5), Real(3)), a));
-      if (c.forced) {  // Guo, Zheng & Shi 2002
-        const Real ef = Real(kEx[k]) * c.fx + Real(kEy[k]) * c.fy;
-        c.f[i][k] += (Real(1) - Real(0.5) * c.omega) * w[k] *
-                     (Real(3) * ((Real(kEx[k]) - ux) * c.fx + (Real(kEy[k]) - uy) * c.fy) + Real(9) * eu * ef);
+    // e_k.u and e_k.F: exact, the factors are 0 and +-1.
+    auto eu = [&](int k) { return kEx[k] * ux + kEy[k] * uy; };
+    auto ef = [&](int k) { return Real(kEx[k]) * c.fx + Real(kEy[k]) * c.fy; };
+    // Guo, Zheng & Shi 2002 (BGK and regularised).
+    auto guo = [&](int k) {
+      return (Real(1) - Real(0.5) * c.omega) * w[k] *
+             (Real(3) * ((Real(kEx[k]) - ux) * c.fx + (Real(kEy[k]) - uy) * c.fy) + Real(9) * eu(k) * ef(k));
+    };
+    if constexpr (Op == CollisionOperator::Bgk) {
+      for (int k = 0; k < kSpeeds; ++k) {
+        const Real e = eu(k);
+        const Real r = c.omega * w[k] * rho;
+        f[k] = std::fma(keep, g[k], r * std::fma(e, std::fma(e, Real(4.5), Real(3)), a));
+        if (c.forced) f[k] += guo(k);
+      }
+    } else if constexpr (Op == CollisionOperator::Trt) {
+      // Even parts relax at omega, odd parts at omega_minus; Guo's term split alike.
+      const Real uf = c.forced ? ux * c.fx + uy * c.fy : Real(0);
+      f[0] = g[0] - c.omega * (g[0] - w[0] * rho * a);
+      if (c.forced) f[0] += (Real(1) - Real(0.5) * c.omega) * (w[0] * (Real(-3) * uf));
+      for (int k : {1, 2, 5, 6}) {
+        const int o = kOpposite[k];
+        const Real e = eu(k), wrho = w[k] * rho;
+        const Real even = Real(0.5) * (g[k] + g[o]) - wrho * std::fma(e * e, Real(4.5), a);
+        const Real odd = Real(0.5) * (g[k] - g[o]) - wrho * (Real(3) * e);
+        const Real de = c.omega * even, dd = c.omega_minus * odd;
+        f[k] = g[k] - de - dd;
+        f[o] = g[o] - de + dd;
+        if (c.forced) {
+          const Real fe = (Real(1) - Real(0.5) * c.omega) * (w[k] * (Real(9) * e * ef(k) - Real(3) * uf));
+          const Real fo = (Real(1) - Real(0.5) * c.omega_minus) * (w[k] * (Real(3) * ef(k)));
+          f[k] += fe + fo;
+          f[o] += fe - fo;
+        }
+      }
+    } else {
+      // Regularised: f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq.
+      Real feq[kSpeeds], n[kSpeeds];
+      for (int k = 0; k < kSpeeds; ++k) {
+        const Real e = eu(k);
+        feq[k] = (w[k] * rho) * (k == 0 ? a : std::fma(e, std::fma(e, Real(4.5), Real(3)), a));
+        n[k] = g[k] - feq[k];
+      }
+      const Real diagonal = (n[5] + n[6]) + (n[7] + n[8]);
+      const Real pxx = (n[1] + n[3]) + diagonal;
+      const Real pyy = (n[2] + n[4]) + diagonal;
+      const Real pxy = (n[5] + n[7]) - (n[6] + n[8]);
+      const Real trace = pxx + pyy;
+      const Real qx = Real(3) * pxx - Real(1.5) * pyy;
+      const Real qy = Real(3) * pyy - Real(1.5) * pxx;
+      const Real qd = Real(3) * trace, qxy = Real(9) * pxy;
+      const Real q[kSpeeds] = {Real(-1.5) * trace, qx, qy, qx, qy, qd + qxy, qd - qxy, qd + qxy, qd - qxy};
+      for (int k = 0; k < kSpeeds; ++k) {
+        f[k] = std::fma(keep * w[k], q[k], feq[k]);
+        // With a force, g's momentum is rho u - F/2: BGK keeps (1 - omega)
+        // of that difference, and so must the regularised state.
+        if (c.forced) f[k] += (keep * w[k]) * (Real(-1.5) * ef(k)) + guo(k);
       }
     }
     c.speed[i] = std::sqrt(u_sq);
@@ -209,17 +260,32 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
 // the build cannot assume it (no -march): a clone for FMA CPUs, picked when
 // the program loads, keeps the oracle fast (float 256x256: 15 -> 49 MLUPS on
 // the CI machine) and exact alike.
-__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<float>& c) { collide_cells(c); }
-__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<double>& c) { collide_cells(c); }
+template <typename Real>
+inline __attribute__((always_inline)) void collide_any(const Collision<Real>& c, CollisionOperator op) {
+  switch (op) {
+    case CollisionOperator::Bgk: return collide_cells<Real, CollisionOperator::Bgk>(c);
+    case CollisionOperator::Trt: return collide_cells<Real, CollisionOperator::Trt>(c);
+    case CollisionOperator::Regularised: return collide_cells<Real, CollisionOperator::Regularised>(c);
+  }
+}
+__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<float>& c, CollisionOperator op) {
+  collide_any(c, op);
+}
+__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<double>& c, CollisionOperator op) {
+  collide_any(c, op);
+}
 
 }  // namespace
 
 template <typename Real>
 void ReferenceSolver<Real>::collision() {
   const Vec2 force = params_.extensions.body_force;
+  const Extensions& x = params_.extensions;
   collide_all(Collision<Real>{tmp_cells_.data(), cells_.data(), speed_.data(), mask_.blocked.data(), cells_.size(),
-                              static_cast<Real>(params_.omega), static_cast<Real>(force.x),
-                              static_cast<Real>(force.y), params_.extensions.forced()});
+                              static_cast<Real>(params_.omega),
+                              static_cast<Real>(trt_omega_minus(params_.omega, x.trt_magic)),
+                              static_cast<Real>(force.x), static_cast<Real>(force.y), x.forced()},
+              x.collision);
 }
 
 template <typename Real>
