@@ -28,6 +28,10 @@
 //   OUTLET with OUTLET_DENSITY          Zou/He pressure outlet on column NX-1
 //   COLLISION_TRT with OMEGA_MINUS      two-relaxation-time collision (trt_pair)
 //   COLLISION_REGULARISED               regularised BGK collision
+//   FORCE_BODIES        bodies whose force is measured (momentum exchange): an
+//                       obstacle byte's bits 2-7 hold its body (1..FORCE_BODIES,
+//                       0: not measured), bits 0-1 its kind; each work-group's
+//                       partial sums then hold |u| and (Fx, Fy) per body
 // With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
 // the whole grid and ignores FIRST_ROW/LAST_ROW.
 //
@@ -189,6 +193,9 @@ ALWAYS_INLINE real as_stored(const int k, const real value) {
 #ifndef ACCEL_ROW
 #define ACCEL_ROW (NY - 2)
 #endif
+#ifndef ROW_OFFSET
+#define ROW_OFFSET 0  // the whole grid's row of local row 0 (slabs: their first row - 1)
+#endif
 #define WG_SIZE (LOCAL_SIZE_X * LOCAL_SIZE_Y)
 
 // Work-items per compute unit that propagate_rebound_collide should keep
@@ -282,10 +289,18 @@ ALWAYS_INLINE void store(__global stored* dst, const idx_t cell, const real* f) 
 // cell of column 0 has velocity (INLET_UX, INLET_UY), and one of column NX-1
 // density OUTLET_DENSITY with no transverse velocity (Zou & He, Phys. Fluids
 // 9, 1591, 1997). Non-equilibrium bounce-back of the normal component.
-ALWAYS_INLINE void open_edges(const int ii, real* g) {
+ALWAYS_INLINE void open_edges(const int ii, const int jj, real* g) {
 #ifdef INLET
   if (ii == 0) {
+#ifdef INLET_PARABOLIC
+    // Poiseuille's profile between walls half-way below row 1 and above row
+    // NY-2 of the whole grid: INLET_PROFILE = 4 u_max / H^2, H = NY_GLOBAL - 2.
+    const real y = (real)(jj + ROW_OFFSET) - (real)0.5;
+    const real ux = (real)INLET_PROFILE * y * ((real)INLET_HEIGHT - y), uy = (real)0;
+#else
     const real ux = (real)INLET_UX, uy = (real)INLET_UY;
+    (void)jj;
+#endif
     const real rho = (g[0] + g[2] + g[4] + (real)2 * (g[3] + g[6] + g[7])) / ((real)1 - ux);
     const real d = (real)0.5 * (g[2] - g[4]);
     g[1] = g[3] + (real)2 / (real)3 * rho * ux;
@@ -371,7 +386,7 @@ ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, co
 // Every cell is collided and obstacles then keep their bounced-back values:
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int accelerate, real* f) {
+ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int jj, const int accelerate, real* f) {
   const real w0 = (real)4 / (real)9;
   const real w1 = (real)1 / (real)9;
   const real w2 = (real)1 / (real)36;
@@ -381,10 +396,11 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
   // g with the open edges' unknowns set; rebound keeps g. Copied without a
   // loop, which would keep the rows kernel scalar on CPUs (see store()).
   real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
-  if (!blocked) open_edges(ii, g_open);
+  if (!blocked) open_edges(ii, jj, g_open);
   g = g_open;
 #else
   (void)ii;
+  (void)jj;
 #endif
   // The arithmetic contract (docs/arithmetic.md): every operation below is
   // one IEEE operation or one fma, in this order, in every backend and the
@@ -508,7 +524,7 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
     f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
   }
 #ifdef MOVING_WALL
-  if (blocked == 2) {
+  if ((blocked & 3) == 2) {
     f[1] += wall_term(w1, 1, 0);
     f[2] += wall_term(w1, 0, 1);
     f[3] += wall_term(w1, -1, 0);
@@ -553,6 +569,38 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int a
     barrier(CLK_LOCAL_MEM_FENCE);                                                 \
   } while (0)
 
+#ifdef FORCE_BODIES
+// Values per work-group and step in partial_sums: |u|, then Fx and Fy of each body.
+#define SUMS_PER_GROUP (1 + 2 * FORCE_BODIES)
+#define BODY_FORCES real body_force[2 * FORCE_BODIES] = {0};
+#define BODY_FORCE_PARAM , real* body_force
+#define BODY_FORCE_ARG , body_force
+// Momentum exchange (Ladd 1994): an obstacle cell takes from the lattice, per
+// step, the momentum of what arrives, g, less that of what it sends back, f.
+// Links between two obstacle cells of a body cancel in its sum, and a static
+// wall's share is 2 e_k g_k: Ladd's rule for the links from fluid cells.
+ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, const real* f) {
+  const int body = blocked >> 2;
+  const real fx = ((g[1] - f[1]) + (g[5] - f[5]) + (g[8] - f[8])) - ((g[3] - f[3]) + (g[6] - f[6]) + (g[7] - f[7]));
+  const real fy = ((g[2] - f[2]) + (g[5] - f[5]) + (g[6] - f[6])) - ((g[4] - f[4]) + (g[7] - f[7]) + (g[8] - f[8]));
+  for (int b = 0; b < FORCE_BODIES; ++b) {
+    sums[2 * b] += body == b + 1 ? fx : (real)0;
+    sums[2 * b + 1] += body == b + 1 ? fy : (real)0;
+  }
+}
+#define ADD_BODY_FORCE(blocked, g, f) add_body_force(body_force, (blocked), (g), (f))
+// The bodies' sums of the work-group after its |u| sum (slot = partial_offset + group).
+#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)                                          \
+  for (int q = 0; q < 2 * FORCE_BODIES; ++q) REDUCE_TO_PARTIAL(scratch, lid, sums[q], (slot) * SUMS_PER_GROUP + 1 + q)
+#else
+#define SUMS_PER_GROUP 1
+#define BODY_FORCES
+#define BODY_FORCE_PARAM
+#define BODY_FORCE_ARG
+#define ADD_BODY_FORCE(blocked, g, f)
+#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)
+#endif
+
 #if STEP_KERNELS & 1
 // One timestep for ROWS_PER_ITEM cells: pull the neighbours' distributions,
 // rebound or collide, write the result into `dst`, and add |u| to the
@@ -577,6 +625,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   real speed = (real)0;
+  BODY_FORCES
 
   for (int r = 0; r < ROWS_PER_ITEM; ++r) {
     const int jj = row0 + r * LOCAL_SIZE_Y;
@@ -586,11 +635,14 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
       real g[9], f[9];
       pull(src, ii, jj, g);
       const idx_t cell = CELL(ii, jj);
-      speed += collide(g, obstacles[cell], ii, accelerate_next && jj == ACCEL_ROW, f);
+      const int blocked = obstacles[cell];
+      speed += collide(g, blocked, ii, jj, accelerate_next && jj == ACCEL_ROW, f);
+      ADD_BODY_FORCE(blocked, g, f);
       store(dst, cell, f);
     }
   }
-  REDUCE_TO_PARTIAL(local_speed, lid, speed, partial_offset + group);
+  REDUCE_TO_PARTIAL(local_speed, lid, speed, (partial_offset + group) * SUMS_PER_GROUP);
+  REDUCE_BODY_FORCES(local_speed, lid, body_force, partial_offset + group);
 }
 #endif
 
@@ -603,9 +655,13 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     const int y = (jj - (ey) + NY) % NY;                                          \
     real h[9], f1[9];                                                             \
     pull(src, x, y, h);                                                           \
-    const real s = collide(h, obstacles[CELL(x, y)], x, y == ACCEL_ROW, f1);          \
+    const int blocked1 = obstacles[CELL(x, y)];                                   \
+    const real s = collide(h, blocked1, x, y, y == ACCEL_ROW, f1);                \
     g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
-    if (k == 0) speed1 = s;                                                       \
+    if (k == 0) {                                                                 \
+      speed1 = s;                                                                 \
+      ADD_BODY_FORCE(blocked1, h, f1);                                            \
+    }                                                                             \
   } while (0)
 
 // Two timesteps in one launch, for small grids where launches, not memory,
@@ -626,6 +682,10 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
   const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   real speed1 = (real)0, speed2 = (real)0;
+  BODY_FORCES  // step 1's
+#ifdef FORCE_BODIES
+  real body_force2[2 * FORCE_BODIES] = {0};  // step 2's
+#endif
 
   if (ii < NX && jj < NY) {
     real g[9], f[9];
@@ -639,11 +699,17 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
     PULL_STEP1(7, -1, -1);
     PULL_STEP1(8, 1, -1);
     const idx_t cell = CELL(ii, jj);
-    speed2 = collide(g, obstacles[cell], ii, accelerate_next && jj == ACCEL_ROW, f);
+    const int blocked = obstacles[cell];
+    speed2 = collide(g, blocked, ii, jj, accelerate_next && jj == ACCEL_ROW, f);
+#ifdef FORCE_BODIES
+    add_body_force(body_force2, blocked, g, f);
+#endif
     store(dst, cell, f);
   }
-  REDUCE_TO_PARTIAL(local_speed, lid, speed1, partial_offset + group);
-  REDUCE_TO_PARTIAL(local_speed, lid, speed2, partial_offset + num_groups + group);
+  REDUCE_TO_PARTIAL(local_speed, lid, speed1, (partial_offset + group) * SUMS_PER_GROUP);
+  REDUCE_BODY_FORCES(local_speed, lid, body_force, partial_offset + group);
+  REDUCE_TO_PARTIAL(local_speed, lid, speed2, (partial_offset + num_groups + group) * SUMS_PER_GROUP);
+  REDUCE_BODY_FORCES(local_speed, lid, body_force2, partial_offset + num_groups + group);
 }
 #endif
 
@@ -664,7 +730,8 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
 // Two copies of the region's distributions (steps alternate between them, so
 // one barrier a step suffices); once the steps are done, the same memory holds
 // each item's |u| sum of every step for the reduction.
-#define REGION_REALS (18 * REGION_CELLS > BLOCK_STEPS * WG_SIZE ? 18 * REGION_CELLS : BLOCK_STEPS * WG_SIZE)
+#define REGION_SUMS (BLOCK_STEPS * SUMS_PER_GROUP * WG_SIZE)
+#define REGION_REALS (18 * REGION_CELLS > REGION_SUMS ? 18 * REGION_CELLS : REGION_SUMS)
 
 // v modulo n in [0, n), for negative v too (region cells before the grid's start).
 ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
@@ -698,9 +765,11 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
   for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = wrap(y0 + ry, NY) == ACCEL_ROW;
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  real speed[BLOCK_STEPS];  // this item's |u| sum of each step, over its tile cells
+  // This item's sums of each step over its tile cells: |u| (and each
+  // body's force) of step s at sums[(s - 1) * SUMS_PER_GROUP].
+  real sums[BLOCK_STEPS * SUMS_PER_GROUP];
   for (int s = 1; s <= BLOCK_STEPS; ++s) {
-    speed[s - 1] = (real)0;
+    for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
     if (s > steps) continue;
     const int last = s == steps;
     // Offsets of the copies read and written (CUDA has no __local pointers).
@@ -723,11 +792,17 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
       g[8] = region[from + 16 * REGION_CELLS + c - 1 + REGION_X];
       const int x = x0 + rx, y = y0 + ry;
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
-      const real cell_speed = collide(g, region_mask[c], wrap(x, NX), accelerate, f);
+      const int blocked = region_mask[c];
+      const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), accelerate, f);
       // The tile's own cells inside the grid count towards |u|.
       const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
                           ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
-      if (in_tile) speed[s - 1] += cell_speed;
+      if (in_tile) {
+        sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
+#ifdef FORCE_BODIES
+        add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
+#endif
+      }
       if (last) {
         if (in_tile) store(dst, CELL(x, y), f);
       } else {
@@ -739,14 +814,18 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 
   // Every step's sums in one tree, in the region's memory, which the last
   // step no longer reads.
-  for (int s = 0; s < BLOCK_STEPS; ++s) region[s * WG_SIZE + lid] = speed[s];
+  // Sum i (step i / SUMS_PER_GROUP, value i % SUMS_PER_GROUP) at region[i * WG_SIZE].
+  for (int i = 0; i < BLOCK_STEPS * SUMS_PER_GROUP; ++i) region[i * WG_SIZE + lid] = sums[i];
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int stride = REDUCE_POW2; stride > 0; stride >>= 1) {
     if (lid < stride && lid + stride < WG_SIZE)
-      for (int s = 0; s < BLOCK_STEPS; ++s) region[s * WG_SIZE + lid] += region[s * WG_SIZE + lid + stride];
+      for (int i = 0; i < BLOCK_STEPS * SUMS_PER_GROUP; ++i) region[i * WG_SIZE + lid] += region[i * WG_SIZE + lid + stride];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  for (int s = lid; s < steps; s += WG_SIZE) partial_sums[partial_offset + s * num_groups + group] = region[s * WG_SIZE];
+  for (int i = lid; i < steps * SUMS_PER_GROUP; i += WG_SIZE) {
+    const int s = i / SUMS_PER_GROUP, q = i - s * SUMS_PER_GROUP;
+    partial_sums[(partial_offset + s * num_groups + group) * SUMS_PER_GROUP + q] = region[i * WG_SIZE];
+  }
 }
 #endif
 
@@ -754,11 +833,13 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 // One cell of propagate_rebound_collide_rows, with its neighbouring columns
 // and rows given; returns its |u|.
 ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
-                     const int x_w, const int y_n, const int y_s, const int accelerate) {
+                     const int x_w, const int y_n, const int y_s, const int accelerate BODY_FORCE_PARAM) {
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
   const idx_t cell = CELL(ii, jj);
-  const real speed = collide(g, obstacles[cell], ii, accelerate, f);
+  const int blocked = obstacles[cell];
+  const real speed = collide(g, blocked, ii, jj, accelerate, f);
+  ADD_BODY_FORCE(blocked, g, f);
   store(dst, cell, f);
   return speed;
 }
@@ -779,19 +860,24 @@ __kernel void propagate_rebound_collide_rows(__global const stored* restrict src
   const int jj = FIRST_ROW + first_group_row + (int)get_global_id(1);
   if (jj > LAST_ROW) return;
   const int accelerate = accelerate_next && jj == ACCEL_ROW;
+  BODY_FORCES
   const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
   const int y_s = (jj == 0) ? NY - 1 : jj - 1;
-  real speed = row_cell(src, dst, obstacles, 0, jj, NX > 1 ? 1 : 0, NX - 1, y_n, y_s, accelerate);
+  real speed = row_cell(src, dst, obstacles, 0, jj, NX > 1 ? 1 : 0, NX - 1, y_n, y_s, accelerate BODY_FORCE_ARG);
   for (int x0 = 1; x0 < NX - 1; x0 += ROW_CHUNK) {
     const int n = min(ROW_CHUNK, NX - 1 - x0);
     real cell_speed[ROW_CHUNK];
     for (int i = 0; i < n; ++i) {
       const int ii = x0 + i;
-      cell_speed[i] = row_cell(src, dst, obstacles, ii, jj, ii + 1, ii - 1, y_n, y_s, accelerate);
+      cell_speed[i] = row_cell(src, dst, obstacles, ii, jj, ii + 1, ii - 1, y_n, y_s, accelerate BODY_FORCE_ARG);
     }
     for (int i = 0; i < n; ++i) speed += cell_speed[i];
   }
-  if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, accelerate);
-  partial_sums[partial_offset + (int)get_group_id(1)] = speed;
+  if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, accelerate BODY_FORCE_ARG);
+  const int slot = partial_offset + (int)get_group_id(1);
+  partial_sums[slot * SUMS_PER_GROUP] = speed;
+#ifdef FORCE_BODIES
+  for (int q = 0; q < 2 * FORCE_BODIES; ++q) partial_sums[slot * SUMS_PER_GROUP + 1 + q] = body_force[q];
+#endif
 }
 #endif

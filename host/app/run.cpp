@@ -17,6 +17,7 @@
 
 #include <unistd.h>
 
+#include "app/measurements.hpp"
 #include "app/outputs.hpp"
 #include "app/progress.hpp"
 #include "app/run_loop.hpp"
@@ -102,9 +103,10 @@ LaunchPolicy launch_policy(const Options& o, const Params& params, const Obstacl
 
 // Steps that end before the first checkpoint or snapshot: the launch
 // policy takes its steps outside the run loop, which writes those.
-int steps_before_first_write(const Options& o, const ExtraOutputs& extra, int first_step, int max_iters) {
+int steps_before_first_write(const Options& o, const ExtraOutputs& extra, const Measurements& measure, int first_step,
+                             int max_iters) {
   int end = max_iters;
-  for (int every : {o.checkpoint_every, extra.snapshot_every})
+  for (int every : {o.checkpoint_every, extra.snapshot_every, measure.probe_every})
     if (every > 0) end = std::min(end, (first_step / every + 1) * every - 1);
   return end - first_step;
 }
@@ -214,6 +216,7 @@ void run(const Options& given, Ranks& ranks) {
   Params params;
   ObstacleMask mask;
   Extensions file_extensions;  // as the input files give them
+  Measurements measure;        // forces and probes the problem asks for
   ExtraOutputs extra;
   Checkpoint restart;
   std::unique_ptr<CheckpointDirLock> lock;
@@ -232,6 +235,7 @@ void run(const Options& given, Ranks& ranks) {
       Problem problem = read_problem_file(o.param_file, check_fits);
       params = problem.params;
       mask = std::move(problem.mask);
+      measure = problem.measure;
     } else {
       params = read_params(o.param_file);
       check_fits(params);
@@ -288,6 +292,9 @@ void run(const Options& given, Ranks& ranks) {
   loop.ranks = &ranks;
   loop.snapshot_every = extra.snapshot_every;
   ViewWriter views(extra, params, mask);
+  MeasurementLog measurements(measure, params, first_step);
+  loop.probe_every = measure.probe_every;
+  loop.probe = [&](int step) { measurements.add_probes(step, *solver); };
   loop.snapshot = [&](int step) {
     const std::vector<double> f = solver->distributions();
     ranks.on_root([&] { views.write_snapshot(step, f); });
@@ -299,11 +306,13 @@ void run(const Options& given, Ranks& ranks) {
     if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
       throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
     // The policy's first steps (on one process only), then the run loop's.
-    policy.run_first_steps(solver, av_vels, steps_before_first_write(o, extra, first_step, params.max_iters),
+    policy.run_first_steps(solver, av_vels, steps_before_first_write(o, extra, measure, first_step, params.max_iters),
                            first_steps_s, [&](int step) {
                              if (progress.active()) progress.update(step);
                            });
+    measurements.add_forces(policy.take_body_forces());
     result = run_steps(*solver, params, mask, av_vels, loop);
+    measurements.add_forces(solver->take_body_forces());
     result.compute_seconds += first_steps_s;
     if (auto* rows = dynamic_cast<HoldsRows*>(solver.get()))
       state = rows->own_rows();
@@ -337,6 +346,10 @@ void run(const Options& given, Ranks& ranks) {
   ranks.on_root([&] { write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels); });
   add_final_state(outputs, ranks, o.output_dir + "/final_state.dat", params, mask, state);
   views.add_final_outputs(outputs, ranks, state);
+  ranks.on_root([&] {
+    measurements.write(measurements.forces() ? outputs.add(o.output_dir + "/forces.csv") : nullptr,
+                       measurements.probes() ? outputs.add(o.output_dir + "/probes.csv") : nullptr);
+  });
   state = StateRows();
   times.outputs_s = wall.lap();  // formatted and written, not yet in place
   if (const int sig = ranks.max(signals.received())) throw interrupted(sig);
@@ -373,6 +386,7 @@ void run(const Options& given, Ranks& ranks) {
     summary.user_cpu_s = seconds(usage.ru_utime);
     summary.system_cpu_s = seconds(usage.ru_stime);
     summary.final_average_velocity = av_vels.back();
+    if (measurements.forces() || measurements.probes()) summary.measured = measurements.summary();
     if (!extra.summary_json.empty()) std::fputs(summary_json(summary).c_str(), outputs.add(extra.summary_json));
     if (const int sig = signals.received()) throw interrupted(sig);
     {

@@ -67,8 +67,9 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
   const int start = static_cast<int>(av_vels.size());
   const bool checkpoints = options.checkpoint_every > 0;
   const bool snapshots = options.snapshot_every > 0 && options.snapshot;
+  const bool probes = options.probe_every > 0 && options.probe;
   const bool progress = options.progress && options.progress->active();  // rank 0's only
-  if (!ranks.max(checkpoints || snapshots || progress)) {
+  if (!ranks.max(checkpoints || snapshots || probes || progress)) {
     const auto tic = clock::now();
     solver.run(params.max_iters - start, av_vels);
     result.compute_seconds = std::chrono::duration<double>(clock::now() - tic).count();
@@ -94,6 +95,7 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
     int end = std::min(params.max_iters, step + segment);
     if (checkpoints) end = std::min(end, next_multiple(step, options.checkpoint_every));
     if (snapshots) end = std::min(end, next_multiple(step, options.snapshot_every));
+    if (probes) end = std::min(end, next_multiple(step, options.probe_every));
     const int n = end - step;
     const auto tic = clock::now();
     solver.run(n, av_vels);
@@ -108,6 +110,7 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
       written_step = step;
     }
     if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);
+    if (probes && step % options.probe_every == 0) options.probe(step);
     if (progress) options.progress->update(step);
   }
   if (progress) options.progress->finish();

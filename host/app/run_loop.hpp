@@ -51,6 +51,8 @@ struct RunLoopOptions {
   double segment_seconds = 0.25;
   int snapshot_every = 0;                  // 0: no snapshots
   std::function<void(int step)> snapshot;  // after every snapshot_every-th step
+  int probe_every = 0;                     // 0: no probes
+  std::function<void(int step)> probe;     // after every probe_every-th step (collective)
   ProgressLine* progress = nullptr;        // updated between segments when active
   // Split across MPI ranks: every rank calls run_steps alike, and the
   // segments, signals and checkpoints are agreed on (null: one process).

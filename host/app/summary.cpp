@@ -27,6 +27,17 @@ void print_summary(std::FILE* out, const RunSummary& s) {
   if (!s.launch_reason.empty()) std::fprintf(out, "Launch:\t\t\t\t%s\n", s.launch_reason.c_str());
   std::fprintf(out, "MLUPS:\t\t\t\t%.2f\n", s.mlups());
   if (!s.decomposition.empty()) std::fprintf(out, "MPI ranks:\t\t\t%s\n", s.decomposition.c_str());
+  if (s.params.extensions.collision != CollisionOperator::Bgk)
+    std::fprintf(out, "Collision:\t\t\t%s\n", to_string(s.params.extensions.collision));
+  if (!s.measured) return;
+  for (const BodyForce& b : s.measured->bodies) {
+    std::fprintf(out, "Force on %s:\t\t%.6E, %.6E (last step)", b.name.c_str(), b.fx, b.fy);
+    if (b.cd) std::fprintf(out, "; Cd %.6f, Cl %.6f", *b.cd, *b.cl);
+    std::fprintf(out, "\n");
+  }
+  if (s.measured->strouhal)
+    std::fprintf(out, "Strouhal number:\t\t%.4f (from the %s, %d periods)\n", s.measured->strouhal->value,
+                 s.measured->strouhal->source.c_str(), s.measured->strouhal->periods);
 }
 
 std::string summary_json(const RunSummary& s) {
@@ -68,6 +79,23 @@ std::string summary_json(const RunSummary& s) {
   j["mlups"] = s.mlups();
   j["reynolds_number"] = s.reynolds_number();
   j["final_average_velocity"] = s.final_average_velocity;
+  j["collision"] = to_string(p.extensions.collision);
+  if (p.extensions.collision == CollisionOperator::Trt) j["trt_magic"] = p.extensions.trt_magic;
+  if (s.measured) {
+    nlohmann::ordered_json bodies = nlohmann::ordered_json::object();
+    for (const BodyForce& b : s.measured->bodies) {
+      nlohmann::ordered_json body = {{"Fx", b.fx}, {"Fy", b.fy}};
+      if (b.cd) body["Cd"] = *b.cd, body["Cl"] = *b.cl;
+      bodies[b.name] = body;
+    }
+    j["forces"] = bodies;
+    if (s.measured->strouhal)
+      j["strouhal"] = {{"value", s.measured->strouhal->value},
+                       {"from", s.measured->strouhal->source},
+                       {"periods", s.measured->strouhal->periods}};
+    else
+      j["strouhal"] = {{"value", nullptr}, {"note", s.measured->strouhal_note}};
+  }
   return j.dump(2) + "\n";
 }
 

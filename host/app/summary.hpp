@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
+#include "app/measurements.hpp"
 #include "model/problem.hpp"
 #include "device/solver.hpp"
 
@@ -37,6 +39,7 @@ struct RunSummary {
   double elapsed_s = 0.0;  // the time-step loop only, as stdout's "Elapsed time"
   double user_cpu_s = 0.0, system_cpu_s = 0.0;
   double final_average_velocity = 0.0;
+  std::optional<MeasurementSummary> measured;  // forces and probes, where the problem asks for them
 
   double reynolds_number() const;
   int first_step = 0;  // > 0 when resumed from a checkpoint

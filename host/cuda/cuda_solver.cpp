@@ -67,7 +67,7 @@ class CudaSolver final : public ChunkedSolver {
 
 CudaSolver::CudaSolver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config,
                        const LaunchPlan& plan, bool use_graphs)
-    : ChunkedSolver(plan, config.precision, mask.fluid_cells()),
+    : ChunkedSolver(plan, config.precision, mask.fluid_cells(), params.extensions.sums_per_group()),
       drv_(cuda_driver()),
       params_(params),
       use_graphs_(use_graphs),
@@ -199,7 +199,7 @@ void CudaSolver::enqueue_chunk(const Chunk& chunk) {
   else
     launch_chunk(key);
   current_ = (current_ + plan_.launches(chunk.steps)) % 2;
-  const std::size_t bytes = static_cast<std::size_t>(chunk.steps) * plan_.num_groups() * real_size(precision_);
+  const std::size_t bytes = chunk_values(chunk) * real_size(precision_);
   const CUdeviceptr from = lattice_.partials() + chunk.half * half_values() * real_size(precision_);
   CU_CALL(cuMemcpyDtoHAsync, host_partials_[chunk.half], from, bytes, stream_);
   CU_CALL(cuEventRecord, read_done_[chunk.half], stream_);

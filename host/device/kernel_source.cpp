@@ -129,9 +129,18 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
   }
   if (x.inlet_velocity) {
     defines.push_back("INLET=1");
-    defines.push_back("INLET_UX=" + literal(x.inlet_velocity->x, precision));
-    defines.push_back("INLET_UY=" + literal(x.inlet_velocity->y, precision));
+    if (x.inlet_parabolic) {
+      Params grid = params;  // a slab's profile is the whole grid's
+      if (slab) grid.ny = slab->grid_ny;
+      defines.push_back("INLET_PARABOLIC=1");
+      defines.push_back("INLET_PROFILE=" + literal(inlet_profile_factor(grid), precision));
+      defines.push_back("INLET_HEIGHT=" + literal(grid.ny - 2.0, precision));
+    } else {
+      defines.push_back("INLET_UX=" + literal(x.inlet_velocity->x, precision));
+      defines.push_back("INLET_UY=" + literal(x.inlet_velocity->y, precision));
+    }
   }
+  if (x.measured_bodies > 0) defines.push_back("FORCE_BODIES=" + std::to_string(x.measured_bodies));
   if (x.outlet_density) {
     defines.push_back("OUTLET=1");
     defines.push_back("OUTLET_DENSITY=" + literal(*x.outlet_density, precision));
@@ -146,6 +155,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
     defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));
     defines.push_back("ACCEL_ROW=" + std::to_string(slab->accel_row));
+    defines.push_back("ROW_OFFSET=" + std::to_string(slab->row_offset));
   }
   return defines;
 }

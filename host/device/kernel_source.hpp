@@ -26,6 +26,8 @@ struct SlabRows {
   int first_row;
   int last_row;
   int accel_row;
+  int row_offset;  // the whole grid's row of local row 0
+  int grid_ny;     // the whole grid's rows
 };
 
 // NAME=VALUE pairs for the problem's constants and the plan's shape (see the

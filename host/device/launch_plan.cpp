@@ -71,12 +71,13 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
 
 int default_block_steps(const Params& params) { return params.cells() <= 256 * 256 ? 4 : 3; }
 
-long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision) {
+long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
   // Two copies of the distributions (or the reduction's sums, if more), the
   // mask and a flag per row.
-  return std::max(2 * kSpeeds * region, static_cast<long long>(steps) * items) * real + region + (tile.y + 2 * steps);
+  return std::max(2 * kSpeeds * region, static_cast<long long>(steps) * sums_per_group * items) * real + region +
+         (tile.y + 2 * steps);
 }
 
 namespace {
@@ -91,11 +92,12 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   plan.block_steps = request.block_steps > 0 ? request.block_steps : default_block_steps(params);
   if (plan.block_steps > 64) throw DeviceError(what + " runs at most 64 steps per launch (--block-steps)");
   const int items = plan.local.x * plan.local.y;
+  const int sums = params.extensions.sums_per_group();
   if (!request.tile.is_auto()) {
     plan.tile = request.tile;
   } else {
     int side = 1;
-    while (blocked_local_bytes({side + 1, side + 1}, plan.block_steps, items, precision) <= device.local_mem_bytes)
+    while (blocked_local_bytes({side + 1, side + 1}, plan.block_steps, items, precision, sums) <= device.local_mem_bytes)
       ++side;
     LocalSize& t = plan.tile;
     t = {std::min(side, params.nx), std::min(side, params.ny)};
@@ -108,7 +110,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   }
   if (plan.tile.x < 1 || plan.tile.y < 1)
     throw DeviceError(what + ": the tile must be at least 1x1 cells (got " + plan.tile.text() + ")");
-  const long long bytes = blocked_local_bytes(plan.tile, plan.block_steps, items, precision);
+  const long long bytes = blocked_local_bytes(plan.tile, plan.block_steps, items, precision, sums);
   if (bytes > device.local_mem_bytes)
     throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +
                       " steps per launch and work-groups of " + std::to_string(items) + " needs " +
@@ -207,7 +209,8 @@ void check_device_memory(const std::string& what, unsigned long long needed, uns
 unsigned long long device_bytes_needed(const Params& params, const LaunchPlan& plan, Precision precision) {
   const unsigned long long cells = params.cells();
   const unsigned long long lattice = kSpeeds * cells * stored_size(precision);
-  const unsigned long long partials = 2ULL * plan.chunk_steps * plan.num_groups() * real_size(precision);
+  const unsigned long long partials =
+      2ULL * plan.chunk_steps * plan.num_groups() * params.extensions.sums_per_group() * real_size(precision);
   return 2 * lattice + cells + partials;
 }
 

@@ -91,7 +91,8 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
 // Local memory the blocked kernel needs for `steps` steps on `tile` with
 // work-groups of `items`: two copies of nine distributions and the mask per
 // region cell (the tile and its halo of `steps` cells), a flag per region row.
-long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision);
+// `sums_per_group`: values each step's reduction sums (Extensions::sums_per_group).
+long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group = 1);
 
 // Steps per launch the blocked kernel runs unless asked otherwise: 4 up to
 // 256x256 cells, 3 above, where the halo's extra arithmetic weighs more.

@@ -76,6 +76,8 @@ int LaunchPolicy::run_first_steps(std::unique_ptr<Solver>& solver, std::vector<d
   const auto run_on = [&](Solver& s, int steps) {
     steps = std::min(steps, max_steps - done);
     const double t = steps > 0 ? timed_run(s, steps, av_vels) : 0.0;
+    const std::vector<double> forces = s.take_body_forces();  // the candidates' too: their steps are the run's
+    body_forces_.insert(body_forces_.end(), forces.begin(), forces.end());
     done += steps;
     loop_s += t;
     if (after_steps) after_steps(static_cast<int>(av_vels.size()));

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/ranks.hpp"
@@ -44,6 +45,8 @@ class LaunchPolicy {
   const std::string& reason() const { return reason_; }
   // Seconds spent searching besides the steps: building candidates, moving the state.
   double search_s() const { return search_s_; }
+  // The body forces of the steps run_first_steps ran (Solver::take_body_forces).
+  std::vector<double> take_body_forces() { return std::exchange(body_forces_, {}); }
   // The launches timed during the run, the default first (empty without a search).
   const std::vector<TuningResult>& table() const { return table_; }
 
@@ -59,6 +62,7 @@ class LaunchPolicy {
   bool may_search_ = false;  // started from the default, with nothing given or cached
   std::string reason_;
   double search_s_ = 0;
+  std::vector<double> body_forces_;
   std::vector<TuningResult> table_;
 };
 

@@ -43,7 +43,8 @@ void ChunkedSolver::run(int steps, std::vector<double>& av_vels) {
   std::deque<Chunk> pending;
   auto consume = [&] {
     const Chunk& c = pending.front();
-    append_average_velocities(wait_partials(c.half), precision_, c.steps, plan_.num_groups(), fluid_cells_, av_vels);
+    append_average_velocities(wait_partials(c.half), precision_, c.steps, plan_.num_groups(), fluid_cells_, av_vels,
+                              sums_per_group_, &body_forces_);
     pending.pop_front();
   };
   try {

@@ -4,6 +4,7 @@
 // average velocities. Backends supply the launches and the transfers.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "device/solver.hpp"
@@ -15,10 +16,11 @@ class ChunkedSolver : public Solver {
   void run(int steps, std::vector<double>& av_vels) final;
   std::optional<LaunchPlan> launch_plan() const final { return plan_; }
   Precision precision() const final { return precision_; }
+  std::vector<double> take_body_forces() final { return std::exchange(body_forces_, {}); }
 
  protected:
-  ChunkedSolver(const LaunchPlan& plan, Precision precision, std::size_t fluid_cells)
-      : plan_(plan), precision_(precision), fluid_cells_(fluid_cells) {}
+  ChunkedSolver(const LaunchPlan& plan, Precision precision, std::size_t fluid_cells, int sums_per_group)
+      : plan_(plan), precision_(precision), fluid_cells_(fluid_cells), sums_per_group_(sums_per_group) {}
 
   // `steps` steps whose partial sums go to half `half`; the call's last chunk
   // leaves the state unaccelerated, so distributions() between calls sees the
@@ -41,7 +43,13 @@ class ChunkedSolver : public Solver {
   // The chunks of a run() call of `steps` steps.
   std::vector<Chunk> chunks(int steps) const;
   std::vector<Launch> launches(const Chunk& chunk) const;
-  std::size_t half_values() const { return static_cast<std::size_t>(plan_.chunk_steps) * plan_.num_groups(); }
+  // Values of one half of the partial sums, and of a chunk's.
+  std::size_t half_values() const {
+    return static_cast<std::size_t>(plan_.chunk_steps) * plan_.num_groups() * sums_per_group_;
+  }
+  std::size_t chunk_values(const Chunk& c) const {
+    return static_cast<std::size_t>(c.steps) * plan_.num_groups() * sums_per_group_;
+  }
 
   // Fused variants: the first step's acceleration, alone, at the start of a call.
   virtual void accelerate_first() = 0;
@@ -55,6 +63,8 @@ class ChunkedSolver : public Solver {
   LaunchPlan plan_;
   Precision precision_;
   std::size_t fluid_cells_;
+  int sums_per_group_;                // |u|, then Fx, Fy per measured body
+  std::vector<double> body_forces_;  // measured since take_body_forces()
 };
 
 }  // namespace d2q9

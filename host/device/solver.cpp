@@ -22,17 +22,35 @@ std::optional<Backend> parse_backend(const std::string& text) {
   return std::nullopt;
 }
 
+std::vector<double> Solver::cell_distributions(const std::vector<std::size_t>& cells) {
+  const std::vector<double> f = distributions();
+  if (f.empty()) return {};
+  const std::size_t n = f.size() / kSpeeds;
+  std::vector<double> out;
+  for (std::size_t c : cells)
+    for (int k = 0; k < kSpeeds; ++k) out.push_back(f[k * n + c]);
+  return out;
+}
+
 void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
-                               std::size_t fluid_cells, std::vector<double>& av_vels) {
+                               std::size_t fluid_cells, std::vector<double>& av_vels, int sums_per_group,
+                               std::vector<double>* body_forces) {
+  const auto value = [&](std::size_t i) {
+    return precision == Precision::Double ? static_cast<const double*>(partials)[i]
+                                          : static_cast<const float*>(partials)[i];
+  };
   for (int t = 0; t < steps; ++t) {
+    const std::size_t row = static_cast<std::size_t>(t) * num_groups * sums_per_group;
     double sum = 0.0;
-    for (int g = 0; g < num_groups; ++g) {
-      const std::size_t i = static_cast<std::size_t>(t) * num_groups + g;
-      sum += precision == Precision::Double ? static_cast<const double*>(partials)[i]
-                                            : static_cast<const float*>(partials)[i];
-    }
+    for (int g = 0; g < num_groups; ++g) sum += value(row + static_cast<std::size_t>(g) * sums_per_group);
     av_vels.push_back(sum / static_cast<double>(fluid_cells));
     check_average_velocity(av_vels.back(), av_vels.size() - 1);
+    if (!body_forces) continue;
+    for (int q = 1; q < sums_per_group; ++q) {
+      double force = 0.0;
+      for (int g = 0; g < num_groups; ++g) force += value(row + static_cast<std::size_t>(g) * sums_per_group + q);
+      body_forces->push_back(force);
+    }
   }
 }
 

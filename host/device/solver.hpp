@@ -58,9 +58,18 @@ class Solver {
   // Advances `steps` timesteps and appends one average velocity per step;
   // InstabilityError as soon as one is not finite.
   virtual void run(int steps, std::vector<double>& av_vels) = 0;
+  // The force each measured body (Extensions::measured_bodies) took from the
+  // fluid in each step run since the last call: per step, Fx and Fy of body
+  // 0, then of body 1, ...; empty where no body is measured. Split across
+  // ranks: the sums of all ranks, on every rank.
+  virtual std::vector<double> take_body_forces() { return {}; }
   // Current distributions, structure of arrays: speed k of cell i at [k*cells + i].
   // Split across ranks: the whole grid on rank 0, nothing elsewhere (collective).
   virtual std::vector<double> distributions() = 0;
+  // The nine distributions of each of `cells` (whole-grid indices), cell
+  // after cell; collective like distributions(), empty off rank 0. By
+  // default from distributions(); backends read just those cells.
+  virtual std::vector<double> cell_distributions(const std::vector<std::size_t>& cells);
   // Replaces the current distributions (same layout, the whole grid), e.g. to resume a run.
   virtual void load_distributions(const std::vector<double>& f) = 0;
 };
@@ -69,8 +78,12 @@ class Solver {
 // of `num_groups` values in the run's precision) into average velocities:
 // each step's groups summed in order, in double, over the fluid-cell count.
 // Appends them to av_vels, checking each for instability as it arrives.
+// With `sums_per_group` > 1 each group's slot holds |u| and then Fx, Fy of
+// each measured body, whose sums over the groups (in order, in double) go to
+// `body_forces`, step by step.
 void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
-                               std::size_t fluid_cells, std::vector<double>& av_vels);
+                               std::size_t fluid_cells, std::vector<double>& av_vels, int sums_per_group = 1,
+                               std::vector<double>* body_forces = nullptr);
 
 // Distributions (all nine planes) as a device holds them (the run's
 // precision; 16-bit formats need the problem's density) and back.

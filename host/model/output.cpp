@@ -34,9 +34,17 @@ CellState state_at(const Params& params, const ObstacleMask& mask, const Rows& r
   if (mask.blocked[global]) return {0.0, 0.0, 0.0, params.density / 3.0};
   const std::size_t plane = static_cast<std::size_t>(r.rows) * params.nx;
   const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj - r.first_row) * params.nx;
+  double f[kSpeeds];
+  for (int k = 0; k < kSpeeds; ++k) f[k] = r.f[k * plane + cell];
+  return fluid_cell_state(params, f);
+}
+
+}  // namespace
+
+CellState fluid_cell_state(const Params& params, const double* f) {
   double rho = 0.0, mx = 0.0, my = 0.0;
   for (int k = 0; k < kSpeeds; ++k) {
-    const double fk = r.f[k * plane + cell];
+    const double fk = f[k];
     rho += fk;
     mx += kEx[k] * fk;
     my += kEy[k] * fk;
@@ -51,6 +59,8 @@ CellState state_at(const Params& params, const ObstacleMask& mask, const Rows& r
   const double ux = mx / rho, uy = my / rho;
   return {ux, uy, std::sqrt(ux * ux + uy * uy), rho / 3.0};
 }
+
+namespace {
 
 // final_state.dat's lines for global rows [j0, j1): the one formatting of the file.
 void append_lines(std::string& out, const Params& params, const ObstacleMask& mask, const Rows& r, int j0, int j1) {

@@ -16,6 +16,8 @@ struct CellState {
   double ux, uy, speed, pressure;
 };
 CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell);
+// The state of a fluid cell whose nine distributions are f[0..8].
+CellState fluid_cell_state(const Params& params, const double* f);
 // Cell (ii, jj) of the rows `state` holds (jj a global row among them).
 CellState cell_state(const Params& params, const ObstacleMask& mask, const StateRows& state, int ii, int jj);
 

@@ -48,8 +48,13 @@ struct Extensions {
   Vec2 body_force;
   // Zou/He velocity inlet on the left edge (column 0).
   std::optional<Vec2> inlet_velocity;
+  // The inlet's profile is Poiseuille's, peak inlet_velocity->x on the centre
+  // line between walls half-way below row 1 and above row ny-2.
+  bool inlet_parabolic = false;
   // Zou/He pressure (density) outlet on the right edge (column nx-1).
   std::optional<double> outlet_density;
+  // Bodies whose force is measured (ObstacleMask: cell_body), up to kMaxBodies.
+  int measured_bodies = 0;
   CollisionOperator collision = CollisionOperator::Bgk;
   // TRT: Lambda. 1/4 is the most stable; 3/16 puts bounce-back walls exactly
   // half-way for Poiseuille flow (docs/collision.md).
@@ -58,7 +63,24 @@ struct Extensions {
   bool moving_walls() const { return wall_velocity != Vec2{}; }
   bool forced() const { return body_force != Vec2{}; }
   bool open_x() const { return inlet_velocity.has_value() || outlet_density.has_value(); }
+  // Values per work-group and step the kernels reduce: |u|, then Fx, Fy per body.
+  int sums_per_group() const { return 1 + 2 * measured_bodies; }
   bool any() const { return moving_walls() || forced() || open_x() || collision != CollisionOperator::Bgk; }
+};
+
+// What a run measures besides the flow (problem files: [forces], [probes]).
+struct Probe {
+  std::string name;
+  int i = 0, j = 0;
+};
+struct Measurements {
+  std::vector<std::string> bodies;  // body b + 1 of ObstacleMask's bytes is bodies[b]
+  // Drag and lift coefficients C = 2 F / (density velocity^2 length), when given.
+  std::optional<double> velocity, length;
+  double density = 1.0;
+  std::vector<Probe> probes;
+  int probe_every = 0;  // steps between probes.csv rows (0: no probes)
+  bool coefficients() const { return velocity.has_value() && length.has_value(); }
 };
 
 struct Params {
@@ -81,8 +103,15 @@ struct Params {
 constexpr std::uint8_t kFluid = 0;
 constexpr std::uint8_t kWall = 1;
 constexpr std::uint8_t kMovingWall = 2;
+// An obstacle byte's bits 2-7: the measured body it belongs to (1 to
+// kMaxBodies; 0: none), so that the kernels get it with the kind.
+constexpr int kBodyShift = 2;
+constexpr int kMaxBodies = 16;
+inline std::uint8_t cell_kind(std::uint8_t b) { return b & 3; }
+inline int cell_body(std::uint8_t b) { return b >> kBodyShift; }
 
-// One byte per cell (kFluid, kWall or kMovingWall), row-major: index ii + jj*nx.
+// One byte per cell, row-major: index ii + jj*nx. Its kind (kFluid, kWall or
+// kMovingWall) and, for obstacles, its measured body.
 struct ObstacleMask {
   int nx = 0;
   int ny = 0;
@@ -115,5 +144,11 @@ ObstacleMask read_obstacles(const std::string& filename, const Params& params);
 // than `max_bytes`, or cannot be opened, read or held in memory.
 std::string read_text_file(const std::string& filename, std::uint64_t max_bytes = std::uint64_t{1} << 30);
 constexpr std::uint64_t kMaxParamsBytes = 1 << 20;
+
+// A parabolic inlet's 4 u_max / H^2 (H = ny - 2): u(j) = factor y (H - y), y = j - 1/2.
+inline double inlet_profile_factor(const Params& p) {
+  const double h = p.ny - 2;
+  return 4.0 * p.extensions.inlet_velocity->x / (h * h);
+}
 
 }  // namespace d2q9

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <map>
 #include <array>
 #include <cctype>
 #include <climits>
@@ -57,6 +58,8 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
   if (e.inlet_velocity) real(e.inlet_velocity->x), real(e.inlet_velocity->y);
   flag(e.outlet_density.has_value());
   if (e.outlet_density) real(*e.outlet_density);
+  // Added later: a uniform inlet adds nothing, so older checkpoints still match.
+  if (e.inlet_parabolic) flag(true);
   // Added after the first checkpoints: BGK adds nothing, so theirs still match.
   if (e.collision != CollisionOperator::Bgk) {
     const unsigned char op = static_cast<unsigned char>(e.collision);
@@ -71,7 +74,7 @@ namespace {
 // The lattice speed of sound, 1/sqrt(3): every velocity stays below it.
 const double kSoundSpeed = 1.0 / std::sqrt(3.0);
 
-const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle"};
+const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes"};
 const std::vector<std::string> kGridKeys = {"nx", "ny"};
 const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "viscosity", "reynolds",
                                             "velocity", "length",  "accel", "body_force", "collision", "magic"};
@@ -79,6 +82,9 @@ const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density"};
 const std::vector<std::string> kShapes = {"circle", "rectangle", "mask"};
+const std::vector<std::string> kObstacleKeys = {"name", "circle", "rectangle", "mask"};
+const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
+const std::vector<std::string> kInletProfileKeys = {"parabolic"};
 const std::vector<std::string> kCircleKeys = {"center", "radius"};
 const std::vector<std::string> kRectangleKeys = {"from", "to"};
 
@@ -150,6 +156,7 @@ struct EdgeSpec {
   const char* name = "";
   unsigned line = 0;  // 0: not given (periodic by default)
   Vec2 velocity;
+  bool parabolic = false;  // an inlet's Poiseuille profile, peak velocity.x
   double density = 0.0;
 
   std::string what() const {
@@ -171,6 +178,7 @@ struct ShapeSpec {
   double radius = 0.0;
   long long from[2] = {0, 0}, to[2] = {0, 0};
   std::string path;  // as written
+  int body = 0;      // its measured body (1-based; 0: none)
 };
 
 class Parser {
@@ -190,10 +198,17 @@ class Parser {
     check_limits();
     read_edges();
     read_obstacles();
+    read_forces();
+    read_probes();
     if (check) check(params_);
     Problem problem;
     problem.params = params_;
     problem.mask = build_mask();
+    for (const Probe& p : measure_.probes)
+      if (problem.mask.at(p.i, p.j))
+        fail(probe_lines_.at(p.name), "probe " + p.name + " at [" + std::to_string(p.i) + ", " + std::to_string(p.j) +
+                                          "] is inside an obstacle: a probe measures the fluid");
+    problem.measure = measure_;
     return problem;
   }
 
@@ -431,7 +446,14 @@ class Parser {
       }
     }
     for (const EdgeSpec& e : edges_) {
-      if (e.kind == EdgeSpec::Inlet) params_.extensions.inlet_velocity = e.velocity;
+      if (e.kind == EdgeSpec::Inlet) {
+        params_.extensions.inlet_velocity = e.velocity;
+        params_.extensions.inlet_parabolic = e.parabolic;
+        const EdgeSpec& bottom = edges_[2];
+        const EdgeSpec& top = edges_[3];
+        if (e.parabolic && (bottom.kind == EdgeSpec::Periodic || top.kind == EdgeSpec::Periodic))
+          fail(e.line, "a parabolic inlet flows between walls: bottom and top must be walls, not periodic");
+      }
       if (e.kind == EdgeSpec::Outlet) params_.extensions.outlet_density = e.density;
     }
   }
@@ -469,7 +491,16 @@ class Parser {
       if (name != "left")
         fail(line_of(entries[0]), "inlet_velocity is for the left edge only (the flow enters at i = 0), not " + name);
       edge.kind = EdgeSpec::Inlet;
-      edge.velocity = velocity(value, "inlet_velocity");
+      if (const toml::table* profile = value.as_table()) {
+        // { parabolic = u_max }: Poiseuille's profile between the walls.
+        check_keys(*profile, "inlet_velocity = { ... }", kInletProfileKeys);
+        const toml::node* peak = profile->get("parabolic");
+        if (!peak) fail(line_of(value), "inlet_velocity = {} needs parabolic = u_max (the peak velocity)");
+        edge.velocity = velocity(toml::array{toml::value<double>(real(*peak, "parabolic")), 0.0}, "parabolic");
+        edge.parabolic = true;
+      } else {
+        edge.velocity = velocity(value, "inlet_velocity");
+      }
     } else {
       if (name != "right")
         fail(line_of(entries[0]), "outlet_density is for the right edge only (the flow leaves at i = nx-1), not " + name);
@@ -487,8 +518,12 @@ class Parser {
       fail(line_of(*n), "obstacle must be [[obstacle]] (an array of tables, one shape each), got " + describe(*n));
     for (const toml::node& element : *n->as_array()) {
       const toml::table& t = *element.as_table();
-      check_keys(t, "[[obstacle]]", kShapes);
-      const auto entries = in_file_order(t);
+      check_keys(t, "[[obstacle]]", kObstacleKeys);
+      std::string name;
+      if (const toml::node* n = t.get("name")) name = body_name(*n, "name");
+      auto entries = in_file_order(t);
+      entries.erase(std::remove_if(entries.begin(), entries.end(), [](const Entry& e) { return e.first->str() == "name"; }),
+                    entries.end());
       if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
       if (entries.size() > 1)
         fail(line_of(entries[1]), "[[obstacle]] has both " + std::string(entries[0].first->str()) + " and " +
@@ -522,8 +557,81 @@ class Parser {
                                  std::to_string(shape.to[1]) + "]: from is the lower-left cell, to the upper-right");
         }
       }
+      if (!name.empty()) {
+        auto known = std::find(measure_.bodies.begin(), measure_.bodies.end(), name);
+        if (known == measure_.bodies.end()) {
+          if (measure_.bodies.size() == static_cast<std::size_t>(kMaxBodies))
+            fail(line_of(*t.get("name")), "more than " + std::to_string(kMaxBodies) +
+                                              " named bodies: name at most that many (obstacles may share a name)");
+          measure_.bodies.push_back(name);
+          known = measure_.bodies.end() - 1;
+        }
+        shape.body = static_cast<int>(known - measure_.bodies.begin()) + 1;
+      }
       shapes_.push_back(shape);
     }
+  }
+
+  // A name for CSV columns and JSON keys: letters, digits, '_' and '-'.
+  std::string checked_name(const std::string& text, unsigned line, const std::string& what) const {
+    const bool ok = !text.empty() && text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    if (!ok) fail(line, what + " '" + text + "' must be 1 to 64 letters, digits, '_' or '-' (it heads CSV columns)");
+    return text;
+  }
+  std::string body_name(const toml::node& n, const std::string& what) const {
+    const auto* s = n.as_string();
+    if (!s) fail(line_of(n), what + " must be a string, got " + describe(n));
+    return checked_name(s->get(), line_of(n), what);
+  }
+
+  // [forces]: the coefficients' reference values. With no named obstacle,
+  // every [[obstacle]] is one body, "obstacles".
+  void read_forces() {
+    const toml::table* t = top_table("forces", "[forces] with velocity and length");
+    if (t) {
+      check_keys(*t, "[forces]", kForcesKeys);
+      if (const toml::node* n = t->get("velocity")) measure_.velocity = positive(*n, "velocity");
+      if (const toml::node* n = t->get("length")) measure_.length = positive(*n, "length");
+      if (measure_.velocity.has_value() != measure_.length.has_value())
+        fail(line_of(*t), std::string("[forces] needs ") + (measure_.velocity ? "length" : "velocity") +
+                              " as well for the coefficients C = 2 F / (density velocity^2 length)");
+      measure_.density = params_.density;
+      if (const toml::node* n = t->get("density")) measure_.density = positive(*n, "density");
+      if (measure_.bodies.empty()) {
+        if (shapes_.empty()) fail(line_of(*t), "[forces] measures the force on obstacles, but there is no [[obstacle]]");
+        measure_.bodies.push_back("obstacles");
+        for (ShapeSpec& shape : shapes_) shape.body = 1;
+      }
+    }
+    params_.extensions.measured_bodies = static_cast<int>(measure_.bodies.size());
+  }
+
+  // [probes]: every = N, and name = [i, j] for each probe.
+  void read_probes() {
+    const toml::table* t = top_table("probes", "[probes] with every and name = [i, j] per probe");
+    if (!t) return;
+    const toml::node* every = t->get("every");
+    if (!every) fail(line_of(*t), "[probes] needs every = N: the steps between two rows of probes.csv");
+    measure_.probe_every = int32(*every, "every");
+    if (measure_.probe_every < 1) fail(line_of(*every), "every must be positive, got " + describe(*every));
+    for (const Entry& e : in_file_order(*t)) {
+      const std::string name(e.first->str());
+      if (name == "every") continue;
+      const unsigned line = line_of(e);
+      checked_name(name, line, "probe name");
+      const toml::array* a = e.second->as_array();
+      if (!a || a->size() != 2 || !a->get(0)->is_integer() || !a->get(1)->is_integer())
+        fail(line, "probe " + name + " must be a cell [i, j] (two integers), got " + describe(*e.second));
+      const long long i = a->get(0)->as_integer()->get(), j = a->get(1)->as_integer()->get();
+      if (i < 0 || i >= params_.nx || j < 0 || j >= params_.ny)
+        fail(line, "probe " + name + " = " + describe(*e.second) + " is outside the grid: i must lie in [0, " +
+                       std::to_string(params_.nx - 1) + "] and j in [0, " + std::to_string(params_.ny - 1) + "]");
+      measure_.probes.push_back({name, static_cast<int>(i), static_cast<int>(j)});
+      probe_lines_[name] = line;
+    }
+    if (measure_.probes.empty()) fail(line_of(*t), "[probes] names no probe: add name = [i, j]");
   }
 
   // A cell [i, j] inside the grid.
@@ -567,9 +675,10 @@ class Parser {
     const std::string dir = file_.find('/') == std::string::npos ? "" : file_.substr(0, file_.rfind('/') + 1);
     for (const ShapeSpec& s : shapes_) {
       last_line = std::max(last_line, s.line);
+      const std::uint8_t shape_byte = static_cast<std::uint8_t>(kWall | s.body << kBodyShift);
       if (s.kind == ShapeSpec::Rectangle) {
         for (long long j = s.from[1]; j <= s.to[1]; ++j)
-          for (long long i = s.from[0]; i <= s.to[0]; ++i) set(i, j, kWall);
+          for (long long i = s.from[0]; i <= s.to[0]; ++i) set(i, j, shape_byte);
       } else if (s.kind == ShapeSpec::Circle) {
         // The bounding box, clipped to the grid before any conversion to an integer.
         const double r = s.radius, cx = s.center.x, cy = s.center.y;
@@ -579,7 +688,7 @@ class Parser {
         for (double j = j0; j <= j1; ++j)
           for (double i = i0; i <= i1; ++i)
             if ((i - cx) * (i - cx) + (j - cy) * (j - cy) <= r * r) {
-              set(static_cast<long long>(i), static_cast<long long>(j), kWall);
+              set(static_cast<long long>(i), static_cast<long long>(j), shape_byte);
               ++covered;
             }
         if (covered == 0)
@@ -599,7 +708,7 @@ class Parser {
         // The picture's top row is the grid's top row, j = ny-1.
         for (int y = 0; y < ny; ++y)
           for (int x = 0; x < nx; ++x)
-            if (picture.at(x, y)) set(x, ny - 1 - y, kWall);
+            if (picture.at(x, y)) set(x, ny - 1 - y, shape_byte);
       }
     }
     if (mask.fluid_cells() == 0) fail(last_line, "every cell is blocked; there is no fluid to simulate");
@@ -617,6 +726,8 @@ class Parser {
   double viscosity_ = 0.0;
   std::array<EdgeSpec, 4> edges_;
   std::vector<ShapeSpec> shapes_;
+  Measurements measure_;
+  std::map<std::string, unsigned> probe_lines_;
 };
 
 }  // namespace

@@ -15,7 +15,8 @@ namespace d2q9 {
 
 struct Problem {
   Params params;      // with params.extensions
-  ObstacleMask mask;  // kFluid, kWall and kMovingWall cells
+  ObstacleMask mask;  // kFluid, kWall and kMovingWall cells, with their measured bodies
+  Measurements measure;
 };
 
 // Whether `path` names a problem file rather than a .params file: it ends in

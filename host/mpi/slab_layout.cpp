@@ -48,7 +48,7 @@ std::vector<Slab> slabs_from_heights(const std::vector<int>& heights, int ny, in
 SlabRows slab_kernel_rows(const Slab& s, int ny) {
   const int accel = ny - 2;
   const bool owns = accel >= s.first_row && accel < s.first_row + s.rows;
-  return {1, s.rows, owns ? accel - s.first_row + 1 : -1};
+  return {1, s.rows, owns ? accel - s.first_row + 1 : -1, s.first_row - 1, ny};
 }
 
 std::string heights_text(const std::vector<Slab>& slabs) {

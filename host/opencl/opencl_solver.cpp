@@ -24,7 +24,7 @@ std::string device_type_name(cl_device_type type) {
 class OpenCLSolver final : public ChunkedSolver {
  public:
   OpenCLSolver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config, const LaunchPlan& plan)
-      : ChunkedSolver(plan, config.precision, mask.fluid_cells()),
+      : ChunkedSolver(plan, config.precision, mask.fluid_cells(), params.extensions.sums_per_group()),
         params_(params),
         lattice_(opencl_device_at(config.device), params, plan, config.precision, config.kernels_dir,
                  kernel_defines(params, config.precision, plan), 2 * half_values(), mask.blocked) {
@@ -66,7 +66,7 @@ class OpenCLSolver final : public ChunkedSolver {
         lattice_.queue.enqueueNDRangeKernel(k, cl::NullRange, global_, local_range_);
         current_ = 1 - current_;
       }
-      const std::size_t bytes = static_cast<std::size_t>(chunk.steps) * plan_.num_groups() * real_size(precision_);
+      const std::size_t bytes = chunk_values(chunk) * real_size(precision_);
       host_partials_[chunk.half].resize(bytes);
       lattice_.queue.enqueueReadBuffer(lattice_.partials, CL_FALSE, chunk.half * half_values() * real_size(precision_),
                                        bytes, host_partials_[chunk.half].data(), nullptr, &read_done_[chunk.half]);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "device/solver.hpp"
@@ -27,6 +28,7 @@ class ReferenceSolver final : public Solver {
   }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> distributions() override;
+  std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
   void load_distributions(const std::vector<double>& f) override;
 
   // The steps of one timestep, in the order the model applies them.
@@ -34,6 +36,7 @@ class ReferenceSolver final : public Solver {
   void propagate();
   void open_edges();
   void rebound();
+  void measure_body_forces();
   void collision();
   Real av_velocity() const;
 
@@ -48,6 +51,7 @@ class ReferenceSolver final : public Solver {
   ObstacleMask mask_;
   std::vector<Cell> cells_;
   std::vector<Cell> tmp_cells_;
+  std::vector<double> body_forces_;  // per step, Fx and Fy per measured body
   std::vector<Real> speed_;  // |u| each fluid cell collided with, for av_velocity()
 };
 

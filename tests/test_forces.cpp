@@ -1,0 +1,257 @@
+// Forces on named bodies (momentum exchange), probes, the Strouhal estimate
+// and the parabolic inlet: momentum balances computed by hand, the kernels
+// against the reference, and the files a run writes.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "app/measurements.hpp"
+#include "backend_config.hpp"
+#include "helpers.hpp"
+#include "model/output.hpp"
+#include "model/problem_file.hpp"
+#include "solver_runs.hpp"
+
+using namespace d2q9;
+using d2q9::test::config;
+using d2q9::test::RunOutput;
+
+namespace {
+
+Problem problem(const std::string& toml) { return parse_problem_file(toml, "test.toml"); }
+
+// A channel driven by a body force, its walls and a block measured apart.
+const char* const kChannel = R"(
+[grid]
+nx = 24
+ny = 14
+[flow]
+steps = STEPS
+omega = 1.2
+body_force = [1.0e-5, 2.0e-7]
+[[obstacle]]
+name = "walls"
+rectangle = { from = [0, 0], to = [23, 0] }
+[[obstacle]]
+name = "walls"
+rectangle = { from = [0, 13], to = [23, 13] }
+[[obstacle]]
+name = "block"
+rectangle = { from = [8, 4], to = [10, 7] }
+[forces]
+velocity = 0.01
+length = 3
+)";
+
+std::string with_steps(const std::string& toml, int steps) {
+  std::string s = toml;
+  s.replace(s.find("STEPS"), 5, std::to_string(steps));
+  return s;
+}
+
+// Inflow with a parabolic profile, a moving bottom wall, an unmeasured
+// obstacle and a measured cylinder, TRT: every path the force takes.
+const char* const kInflow = R"(
+[grid]
+nx = 30
+ny = 16
+[flow]
+steps = 120
+viscosity = 0.04
+collision = "trt"
+[edges]
+left = { inlet_velocity = { parabolic = 0.06 } }
+right = { outlet_density = 1.0 }
+bottom = { wall_velocity = [0.01, 0.0] }
+top = "wall"
+[[obstacle]]
+name = "cylinder"
+circle = { center = [9.0, 7.5], radius = 3.0 }
+[[obstacle]]
+rectangle = { from = [20, 1], to = [21, 3] }
+[forces]
+velocity = 0.04
+length = 6
+)";
+
+// Per step, Fx and Fy of each body, as Solver::take_body_forces gives them.
+std::vector<double> reference_forces(const Problem& pr, Precision precision, RunOutput* out = nullptr) {
+  std::vector<double> forces;
+  auto run = [&](Solver& s) {
+    RunOutput o = d2q9::test::run(s, pr.params.max_iters);
+    forces = s.take_body_forces();
+    if (out) *out = o;
+  };
+  if (precision == Precision::Double) {
+    ReferenceSolver<double> s(pr.params, pr.mask);
+    run(s);
+  } else {
+    ReferenceSolver<float> s(pr.params, pr.mask, is_16bit(precision) ? std::optional<Precision>(precision) : std::nullopt);
+    run(s);
+  }
+  return forces;
+}
+
+}  // namespace
+
+TEST_CASE("forces: in a steady channel the bodies take exactly the momentum the body force gives the fluid") {
+  // Each step the body force adds F to every fluid cell's momentum; once the
+  // flow is steady all of it goes into the obstacles: the sum over the
+  // bodies is F times the fluid cells, in x and in y.
+  const Problem pr = problem(with_steps(kChannel, 6000));
+  const double fluid = static_cast<double>(pr.mask.fluid_cells());
+  REQUIRE(fluid == 24 * 12 - 12);
+  const std::vector<double> f = reference_forces(pr, Precision::Double);
+  REQUIRE(f.size() == 4u * pr.params.max_iters);
+  const double* last = f.data() + f.size() - 4;
+  const double fx = last[0] + last[2], fy = last[1] + last[3];
+  CHECK(fx == doctest::Approx(1.0e-5 * fluid).epsilon(1e-6));
+  CHECK(fy == doctest::Approx(2.0e-7 * fluid).epsilon(1e-4));
+  // Both bodies take a real share, the block pushed downstream.
+  CHECK(last[0] > 0.3 * fx);
+  CHECK(last[2] > 0.3 * fx);
+}
+
+TEST_CASE("forces: a body in a closed box at rest feels nothing; obstacles named alike are one body") {
+  const Problem pr = problem(R"(
+[grid]
+nx = 12
+ny = 10
+[flow]
+steps = 50
+omega = 1.0
+[edges]
+left = "wall"
+right = "wall"
+bottom = "wall"
+top = "wall"
+[[obstacle]]
+name = "a"
+rectangle = { from = [3, 3], to = [4, 4] }
+[[obstacle]]
+name = "a"
+circle = { center = [8.0, 6.0], radius = 1.0 }
+)");
+  // Naming without [forces]: the named bodies are measured.
+  CHECK(pr.measure.bodies == std::vector<std::string>{"a"});
+  CHECK(pr.params.extensions.measured_bodies == 1);
+  CHECK(cell_body(pr.mask.blocked[3 + 3 * 12]) == 1);
+  CHECK(cell_body(pr.mask.blocked[8 + 6 * 12]) == 1);
+  CHECK(cell_body(pr.mask.blocked[0]) == 0);  // the edge walls are not measured
+  CHECK(cell_kind(pr.mask.blocked[3 + 3 * 12]) == kWall);
+  const std::vector<double> f = reference_forces(pr, Precision::Double);
+  for (double v : f) CHECK(std::fabs(v) < 1e-15);
+}
+
+TEST_CASE("forces: OpenCL gives the reference's distributions bit for bit and its forces to summation order, every variant") {
+  const Problem inflow = problem(kInflow);
+  const Problem channel = problem(with_steps(kChannel, 150));
+  for (const Problem* pr : {&inflow, &channel}) {
+    CAPTURE(pr->params.nx);
+    for (Precision precision : {Precision::Float, Precision::Fp16s}) {
+      CAPTURE(std::string(to_string(precision)));
+      RunOutput ref;
+      const std::vector<double> ref_forces = reference_forces(*pr, precision, &ref);
+      REQUIRE(ref_forces.size() == 2u * pr->measure.bodies.size() * pr->params.max_iters);
+      for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
+                              KernelVariant::FusedRows, KernelVariant::Blocked}) {
+        CAPTURE(std::string(to_string(v)));
+        const LocalSize local = v == KernelVariant::FusedRows ? LocalSize{} : LocalSize{8, 2};
+        auto solver = make_solver(Backend::OpenCL, pr->params, pr->mask, config(precision, local, v));
+        const RunOutput got = d2q9::test::run(*solver, pr->params.max_iters);
+        CHECK(got.f == ref.f);
+        const std::vector<double> forces = solver->take_body_forces();
+        REQUIRE(forces.size() == ref_forces.size());
+        // Summed in another order: within the sums' rounding of the largest force.
+        double scale = 0;
+        for (double x : ref_forces) scale = std::max(scale, std::fabs(x));
+        double worst = 0;
+        for (std::size_t i = 0; i < forces.size(); ++i) worst = std::max(worst, std::fabs(forces[i] - ref_forces[i]));
+        CHECK(worst < 1e-5 * scale);
+        CHECK(solver->take_body_forces().empty());  // taken
+      }
+    }
+  }
+}
+
+TEST_CASE("forces: a parabolic inlet sets Poiseuille's profile on column 0") {
+  std::string text = kInflow;
+  const std::string moving = "bottom = { wall_velocity = [0.01, 0.0] }";
+  text.replace(text.find(moving), moving.size(), "bottom = \"wall\"");
+  const Problem pr = problem(text);
+  CHECK(pr.params.extensions.inlet_parabolic);
+  const RunOutput out = d2q9::test::reference(pr.params, pr.mask, Precision::Double);
+  const double h = pr.params.ny - 2;
+  for (int j = 1; j < pr.params.ny - 1; ++j) {
+    const double y = j - 0.5;
+    const CellState c = cell_state(pr.params, pr.mask, out.f, static_cast<std::size_t>(j) * pr.params.nx);
+    CHECK(c.ux == doctest::Approx(4 * 0.06 * y * (h - y) / (h * h)).epsilon(1e-9));
+    CHECK(std::fabs(c.uy) < 1e-12);
+  }
+}
+
+TEST_CASE("forces: the Strouhal estimate finds a sine's frequency and ignores rounding noise") {
+  std::vector<double> lift;
+  for (int t = 0; t < 4000; ++t) lift.push_back(0.3 + 0.5 * std::sin(2 * M_PI * t / 237.0 + 0.4));
+  const auto found = dominant_frequency(lift, 1, 1.0);
+  REQUIRE(found);
+  CHECK(found->first == doctest::Approx(1 / 237.0).epsilon(1e-3));
+  CHECK(found->second >= 7);
+  std::vector<double> sampled;
+  for (int t = 0; t < 4000; t += 10) sampled.push_back(lift[t]);
+  REQUIRE(dominant_frequency(sampled, 10, 1.0));
+  CHECK(dominant_frequency(sampled, 10, 1.0)->first == doctest::Approx(1 / 237.0).epsilon(1e-2));
+  std::vector<double> noise;
+  for (int t = 0; t < 4000; ++t) noise.push_back(1.0 + 1e-7 * std::sin(2 * M_PI * t / 7.0));
+  CHECK_FALSE(dominant_frequency(noise, 1, 1.0));
+  CHECK_FALSE(dominant_frequency(std::vector<double>(lift.begin(), lift.begin() + 300), 1, 1.0));
+}
+
+TEST_CASE("forces: a run writes forces.csv, probes.csv and the summary's forces") {
+  d2q9::test::TempDir dir;
+  std::string text = with_steps(kChannel, 200) + "[probes]\nevery = 50\nbehind = [14, 6]\nabove = [9, 10]\n";
+  const std::string toml = dir.write("channel.toml", text);
+  const auto r = d2q9::test::run_program("'" + toml + "' -o '" + dir.path + "' --summary-json '" + dir.file("s.json") + "'");
+  REQUIRE(r.status == 0);
+  const std::string forces = d2q9::test::slurp(dir.file("forces.csv"));
+  CHECK(forces.rfind("step,walls_Fx,walls_Fy,walls_Cd,walls_Cl,block_Fx,block_Fy,block_Cd,block_Cl\n0,", 0) == 0);
+  CHECK(d2q9::test::count_lines(forces) == 201);
+  const std::string probes = d2q9::test::slurp(dir.file("probes.csv"));
+  CHECK(probes.rfind("step,behind_rho,behind_ux,behind_uy,above_rho,above_ux,above_uy\n50,", 0) == 0);
+  CHECK(d2q9::test::count_lines(probes) == 5);
+  const std::string json = d2q9::test::slurp(dir.file("s.json"));
+  CHECK(d2q9::test::contains(json, "\"forces\""));
+  CHECK(d2q9::test::contains(json, "\"block\""));
+  CHECK(d2q9::test::contains(json, "\"Cd\""));
+  CHECK(d2q9::test::contains(r.out, "Force on block:"));
+  // The last row of forces.csv is the summary's.
+  const std::string last = forces.substr(forces.rfind('\n', forces.size() - 2) + 1);
+  CHECK(last.rfind("199,", 0) == 0);
+}
+
+TEST_CASE("forces: problem-file errors name the line") {
+  auto error = [](const std::string& text) {
+    try {
+      parse_problem_file(text, "p.toml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string grid = "[grid]\nnx = 20\nny = 10\n[flow]\nsteps = 10\nomega = 1.0\n";
+  CHECK(error(grid + "[forces]\nvelocity = 0.1\n") == "p.toml:7: [forces] needs length as well for the coefficients C = 2 F / (density velocity^2 length)");
+  CHECK(error(grid + "[forces]\n") == "p.toml:7: [forces] measures the force on obstacles, but there is no [[obstacle]]");
+  CHECK(error(grid + "[[obstacle]]\nname = \"a b\"\ncircle = { center = [5.0, 5.0], radius = 2.0 }\n") ==
+        "p.toml:8: name 'a b' must be 1 to 64 letters, digits, '_' or '-' (it heads CSV columns)");
+  CHECK(error(grid + "[[obstacle]]\ncircle = { center = [5.0, 5.0], radius = 2.0 }\n[probes]\nevery = 5\nin = [5, 5]\n") ==
+        "p.toml:11: probe in at [5, 5] is inside an obstacle: a probe measures the fluid");
+  CHECK(error(grid + "[probes]\nevery = 5\nfar = [50, 5]\n") ==
+        "p.toml:9: probe far = [50, 5] is outside the grid: i must lie in [0, 19] and j in [0, 9]");
+  CHECK(error(grid + "[probes]\nx = [1, 1]\n") == "p.toml:7: [probes] needs every = N: the steps between two rows of probes.csv");
+  CHECK(error(grid + "magic = 0.2\n") == "p.toml:7: magic is TRT's parameter: it goes with collision = \"trt\"");
+  CHECK(error(grid + "[edges]\nleft = { inlet_velocity = { parabolic = 0.05 } }\nright = { outlet_density = 1.0 }\n") ==
+        "p.toml:8: a parabolic inlet flows between walls: bottom and top must be walls, not periodic");
+  CHECK(error(grid + "collision = \"mrt\"\n") == "p.toml:7: collision must be \"bgk\", \"trt\" or \"regularised\", got \"mrt\"");
+}
