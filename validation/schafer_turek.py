@@ -51,18 +51,21 @@ waves between inlet and outlet; the channel walls damp them within about one
 flow-through time nx / U_mean_lat (measured at N = 10 and 20). 2D-1 runs 10
 flow-through times (220 D / U_mean; 66,000 steps at N = 20), its values the
 means over the last one. 2D-2 runs 12 flow-through times (264 D / U_mean,
-about 80 shedding periods; 79,200 steps at N = 20): the shedding has reached
-its final amplitude after about 100 D / U_mean, and the last 25% (about 20
-periods) are analysed.
+about 80 shedding periods; 118,800 steps at its default N = 30): the shedding
+has reached its final amplitude after about 100 D / U_mean, and the last 25%
+(about 20 periods) are analysed. (2D-2 defaults to N = 30 because BGK at
+N = 20, omega 1.85, became unstable at the outlet within 1,700 steps; TRT ran
+N = 20 through.)
 
 Checks. Full runs: the published bounds (a coarse grid may fail them: that is
 the result), plus steadiness (2D-1: Cd drift <= 1e-3) and periodicity (2D-2:
 the per-period maxima of Cl over the analysed part vary by <= 1%).
---quick: 2D-1 at N = 10 for 8 flow-through times with sanity bounds (Cd, dp
-within 10% of the published mean, |Cl - 0.0107| <= 0.03, Cd drift <= 2e-3),
-so that a broken inlet, outlet, force or probe fails within seconds; with
---case 2d-2, N = 20 for 6 flow-through times (max Cd within 10%, max Cl within
-30%, St in [0.25, 0.35], periodicity <= 5%).
+--quick: 2D-1 at N = 10 for 8 flow-through times with sanity bounds (Cd
+within 15% and dp within 10% of the published means, |Cl - 0.0107| <= 0.03,
+Cd drift <= 2e-3; BGK measured Cd 6.23, +11.7%), so that a broken inlet,
+outlet, force or probe fails within seconds; with --case 2d-2, N = 30 for 6
+flow-through times (max Cd within 10%, max Cl within 30%, St in [0.25, 0.35],
+periodicity <= 5%).
 
 --from-dir DIR analyses the outputs of a finished run in DIR (problem.toml,
 forces.csv, probes.csv, final_state.dat if there) instead of running, e.g. a
@@ -96,16 +99,16 @@ CASES = {
         "bounds": {"cd": (5.57, 5.59), "cl": (0.0104, 0.0110), "dp": (0.1172, 0.1176)},
         "reported": {"recirculation_length": (0.0842, 0.0852)},
         "quick": {"cells": 10, "flow_throughs": 8.0,
-                  "bounds": {"cd": (5.58 * 0.9, 5.58 * 1.1), "cl": (0.0107 - 0.03, 0.0107 + 0.03),
+                  "bounds": {"cd": (5.58 * 0.85, 5.58 * 1.15), "cl": (0.0107 - 0.03, 0.0107 + 0.03),
                              "dp": (0.1174 * 0.9, 0.1174 * 1.1)},
                   "drift": 2e-3},
         "drift": 1e-3,
     },
     "2d-2": {
-        "re": 100.0, "um_phys": 1.5, "steady": False, "cells": 20, "flow_throughs": 12.0,
+        "re": 100.0, "um_phys": 1.5, "steady": False, "cells": 30, "flow_throughs": 12.0,
         "bounds": {"cd_max": (3.22, 3.24), "cl_max": (0.99, 1.01), "st": (0.295, 0.305)},
         "reported": {"dp_half_period": (2.46, 2.50)},
-        "quick": {"cells": 20, "flow_throughs": 6.0,
+        "quick": {"cells": 30, "flow_throughs": 6.0,
                   "bounds": {"cd_max": (3.23 * 0.9, 3.23 * 1.1), "cl_max": (0.7, 1.3), "st": (0.25, 0.35)},
                   "periodicity": 0.05},
         "periodicity": 0.01,
@@ -495,7 +498,8 @@ def main():
     parser.add_argument("--case", dest="case_name", choices=sorted(CASES), default="2d-1",
                         help="2d-1 (Re 20, steady; default) or 2d-2 (Re 100, vortex shedding)")
     parser.add_argument("--cells", type=int, default=None,
-                        help="cells per cylinder diameter N (default 20; --quick: 10 for 2d-1, 20 for 2d-2)")
+                        help="cells per cylinder diameter N (default 20 for 2d-1, 30 for 2d-2; --quick: 10 for 2d-1, "
+                             "30 for 2d-2)")
     parser.add_argument("--um", type=float, default=0.1,
                         help="peak inflow velocity Um in lattice units (default 0.1; U_mean = 2 Um / 3)")
     parser.add_argument("--collision", choices=["bgk", "trt", "regularised"], default="bgk",
