@@ -255,3 +255,29 @@ TEST_CASE("forces: problem-file errors name the line") {
         "p.toml:8: a parabolic inlet flows between walls: bottom and top must be walls, not periodic");
   CHECK(error(grid + "collision = \"mrt\"\n") == "p.toml:7: collision must be \"bgk\", \"trt\" or \"regularised\", got \"mrt\"");
 }
+
+TEST_CASE("forces: the examples in --help, docs/forces-and-probes.md and inputs/examples/ are complete problems") {
+  // --help's example: the indented lines after its introduction.
+  const std::string help = d2q9::test::run_program("--help").out;
+  const auto start = help.find("    [grid]");
+  REQUIRE(start != std::string::npos);
+  std::string example;
+  for (std::size_t at = start; at < help.size() && help.compare(at, 4, "    ") == 0;) {
+    const auto end = help.find('\n', at);
+    example += help.substr(at + 4, end - at - 3);
+    at = end + 1;
+  }
+  // The docs' first ```toml block, and the example file.
+  const std::string doc = d2q9::test::slurp(std::string(D2Q9_SOURCE_DIR) + "/docs/forces-and-probes.md");
+  const auto block = doc.find("```toml\n") + 8;
+  const std::string documented = doc.substr(block, doc.find("```", block) - block);
+  const std::string file = d2q9::test::slurp(std::string(D2Q9_SOURCE_DIR) + "/inputs/examples/cylinder-forces.toml");
+  for (const std::string& text : {example, documented, file}) {
+    const Problem pr = problem(text);
+    CHECK(pr.measure.bodies == std::vector<std::string>{"cylinder"});
+    CHECK(pr.measure.coefficients());
+    CHECK(pr.measure.probes.size() == 2);
+    CHECK(pr.params.extensions.inlet_parabolic);
+    CHECK(pr.params.extensions.collision == CollisionOperator::Trt);
+  }
+}

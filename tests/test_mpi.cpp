@@ -519,6 +519,51 @@ circle = { center = [9.0, 11.0], radius = 3.0 }
   CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
 }
 
+TEST_CASE("mpi runs: forces, probes, TRT and a parabolic inlet write the same bytes on 2 and 3 ranks as on one") {
+  TempDir dir, one;
+  const std::string toml = dir.write("p.toml", R"(
+[grid]
+nx = 30
+ny = 24
+[flow]
+steps = 200
+viscosity = 0.04
+collision = "trt"
+[edges]
+left = { inlet_velocity = { parabolic = 0.06 } }
+right = { outlet_density = 1.0 }
+bottom = "wall"
+top = "wall"
+[[obstacle]]
+name = "cylinder"
+circle = { center = [9.0, 11.0], radius = 3.0 }
+[[obstacle]]
+name = "plate"
+rectangle = { from = [18, 15], to = [19, 20] }
+[forces]
+velocity = 0.04
+length = 6
+[probes]
+every = 20
+wake = [14, 11]
+top = [25, 21]
+)");
+  const Result single = run_alone("-q --no-png -l 8x1 --kernel-variant fused -o '" + one.path + "' '" + toml + "'");
+  REQUIRE_MESSAGE(single.status == 0, single.err);
+  const std::string forces = slurp(one.file("forces.csv"));
+  REQUIRE(std::count(forces.begin(), forces.end(), '\n') == 201);
+  const std::string probes = slurp(one.file("probes.csv"));
+  REQUIRE(std::count(probes.begin(), probes.end(), '\n') == 11);
+  for (int ranks : {2, 3}) {
+    CAPTURE(ranks);
+    TempDir many;
+    const Result split = run_ranks(ranks, "-q --no-png -l 8x1 -o '" + many.path + "' '" + toml + "'");
+    REQUIRE_MESSAGE(split.status == 0, split.err);
+    for (const char* name : {"final_state.dat", "av_vels.dat", "forces.csv", "probes.csv"})
+      CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
+  }
+}
+
 TEST_CASE("mpi runs: one rank under mpirun is an ordinary run") {
   const Problem problem;
   TempDir one, launched;

@@ -155,7 +155,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
     defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));
     defines.push_back("ACCEL_ROW=" + std::to_string(slab->accel_row));
-    defines.push_back("ROW_OFFSET=" + std::to_string(slab->row_offset));
+    if (x.inlet_parabolic) defines.push_back("ROW_OFFSET=" + std::to_string(slab->row_offset));
   }
   return defines;
 }

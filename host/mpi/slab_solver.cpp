@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <utility>
 
 #include "device/kernel_source.hpp"
 #include "model/stability.hpp"
@@ -44,6 +45,7 @@ class SlabSolver final : public Solver, public HoldsRows {
     return std::to_string(ranks_) + " (slab rows, bottom to top: " + heights_text(slabs_) + ")";
   }
   void run(int steps, std::vector<double>& av_vels) override;
+  std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
   std::vector<double> distributions() override;
   void load_distributions(const std::vector<double>& f) override;
   StateRows own_rows() override;
@@ -94,7 +96,9 @@ class SlabSolver final : public Solver, public HoldsRows {
   };
   std::deque<ChunkSums> chunks_;  // oldest first
   std::deque<std::pair<MPI_Request, std::vector<double>>> outgoing_sums_;
-  std::vector<double> finished_sums_;  // top rank: this run() call's, in step order
+  std::vector<double> finished_sums_;  // top rank: this run() call's, in step order, sums_ per step
+  int sums_ = 1;                       // per group and step: |u|, then Fx, Fy per measured body
+  std::vector<double> body_forces_;    // the whole grid's, since take_body_forces()
 };
 
 std::vector<std::uint8_t> slab_mask(const Params& params, const ObstacleMask& mask, const Slab& slab) {
@@ -130,6 +134,7 @@ SlabSolver::SlabSolver(Backend backend, Precision precision, const Params& param
   edge_bytes_ = 3 * static_cast<std::size_t>(params.nx) * stored_size(precision);
   const int group_rows = slab_group_rows(slab_, plan_);
   num_groups_ = plan_.groups_x * group_rows;
+  sums_ = params.extensions.sums_per_group();
   edge_bands_[0] = {0, 1};
   edge_band_count_ = 1;
   if (group_rows > 1) edge_bands_[edge_band_count_++] = {group_rows - 1, 1};
@@ -166,7 +171,7 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
     for (int done = 0; done < steps;) {
       const int n = std::min(plan_.chunk_steps, steps - done);
       const int base = half * plan_.chunk_steps * num_groups_;
-      device_->reuse_partials(static_cast<std::size_t>(base));  // read back two chunks ago
+      device_->reuse_partials(static_cast<std::size_t>(base) * sums_);  // read back two chunks ago
       for (int t = 0; t < n; ++t) {
         const bool last = done + t + 1 == steps;
         const int partial_base = base + t * num_groups_;
@@ -182,10 +187,11 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
       }
       chunks_.emplace_back();
       ChunkSums& c = chunks_.back();
-      c.slot = device_->read_partials(static_cast<std::size_t>(base), static_cast<std::size_t>(n) * num_groups_);
+      c.slot = device_->read_partials(static_cast<std::size_t>(base) * sums_,
+                                      static_cast<std::size_t>(n) * num_groups_ * sums_);
       c.steps = n;
-      c.sums.assign(n, 0.0);
-      if (rank_ > 0) MPI_Irecv(c.sums.data(), n, MPI_DOUBLE, rank_ - 1, kTagSums, comm_, &c.incoming);
+      c.sums.assign(static_cast<std::size_t>(n) * sums_, 0.0);
+      if (rank_ > 0) MPI_Irecv(c.sums.data(), n * sums_, MPI_DOUBLE, rank_ - 1, kTagSums, comm_, &c.incoming);
       done += n;
       half = 1 - half;
     }
@@ -197,12 +203,14 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
     device_->drain();
     throw;
   }
-  finished_sums_.resize(steps);
-  MPI_Bcast(finished_sums_.data(), steps, MPI_DOUBLE, ranks_ - 1, comm_);
+  finished_sums_.resize(static_cast<std::size_t>(steps) * sums_);
+  MPI_Bcast(finished_sums_.data(), steps * sums_, MPI_DOUBLE, ranks_ - 1, comm_);
   // Every rank holds the same values, so every rank stops at the same step.
-  for (double sum : finished_sums_) {
-    av_vels.push_back(sum / static_cast<double>(fluid_cells_));
+  for (int t = 0; t < steps; ++t) {
+    const double* sums = finished_sums_.data() + static_cast<std::size_t>(t) * sums_;
+    av_vels.push_back(sums[0] / static_cast<double>(fluid_cells_));
     check_average_velocity(av_vels.back(), av_vels.size() - 1);
+    body_forces_.insert(body_forces_.end(), sums + 1, sums + sums_);
   }
 }
 
@@ -230,16 +238,19 @@ void SlabSolver::continue_sums(bool drain) {
       }
     }
     for (; c.continued < c.steps && (drain || budget > 0); ++c.continued, --budget) {
-      const std::size_t first = static_cast<std::size_t>(c.continued) * num_groups_;
-      double sum = c.sums[c.continued];
-      if (real_size_ == sizeof(float)) {
-        const float* p = static_cast<const float*>(c.partials) + first;
-        for (int g = 0; g < num_groups_; ++g) sum += p[g];
-      } else {
-        const double* p = static_cast<const double*>(c.partials) + first;
-        for (int g = 0; g < num_groups_; ++g) sum += p[g];
+      // Each value's sum over the groups in order, as one device's read-back sums them.
+      const std::size_t first = static_cast<std::size_t>(c.continued) * num_groups_ * sums_;
+      for (int q = 0; q < sums_; ++q) {
+        double sum = c.sums[static_cast<std::size_t>(c.continued) * sums_ + q];
+        if (real_size_ == sizeof(float)) {
+          const float* p = static_cast<const float*>(c.partials) + first + q;
+          for (int g = 0; g < num_groups_; ++g) sum += p[static_cast<std::size_t>(g) * sums_];
+        } else {
+          const double* p = static_cast<const double*>(c.partials) + first + q;
+          for (int g = 0; g < num_groups_; ++g) sum += p[static_cast<std::size_t>(g) * sums_];
+        }
+        c.sums[static_cast<std::size_t>(c.continued) * sums_ + q] = sum;
       }
-      c.sums[c.continued] = sum;
     }
     if (c.continued < c.steps) return;
     if (rank_ + 1 < ranks_) {
@@ -308,7 +319,8 @@ SlabLattice slab_lattice(const Params& params, const ObstacleMask& mask, Precisi
   out.lattice.ny = slab.rows + 2;
   out.defines = kernel_defines(out.lattice, precision, plan, slab_kernel_rows(slab, params.ny));
   out.blocked = slab_mask(params, mask, slab);
-  out.chunk_values = static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * slab_group_rows(slab, plan);
+  out.chunk_values = static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * slab_group_rows(slab, plan) *
+                     params.extensions.sums_per_group();
   out.partial_values = 2 * out.chunk_values;
   return out;
 }
