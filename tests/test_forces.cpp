@@ -281,3 +281,19 @@ TEST_CASE("forces: the examples in --help, docs/forces-and-probes.md and inputs/
     CHECK(pr.params.extensions.collision == CollisionOperator::Trt);
   }
 }
+
+TEST_CASE("forces: a backend's probe read gives the values of its whole read-back") {
+  const Problem pr = problem(kInflow);
+  const std::vector<std::size_t> cells = {0, 31, 7 * 30 + 14, pr.params.cells() - 1};
+  for (Precision precision : {Precision::Float, Precision::Fp16c, Precision::Double}) {
+    CAPTURE(std::string(to_string(precision)));
+    auto solver = make_solver(Backend::OpenCL, pr.params, pr.mask, config(precision, {8, 2}, KernelVariant::Fused));
+    std::vector<double> av;
+    solver->run(37, av);
+    const std::vector<double> all = solver->distributions();
+    const std::vector<double> some = solver->cell_distributions(cells);
+    REQUIRE(some.size() == kSpeeds * cells.size());
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      for (int k = 0; k < kSpeeds; ++k) CHECK(some[c * kSpeeds + k] == all[k * pr.params.cells() + cells[c]]);
+  }
+}

@@ -28,6 +28,8 @@ class CudaSolver final : public ChunkedSolver {
   std::string device_name() const override { return lattice_.device_name(); }
   SetupTimes setup_times() const override { return lattice_.setup; }
   std::vector<double> distributions() override;
+  // Nine small copies per cell, not the whole lattice: probes every few steps.
+  std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override;
   void load_distributions(const std::vector<double>& f) override;
 
   std::string launch_mode() const {
@@ -208,6 +210,18 @@ void CudaSolver::enqueue_chunk(const Chunk& chunk) {
 const void* CudaSolver::wait_partials(int half) {
   CU_CALL(cuEventSynchronize, read_done_[half]);
   return host_partials_[half];
+}
+
+std::vector<double> CudaSolver::cell_distributions(const std::vector<std::size_t>& cells) {
+  const std::size_t size = stored_size(precision_);
+  std::vector<unsigned char> raw(kSpeeds * cells.size() * size);
+  lattice_.make_current();
+  for (int k = 0; k < kSpeeds; ++k)
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      CU_CALL(cuMemcpyDtoHAsync, raw.data() + (k * cells.size() + c) * size,
+              lattice_.cells(current_) + (k * params_.cells() + cells[c]) * size, size, stream_);
+  CU_CALL(cuStreamSynchronize, stream_);
+  return cells_from_device(raw, cells.size(), precision_, params_.density);
 }
 
 std::vector<double> CudaSolver::distributions() {

@@ -32,6 +32,15 @@ std::vector<double> Solver::cell_distributions(const std::vector<std::size_t>& c
   return out;
 }
 
+std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,
+                                      double density) {
+  const std::vector<double> planes = from_device_reals(raw.data(), kSpeeds * cells, precision, density);
+  std::vector<double> out(planes.size());
+  for (std::size_t c = 0; c < cells; ++c)
+    for (int k = 0; k < kSpeeds; ++k) out[c * kSpeeds + k] = planes[k * cells + c];
+  return out;
+}
+
 void append_average_velocities(const void* partials, Precision precision, int steps, int num_groups,
                                std::size_t fluid_cells, std::vector<double>& av_vels, int sums_per_group,
                                std::vector<double>* body_forces) {

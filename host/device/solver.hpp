@@ -87,6 +87,12 @@ void append_average_velocities(const void* partials, Precision precision, int st
 
 // Distributions (all nine planes) as a device holds them (the run's
 // precision; 16-bit formats need the problem's density) and back.
+// The values a backend read for Solver::cell_distributions, as stored, speed
+// by speed (`raw`: nine planes of cells.size() values), as the nine values of
+// each cell in turn.
+std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,
+                                      double density);
+
 std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, double density);
 std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, double density);
 

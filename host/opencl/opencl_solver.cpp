@@ -43,6 +43,22 @@ class OpenCLSolver final : public ChunkedSolver {
   std::string device_name() const override { return lattice_.device_name; }
   SetupTimes setup_times() const override { return lattice_.setup; }
   std::vector<double> distributions() override { return lattice_.download(current_); }
+  // Nine small reads per cell, not the whole lattice: probes every few steps.
+  std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override {
+    const std::size_t size = stored_size(precision_);
+    std::vector<unsigned char> raw(kSpeeds * cells.size() * size);
+    try {
+      for (int k = 0; k < kSpeeds; ++k)
+        for (std::size_t c = 0; c < cells.size(); ++c)
+          lattice_.queue.enqueueReadBuffer(lattice_.lattices[current_], CL_FALSE,
+                                           (k * lattice_.cells + cells[c]) * size, size,
+                                           raw.data() + (k * cells.size() + c) * size);
+      lattice_.queue.finish();
+    } catch (const cl::Error& e) {
+      rethrow_cl(e, "reading probes from " + lattice_.device_name);
+    }
+    return cells_from_device(raw, cells.size(), precision_, params_.density);
+  }
   void load_distributions(const std::vector<double>& f) override { lattice_.upload(current_, f); }
 
  private:
