@@ -14,6 +14,7 @@
 #include "model/output.hpp"
 #include "model/problem_file.hpp"
 #include "solver_runs.hpp"
+#include "variant_runs.hpp"
 
 using namespace d2q9;
 using d2q9::test::config;
@@ -137,8 +138,7 @@ TEST_CASE("collision: OpenCL stores the reference's values bit for bit, every op
     Precision precision;
     std::vector<KernelVariant> variants;
   };
-  const std::vector<KernelVariant> every = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
-                                            KernelVariant::FusedRows, KernelVariant::Blocked};
+  const std::vector<KernelVariant>& every = d2q9::test::every_variant();
   const Case cases[] = {{kEverything, Precision::Float, every},
                         {kEverything, Precision::Fp16s, every},
                         {kEverything, Precision::Fp16c, {KernelVariant::Fused}},
@@ -151,14 +151,7 @@ TEST_CASE("collision: OpenCL stores the reference's values bit for bit, every op
       CAPTURE(std::string(to_string(c.precision)));
       const RunOutput ref = d2q9::test::reference(pr.params, pr.mask, c.precision);
       REQUIRE(ref.av_vels.back() > 1e-4);
-      for (KernelVariant v : c.variants) {
-        CAPTURE(std::string(to_string(v)));
-        const LocalSize local = v == KernelVariant::FusedRows ? LocalSize{} : LocalSize{8, 2};
-        auto solver = make_solver(Backend::OpenCL, pr.params, pr.mask, config(c.precision, local, v));
-        const RunOutput got = d2q9::test::run(*solver, pr.params.max_iters);
-        CHECK(got.f == ref.f);
-        CHECK(d2q9::test::max_relative_difference(got.av_vels, ref.av_vels, 1e-6) < 1e-5);
-      }
+      d2q9::test::check_variants_against(pr.params, pr.mask, c.precision, ref, c.variants);
     }
   }
 }

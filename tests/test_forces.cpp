@@ -13,6 +13,7 @@
 #include "model/output.hpp"
 #include "model/problem_file.hpp"
 #include "solver_runs.hpp"
+#include "variant_runs.hpp"
 
 using namespace d2q9;
 using d2q9::test::config;
@@ -155,14 +156,8 @@ TEST_CASE("forces: OpenCL gives the reference's distributions bit for bit and it
       RunOutput ref;
       const std::vector<double> ref_forces = reference_forces(*pr, precision, &ref);
       REQUIRE(ref_forces.size() == 2u * pr->measure.bodies.size() * pr->params.max_iters);
-      for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
-                              KernelVariant::FusedRows, KernelVariant::Blocked}) {
-        CAPTURE(std::string(to_string(v)));
-        const LocalSize local = v == KernelVariant::FusedRows ? LocalSize{} : LocalSize{8, 2};
-        auto solver = make_solver(Backend::OpenCL, pr->params, pr->mask, config(precision, local, v));
-        const RunOutput got = d2q9::test::run(*solver, pr->params.max_iters);
-        CHECK(got.f == ref.f);
-        const std::vector<double> forces = solver->take_body_forces();
+      d2q9::test::check_variants_against(pr->params, pr->mask, precision, ref, d2q9::test::every_variant(), [&](Solver& solver) {
+        const std::vector<double> forces = solver.take_body_forces();
         REQUIRE(forces.size() == ref_forces.size());
         // Summed in another order: within the sums' rounding of the largest force.
         double scale = 0;
@@ -170,8 +165,8 @@ TEST_CASE("forces: OpenCL gives the reference's distributions bit for bit and it
         double worst = 0;
         for (std::size_t i = 0; i < forces.size(); ++i) worst = std::max(worst, std::fabs(forces[i] - ref_forces[i]));
         CHECK(worst < 1e-5 * scale);
-        CHECK(solver->take_body_forces().empty());  // taken
-      }
+        CHECK(solver.take_body_forces().empty());  // taken
+      });
     }
   }
 }
