@@ -248,6 +248,11 @@ TEST_CASE("forces: problem-file errors name the line") {
   CHECK(error(grid + "magic = 0.2\n") == "p.toml:7: magic is TRT's parameter: it goes with collision = \"trt\"");
   CHECK(error(grid + "[edges]\nleft = { inlet_velocity = { parabolic = 0.05 } }\nright = { outlet_density = 1.0 }\n") ==
         "p.toml:8: a parabolic inlet flows between walls: bottom and top must be walls, not periodic");
+  CHECK(error(grid + "[edges]\nleft = { inlet_velocity = { parabolic = 0.7 } }\nright = { outlet_density = 1.0 }\n"
+                     "bottom = \"wall\"\ntop = \"wall\"\n") ==
+        "p.toml:8: parabolic 0.7 is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+  CHECK(error(grid + "[edges]\nleft = { inlet_velocity = { parabolc = 0.1 } }\n") ==
+        "p.toml:8: unknown key 'parabolc' in inlet_velocity = { ... }; did you mean 'parabolic'?");
   CHECK(error(grid + "collision = \"mrt\"\n") == "p.toml:7: collision must be \"bgk\", \"trt\" or \"regularised\", got \"mrt\"");
 }
 

@@ -496,7 +496,10 @@ class Parser {
         check_keys(*profile, "inlet_velocity = { ... }", kInletProfileKeys);
         const toml::node* peak = profile->get("parabolic");
         if (!peak) fail(line_of(value), "inlet_velocity = {} needs parabolic = u_max (the peak velocity)");
-        edge.velocity = velocity(toml::array{toml::value<double>(real(*peak, "parabolic")), 0.0}, "parabolic");
+        const double u_max = positive(*peak, "parabolic");
+        if (!(u_max < kSoundSpeed))
+          fail(line_of(*peak), "parabolic " + number(u_max) + " is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+        edge.velocity = {u_max, 0.0};
         edge.parabolic = true;
       } else {
         edge.velocity = velocity(value, "inlet_velocity");
