@@ -642,6 +642,8 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
                         Same{"--snapshot-every 50 --no-png",
                              {"snapshot_050.png", "snapshot_100.png", "snapshot_150.png", "snapshot_200.png"}},
                         Same{"--checkpoint-every 40 --no-png", {}},
+                        Same{"--collision trt:0.1875 --no-png", {}},
+                        Same{"--collision regularised --no-png", {}},
                         Same{"--summary-json OUT/summary.json --no-png", {"summary.json"}}}) {
     CAPTURE(c.args);
     TempDir one, many;
