@@ -25,6 +25,8 @@
 //   MOVING_WALL with WALL_UX, WALL_UY   obstacle cells of kind 2 move (bounce-back with momentum)
 //   BODY_FORCE with FORCE_X, FORCE_Y    force per unit volume on the fluid (Guo forcing)
 //   INLET with INLET_UX, INLET_UY       Zou/He velocity inlet on column 0
+//     or INLET_PARABOLIC with INLET_PROFILE, INLET_HEIGHT (Poiseuille's profile)
+//     and INLET_RAMP                    steps over which the inlet's velocity rises from 0
 //   OUTLET with OUTLET_DENSITY          Zou/He pressure outlet on column NX-1
 //   COLLISION_TRT with OMEGA_MINUS      two-relaxation-time collision (trt_pair)
 //   COLLISION_REGULARISED               regularised BGK collision
@@ -35,11 +37,13 @@
 // With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
 // the whole grid and ignores FIRST_ROW/LAST_ROW.
 //
-// Every step kernel takes the same eight arguments, so that a host launches
+// Every step kernel takes the same nine arguments, so that a host launches
 // any of them alike: src, dst, obstacles, partial_sums, partial_offset,
 // accelerate_next, steps (read by _blocked alone: the others run one step,
-// _x2 two) and first_group_row (read by the one-step kernels alone: a slab
-// launches its edge rows and its interior separately).
+// _x2 two), first_group_row (read by the one-step kernels alone: a slab
+// launches its edge rows and its interior separately) and step, the number
+// of the launch's first step counted from the run's start (read only with
+// INLET_RAMP).
 //
 // The arithmetic contract (docs/arithmetic.md): the stored distributions are
 // bit-identical across backends and the serial reference. Each operation is
@@ -289,17 +293,32 @@ ALWAYS_INLINE void store(__global stored* dst, const idx_t cell, const real* f) 
 // cell of column 0 has velocity (INLET_UX, INLET_UY), and one of column NX-1
 // density OUTLET_DENSITY with no transverse velocity (Zou & He, Phys. Fluids
 // 9, 1591, 1997). Non-equilibrium bounce-back of the normal component.
-ALWAYS_INLINE void open_edges(const int ii, const int jj, real* g) {
+#ifdef INLET_RAMP
+// The inlet's share of its velocity in step t (0-based): rising from 0 over
+// INLET_RAMP steps as a smoothstep, x^2 (3 - 2x) with x = (t + 1) / INLET_RAMP,
+// then 1: the flow starts without a pressure wave from the inlet.
+ALWAYS_INLINE real inlet_ramp(const int t) {
+  const real x = (real)(t + 1) / (real)INLET_RAMP;
+  return x >= (real)1 ? (real)1 : x * x * ((real)3 - (real)2 * x);
+}
+#endif
+ALWAYS_INLINE void open_edges(const int ii, const int jj, const int t, real* g) {
+  (void)t;
 #ifdef INLET
   if (ii == 0) {
 #ifdef INLET_PARABOLIC
     // Poiseuille's profile between walls half-way below row 1 and above row
     // NY-2 of the whole grid: INLET_PROFILE = 4 u_max / H^2, H = NY_GLOBAL - 2.
     const real y = (real)(jj + ROW_OFFSET) - (real)0.5;
-    const real ux = (real)INLET_PROFILE * y * ((real)INLET_HEIGHT - y), uy = (real)0;
+    real ux = (real)INLET_PROFILE * y * ((real)INLET_HEIGHT - y), uy = (real)0;
 #else
-    const real ux = (real)INLET_UX, uy = (real)INLET_UY;
+    real ux = (real)INLET_UX, uy = (real)INLET_UY;
     (void)jj;
+#endif
+#ifdef INLET_RAMP
+    const real share = inlet_ramp(t);
+    ux *= share;
+    uy *= share;
 #endif
     const real rho = (g[0] + g[2] + g[4] + (real)2 * (g[3] + g[6] + g[7])) / ((real)1 - ux);
     const real d = (real)0.5 * (g[2] - g[4]);
@@ -386,7 +405,8 @@ ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, co
 // Every cell is collided and obstacles then keep their bounced-back values:
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int jj, const int accelerate, real* f) {
+ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int jj, const int t, const int accelerate,
+                           real* f) {
   const real w0 = (real)4 / (real)9;
   const real w1 = (real)1 / (real)9;
   const real w2 = (real)1 / (real)36;
@@ -396,11 +416,12 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int j
   // g with the open edges' unknowns set; rebound keeps g. Copied without a
   // loop, which would keep the rows kernel scalar on CPUs (see store()).
   real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
-  if (!blocked) open_edges(ii, jj, g_open);
+  if (!blocked) open_edges(ii, jj, t, g_open);
   g = g_open;
 #else
   (void)ii;
   (void)jj;
+  (void)t;
 #endif
   // The arithmetic contract (docs/arithmetic.md): every operation below is
   // one IEEE operation or one fma, in this order, in every backend and the
@@ -615,7 +636,8 @@ ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, 
 ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict src, __global stored* restrict dst,
                                         __global const uchar* restrict obstacles,
                                         __global real* restrict partial_sums, const int partial_offset,
-                                        const int accelerate_next, const int steps, const int first_group_row) {
+                                        const int accelerate_next, const int steps, const int first_group_row,
+                                        const int step) {
   __local real local_speed[WG_SIZE];
   const int ii = (int)get_global_id(0);
   // Groups cover LOCAL_SIZE_Y * ROWS_PER_ITEM consecutive rows; a launch may
@@ -636,7 +658,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
       pull(src, ii, jj, g);
       const idx_t cell = CELL(ii, jj);
       const int blocked = obstacles[cell];
-      speed += collide(g, blocked, ii, jj, accelerate_next && jj == ACCEL_ROW, f);
+      speed += collide(g, blocked, ii, jj, step, accelerate_next && jj == ACCEL_ROW, f);
       ADD_BODY_FORCE(blocked, g, f);
       store(dst, cell, f);
     }
@@ -656,7 +678,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     real h[9], f1[9];                                                             \
     pull(src, x, y, h);                                                           \
     const int blocked1 = obstacles[CELL(x, y)];                                   \
-    const real s = collide(h, blocked1, x, y, y == ACCEL_ROW, f1);                \
+    const real s = collide(h, blocked1, x, y, step, y == ACCEL_ROW, f1);          \
     g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
     if (k == 0) {                                                                 \
       speed1 = s;                                                                 \
@@ -674,7 +696,8 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
 __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, __global stored* restrict dst,
                                            __global const uchar* restrict obstacles,
                                            __global real* restrict partial_sums, const int partial_offset,
-                                           const int accelerate_next, const int steps, const int first_group_row) {
+                                           const int accelerate_next, const int steps, const int first_group_row,
+                                        const int step) {
   __local real local_speed[WG_SIZE];
   const int ii = (int)get_global_id(0);
   const int jj = (int)get_global_id(1);
@@ -700,7 +723,7 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
     PULL_STEP1(8, 1, -1);
     const idx_t cell = CELL(ii, jj);
     const int blocked = obstacles[cell];
-    speed2 = collide(g, blocked, ii, jj, accelerate_next && jj == ACCEL_ROW, f);
+    speed2 = collide(g, blocked, ii, jj, step + 1, accelerate_next && jj == ACCEL_ROW, f);
 #ifdef FORCE_BODIES
     add_body_force(body_force2, blocked, g, f);
 #endif
@@ -744,7 +767,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
                                                 __global const uchar* restrict obstacles,
                                                 __global real* restrict partial_sums, const int partial_offset,
                                                 const int accelerate_next, const int steps,
-                                                const int first_group_row) {
+                                                const int first_group_row, const int step) {
   // Speed k of region cell c, copy b, at (2 * k + b) * REGION_CELLS + c.
   __local real region[REGION_REALS];
   __local uchar region_mask[REGION_CELLS];
@@ -793,7 +816,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
       const int x = x0 + rx, y = y0 + ry;
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
       const int blocked = region_mask[c];
-      const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), accelerate, f);
+      const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), step + s - 1, accelerate, f);
       // The tile's own cells inside the grid count towards |u|.
       const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
                           ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
@@ -833,12 +856,12 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 // One cell of propagate_rebound_collide_rows, with its neighbouring columns
 // and rows given; returns its |u|.
 ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
-                     const int x_w, const int y_n, const int y_s, const int accelerate BODY_FORCE_PARAM) {
+                     const int x_w, const int y_n, const int y_s, const int t, const int accelerate BODY_FORCE_PARAM) {
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
   const idx_t cell = CELL(ii, jj);
   const int blocked = obstacles[cell];
-  const real speed = collide(g, blocked, ii, jj, accelerate, f);
+  const real speed = collide(g, blocked, ii, jj, t, accelerate, f);
   ADD_BODY_FORCE(blocked, g, f);
   store(dst, cell, f);
   return speed;
@@ -856,24 +879,25 @@ ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __
 __kernel void propagate_rebound_collide_rows(__global const stored* restrict src, __global stored* restrict dst,
                                              __global const uchar* restrict obstacles,
                                              __global real* restrict partial_sums, const int partial_offset,
-                                             const int accelerate_next, const int steps, const int first_group_row) {
+                                             const int accelerate_next, const int steps, const int first_group_row,
+                                        const int step) {
   const int jj = FIRST_ROW + first_group_row + (int)get_global_id(1);
   if (jj > LAST_ROW) return;
   const int accelerate = accelerate_next && jj == ACCEL_ROW;
   BODY_FORCES
   const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
   const int y_s = (jj == 0) ? NY - 1 : jj - 1;
-  real speed = row_cell(src, dst, obstacles, 0, jj, NX > 1 ? 1 : 0, NX - 1, y_n, y_s, accelerate BODY_FORCE_ARG);
+  real speed = row_cell(src, dst, obstacles, 0, jj, NX > 1 ? 1 : 0, NX - 1, y_n, y_s, step, accelerate BODY_FORCE_ARG);
   for (int x0 = 1; x0 < NX - 1; x0 += ROW_CHUNK) {
     const int n = min(ROW_CHUNK, NX - 1 - x0);
     real cell_speed[ROW_CHUNK];
     for (int i = 0; i < n; ++i) {
       const int ii = x0 + i;
-      cell_speed[i] = row_cell(src, dst, obstacles, ii, jj, ii + 1, ii - 1, y_n, y_s, accelerate BODY_FORCE_ARG);
+      cell_speed[i] = row_cell(src, dst, obstacles, ii, jj, ii + 1, ii - 1, y_n, y_s, step, accelerate BODY_FORCE_ARG);
     }
     for (int i = 0; i < n; ++i) speed += cell_speed[i];
   }
-  if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, accelerate BODY_FORCE_ARG);
+  if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, step, accelerate BODY_FORCE_ARG);
   const int slot = partial_offset + (int)get_group_id(1);
   partial_sums[slot * SUMS_PER_GROUP] = speed;
 #ifdef FORCE_BODIES

@@ -145,12 +145,12 @@ TEST_CASE("CUDA: NVRTC compiles the shared kernels to PTX for sm_90, with every 
   }
 }
 
-TEST_CASE("CUDA: NVRTC compiles an MPI slab's kernels, every step kernel taking the same eight arguments") {
+TEST_CASE("CUDA: NVRTC compiles an MPI slab's kernels, every step kernel taking the same nine arguments") {
   // A slab of ten rows with its halo rows, without and with the accelerated row.
   const Params grid = d2q9::test::make_params(128, 30, 10);
   Params lattice = grid;
   lattice.ny = 10 + 2;
-  for (const SlabRows rows : {SlabRows{1, 10, -1}, SlabRows{1, 10, 9}}) {
+  for (const SlabRows rows : {SlabRows{1, 10, -1, 9, 30}, SlabRows{1, 10, 9, 19, 30}}) {
     CAPTURE(rows.accel_row);
     const CompiledKernels k = compile_kernels_nvrtc(
         D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(lattice, Precision::Float, LocalSize{16, 2}, 1, rows),
@@ -158,8 +158,8 @@ TEST_CASE("CUDA: NVRTC compiles an MPI slab's kernels, every step kernel taking 
     for (const char* kernel : {"propagate_rebound_collide", "propagate_rebound_collide_x2",
                                "propagate_rebound_collide_rows"}) {
       CAPTURE(kernel);
-      CHECK(contains(k.image, std::string(kernel) + "_param_7"));
-      CHECK(!contains(k.image, std::string(kernel) + "_param_8"));
+      CHECK(contains(k.image, std::string(kernel) + "_param_8"));
+      CHECK(!contains(k.image, std::string(kernel) + "_param_9"));
     }
   }
 }

@@ -253,6 +253,9 @@ TEST_CASE("forces: problem-file errors name the line") {
         "p.toml:8: parabolic 0.7 is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
   CHECK(error(grid + "[edges]\nleft = { inlet_velocity = { parabolc = 0.1 } }\n") ==
         "p.toml:8: unknown key 'parabolc' in inlet_velocity = { ... }; did you mean 'parabolic'?");
+  CHECK(error(grid + "inlet_ramp = 100\n") ==
+        "p.toml:7: inlet_ramp ramps up an inlet, but the left edge has no inlet_velocity");
+  CHECK(error(grid + "inlet_ramp = 0\n") == "p.toml:7: inlet_ramp must be positive (steps), got 0");
   CHECK(error(grid + "collision = \"mrt\"\n") == "p.toml:7: collision must be \"bgk\", \"trt\" or \"regularised\", got \"mrt\"");
 }
 
@@ -295,5 +298,40 @@ TEST_CASE("forces: a backend's probe read gives the values of its whole read-bac
     REQUIRE(some.size() == kSpeeds * cells.size());
     for (std::size_t c = 0; c < cells.size(); ++c)
       for (int k = 0; k < kSpeeds; ++k) CHECK(some[c * kSpeeds + k] == all[k * pr.params.cells() + cells[c]]);
+  }
+}
+
+TEST_CASE("forces: an inlet's ramp raises its velocity smoothly, the same in every variant, across run() calls") {
+  std::string text = kInflow;
+  text.replace(text.find("collision = \"trt\""), 17, "collision = \"trt\"\ninlet_ramp = 60");
+  const Problem pr = problem(text);
+  REQUIRE(pr.params.extensions.inlet_ramp_steps == 60);
+  SUBCASE("the inlet's velocity follows the smoothstep, then the profile") {
+    const double h = pr.params.ny - 2, y = 7 - 0.5;
+    const double full = 4 * 0.06 * y * (h - y) / (h * h);
+    for (int steps : {1, 20, 45, 60, 61, 90}) {
+      CAPTURE(steps);
+      ReferenceSolver<double> s(pr.params, pr.mask);
+      std::vector<double> av;
+      s.run(steps, av);
+      const double x = std::min(1.0, static_cast<double>(steps) / 60);  // the last step is number steps - 1
+      const CellState c = cell_state(pr.params, pr.mask, s.distributions(), 7 * static_cast<std::size_t>(pr.params.nx));
+      CHECK(c.ux == doctest::Approx(full * x * x * (3 - 2 * x)).epsilon(1e-9));
+    }
+  }
+  SUBCASE("OpenCL against the reference, every variant, float and fp16s") {
+    for (Precision precision : {Precision::Float, Precision::Fp16s}) {
+      CAPTURE(std::string(to_string(precision)));
+      const RunOutput ref = d2q9::test::reference(pr.params, pr.mask, precision);
+      d2q9::test::check_variants_against(pr.params, pr.mask, precision, ref, d2q9::test::every_variant());
+    }
+  }
+  SUBCASE("two run() calls continue the ramp where the first stopped") {
+    const RunOutput whole = d2q9::test::reference(pr.params, pr.mask, Precision::Float);
+    auto solver = make_solver(Backend::OpenCL, pr.params, pr.mask, config(Precision::Float, {8, 2}, KernelVariant::Fused));
+    std::vector<double> av;
+    solver->run(37, av);
+    solver->run(pr.params.max_iters - 37, av);
+    CHECK(solver->distributions() == whole.f);
   }
 }

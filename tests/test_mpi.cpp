@@ -519,7 +519,7 @@ circle = { center = [9.0, 11.0], radius = 3.0 }
   CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
 }
 
-TEST_CASE("mpi runs: forces, probes, TRT and a parabolic inlet write the same bytes on 2 and 3 ranks as on one") {
+TEST_CASE("mpi runs: forces, probes, TRT and a ramped parabolic inlet write the same bytes on 2 and 3 ranks as on one") {
   TempDir dir, one;
   const std::string toml = dir.write("p.toml", R"(
 [grid]
@@ -529,6 +529,7 @@ ny = 24
 steps = 200
 viscosity = 0.04
 collision = "trt"
+inlet_ramp = 80
 [edges]
 left = { inlet_velocity = { parabolic = 0.06 } }
 right = { outlet_density = 1.0 }

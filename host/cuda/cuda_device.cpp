@@ -178,10 +178,10 @@ void CudaLattice::launch_accelerate(CUstream stream, int state) {
 }
 
 void CudaLattice::launch_step(CUstream stream, int state, bool two_step_kernel, int group_rows, int first_group_row,
-                              int partial_offset, bool accelerate_next, int steps) {
+                              int partial_offset, bool accelerate_next, int steps, int step) {
   int accelerate_next_arg = accelerate_next ? 1 : 0;
-  void* args[] = {&cells_[state],  &cells_[1 - state],    &obstacles_, &partials_,
-                  &partial_offset, &accelerate_next_arg, &steps,      &first_group_row};
+  void* args[] = {&cells_[state],  &cells_[1 - state],    &obstacles_, &partials_, &partial_offset,
+                  &accelerate_next_arg, &steps,      &first_group_row, &step};
   CU_CALL(cuLaunchKernel, two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
           static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);

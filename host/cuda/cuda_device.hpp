@@ -54,9 +54,10 @@ class CudaLattice {
   void launch_accelerate(CUstream stream, int state);
   // A step kernel (the plan's, or propagate_rebound_collide_x2) from lattice
   // `state` into the other, over `group_rows` work-group rows from
-  // `first_group_row` (the kernels' eight arguments, cl/d2q9_bgk.cl).
+  // `first_group_row`, the first step being number `step` (the kernels' nine
+  // arguments, cl/d2q9_bgk.cl).
   void launch_step(CUstream stream, int state, bool two_step_kernel, int group_rows, int first_group_row,
-                   int partial_offset, bool accelerate_next, int steps);
+                   int partial_offset, bool accelerate_next, int steps, int step);
   // Lattice `state` at rest (blocking, on `stream`).
   void fill_at_rest(CUstream stream, int state);
   // The context, the compile and the obstacles' upload (a solver adds its state's).

@@ -27,7 +27,8 @@ class CudaSlabDevice final : public SlabDevice {
   void upload(int state, const std::vector<double>& f) override;
   std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
   void accelerate(int state) override;
-  void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next) override;
+  void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next,
+               int step) override;
   void read_edges(int state) override;
   void wait_edges() override { CU_CALL(cuEventSynchronize, edges_read_); }
   void write_halos(int state) override;
@@ -166,8 +167,8 @@ std::vector<unsigned char> CudaSlabDevice::read_rows(int state, int first_row, i
 void CudaSlabDevice::accelerate(int state) { lattice_.launch_accelerate(kernels_, state); }
 
 void CudaSlabDevice::collide(int state, int first_group_row, int group_rows, int partial_offset,
-                             bool accelerate_next) {
-  lattice_.launch_step(kernels_, state, false, group_rows, first_group_row, partial_offset, accelerate_next, 1);
+                             bool accelerate_next, int step) {
+  lattice_.launch_step(kernels_, state, false, group_rows, first_group_row, partial_offset, accelerate_next, 1, step);
 }
 
 void CudaSlabDevice::copies_after_kernels() {

@@ -44,7 +44,8 @@ class CudaSolver final : public ChunkedSolver {
 
   void setup();
   void release();
-  void launch_chunk(const ChunkKey& key);
+  // `first_step`: the number of the chunk's first step (the kernels' `step`).
+  void launch_chunk(const ChunkKey& key, int first_step);
   CUgraphExec chunk_graph(const ChunkKey& key);
   CUgraphExec capture_chunk(const ChunkKey& key);
   void release_graphs();
@@ -133,13 +134,13 @@ void CudaSolver::release_graphs() {
 }
 
 // The kernel launches of one chunk, onto stream_ (or into a graph capture).
-void CudaSolver::launch_chunk(const ChunkKey& key) {
+void CudaSolver::launch_chunk(const ChunkKey& key, int first_step) {
   const auto [half, parity, steps, ends_call] = key;
   int state = parity;
-  for (const Launch& l : launches(Chunk{half, steps, ends_call})) {
+  for (const Launch& l : launches(Chunk{half, steps, ends_call, first_step})) {
     if (!plan_.fused()) lattice_.launch_accelerate(stream_, state);
     lattice_.launch_step(stream_, state, l.two_step_kernel, plan_.groups_y, 0, l.partial_offset, l.accelerate_next,
-                         l.steps);
+                         l.steps, l.run_step);
     state = 1 - state;
   }
 }
@@ -148,7 +149,9 @@ CUgraphExec CudaSolver::capture_chunk(const ChunkKey& key) {
   CU_CALL(cuStreamBeginCapture, stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
   std::string failure;
   try {
-    launch_chunk(key);
+    // Graphs hold their launches' arguments: captured past an inlet's ramp,
+    // where the step no longer matters (chunks inside it launch plainly).
+    launch_chunk(key, params_.extensions.inlet_ramp_steps);
   } catch (const DeviceError& e) {
     failure = e.what();
   }
@@ -196,10 +199,11 @@ CUgraphExec CudaSolver::chunk_graph(const ChunkKey& key) {
 void CudaSolver::enqueue_chunk(const Chunk& chunk) {
   lattice_.make_current();
   const ChunkKey key{chunk.half, current_, chunk.steps, chunk.ends_call};
-  if (CUgraphExec graph = chunk_graph(key))
+  const bool ramping = chunk.run_step < params_.extensions.inlet_ramp_steps;
+  if (CUgraphExec graph = ramping ? nullptr : chunk_graph(key))
     CU_CALL(cuGraphLaunch, graph, stream_);
   else
-    launch_chunk(key);
+    launch_chunk(key, chunk.run_step);
   current_ = (current_ + plan_.launches(chunk.steps)) % 2;
   const std::size_t bytes = chunk_values(chunk) * real_size(precision_);
   const CUdeviceptr from = lattice_.partials() + chunk.half * half_values() * real_size(precision_);

@@ -140,6 +140,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       defines.push_back("INLET_UY=" + literal(x.inlet_velocity->y, precision));
     }
   }
+  if (x.inlet_velocity && x.inlet_ramp_steps > 0) defines.push_back("INLET_RAMP=" + std::to_string(x.inlet_ramp_steps));
   if (x.measured_bodies > 0) defines.push_back("FORCE_BODIES=" + std::to_string(x.measured_bodies));
   if (x.outlet_density) {
     defines.push_back("OUTLET=1");

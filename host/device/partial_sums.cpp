@@ -7,12 +7,12 @@
 
 namespace d2q9 {
 
-std::vector<ChunkedSolver::Chunk> ChunkedSolver::chunks(int steps) const {
+std::vector<ChunkedSolver::Chunk> ChunkedSolver::chunks(int steps, int first_step) const {
   std::vector<Chunk> out;
   int half = 0;
   for (int done = 0; done < steps;) {
     const int n = std::min(plan_.chunk_steps, steps - done);
-    out.push_back({half, n, done + n == steps});
+    out.push_back({half, n, done + n == steps, first_step + done});
     half = 1 - half;
     done += n;
   }
@@ -33,6 +33,7 @@ std::vector<ChunkedSolver::Launch> ChunkedSolver::launches(const Chunk& chunk) c
     l.two_step_kernel = plan_.variant == KernelVariant::FusedX2 && l.steps == 2;
     l.accelerate_next = plan_.fused() && !(chunk.ends_call && t + l.steps == chunk.steps);
     l.partial_offset = (chunk.half * plan_.chunk_steps + t) * plan_.num_groups();
+    l.run_step = chunk.run_step + t;
     out.push_back(l);
     t += l.steps;
   }
@@ -49,7 +50,7 @@ void ChunkedSolver::run(int steps, std::vector<double>& av_vels) {
   };
   try {
     if (plan_.fused() && steps > 0) accelerate_first();
-    for (const Chunk& c : chunks(steps)) {
+    for (const Chunk& c : chunks(steps, static_cast<int>(av_vels.size()))) {
       enqueue_chunk(c);
       pending.push_back(c);
       // The older half is read while the device works on this chunk.

@@ -29,6 +29,7 @@ class ChunkedSolver : public Solver {
     int half = 0;
     int steps = 0;
     bool ends_call = false;
+    int run_step = 0;  // the number of its first step, from the run's start
   };
   // One kernel launch in a chunk: the step it starts at (within the chunk),
   // how many steps it runs, and whether it accelerates the step after it.
@@ -38,10 +39,11 @@ class ChunkedSolver : public Solver {
     bool two_step_kernel = false;  // propagate_rebound_collide_x2, not the plan's step_kernel()
     bool accelerate_next = false;
     int partial_offset = 0;  // in values, into the whole partial-sum buffer
+    int run_step = 0;        // the number of its first step, from the run's start (the kernels' `step`)
   };
 
-  // The chunks of a run() call of `steps` steps.
-  std::vector<Chunk> chunks(int steps) const;
+  // The chunks of a run() call of `steps` steps from step `first_step`.
+  std::vector<Chunk> chunks(int steps, int first_step = 0) const;
   std::vector<Launch> launches(const Chunk& chunk) const;
   // Values of one half of the partial sums, and of a chunk's.
   std::size_t half_values() const {

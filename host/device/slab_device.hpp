@@ -59,9 +59,10 @@ class SlabDevice {
 
   // Kernel stream. collide: one step of lattice `state` into the other over
   // `group_rows` work-group rows from `first_group_row`, whose groups' partial
-  // sums go from `partial_offset` on.
+  // sums go from `partial_offset` on; the step is number `step` of the run.
   virtual void accelerate(int state) = 0;
-  virtual void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next) = 0;
+  virtual void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next,
+                       int step) = 0;
 
   // Copy stream, after the kernel stream's work so far: the edge rows of
   // lattice `state` into send_up / send_down. wait_edges: until they are there.

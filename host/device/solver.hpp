@@ -56,7 +56,9 @@ class Solver {
   // Where its set-up went; zeros where it does not say (the reference).
   virtual SetupTimes setup_times() const { return {}; }
   // Advances `steps` timesteps and appends one average velocity per step;
-  // InstabilityError as soon as one is not finite.
+  // InstabilityError as soon as one is not finite. av_vels holds the run's
+  // average velocities so far: its size is the number of the first step
+  // (which an inlet's ramp reads).
   virtual void run(int steps, std::vector<double>& av_vels) = 0;
   // The force each measured body (Extensions::measured_bodies) took from the
   // fluid in each step run since the last call: per step, Fx and Fy of body

@@ -51,6 +51,8 @@ struct Extensions {
   // The inlet's profile is Poiseuille's, peak inlet_velocity->x on the centre
   // line between walls half-way below row 1 and above row ny-2.
   bool inlet_parabolic = false;
+  // Steps over which the inlet's velocity rises from 0 to its value (0: none).
+  int inlet_ramp_steps = 0;
   // Zou/He pressure (density) outlet on the right edge (column nx-1).
   std::optional<double> outlet_density;
   // Bodies whose force is measured (ObstacleMask: cell_body), up to kMaxBodies.

@@ -60,6 +60,7 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
   if (e.outlet_density) real(*e.outlet_density);
   // Added later: a uniform inlet adds nothing, so older checkpoints still match.
   if (e.inlet_parabolic) flag(true);
+  if (e.inlet_ramp_steps > 0) real(e.inlet_ramp_steps);
   // Added after the first checkpoints: BGK adds nothing, so theirs still match.
   if (e.collision != CollisionOperator::Bgk) {
     const unsigned char op = static_cast<unsigned char>(e.collision);
@@ -77,7 +78,8 @@ const double kSoundSpeed = 1.0 / std::sqrt(3.0);
 const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes"};
 const std::vector<std::string> kGridKeys = {"nx", "ny"};
 const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "viscosity", "reynolds",
-                                            "velocity", "length",  "accel", "body_force", "collision", "magic"};
+                                            "velocity", "length",  "accel", "body_force", "collision", "magic",
+                                            "inlet_ramp"};
 const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density"};
@@ -353,6 +355,12 @@ class Parser {
         fail(line_of(*n), "magic is TRT's parameter: it goes with collision = \"trt\"");
       params_.extensions.trt_magic = positive(*n, "magic");
     }
+    inlet_ramp_ = flow.get("inlet_ramp");
+    if (inlet_ramp_) {
+      params_.extensions.inlet_ramp_steps = int32(*inlet_ramp_, "inlet_ramp");
+      if (params_.extensions.inlet_ramp_steps < 1)
+        fail(line_of(*inlet_ramp_), "inlet_ramp must be positive (steps), got " + describe(*inlet_ramp_));
+    }
     length_ = flow.get("length");
     params_.reynolds_dim = length_ ? int32(*length_, "length") : params_.nx;
 
@@ -445,6 +453,8 @@ class Parser {
                           ": every moving wall must share one velocity");
       }
     }
+    if (inlet_ramp_ && edges_[0].kind != EdgeSpec::Inlet)
+      fail(line_of(*inlet_ramp_), "inlet_ramp ramps up an inlet, but the left edge has no inlet_velocity");
     for (const EdgeSpec& e : edges_) {
       if (e.kind == EdgeSpec::Inlet) {
         params_.extensions.inlet_velocity = e.velocity;
@@ -731,6 +741,7 @@ class Parser {
   std::vector<ShapeSpec> shapes_;
   Measurements measure_;
   std::map<std::string, unsigned> probe_lines_;
+  const toml::node* inlet_ramp_ = nullptr;
 };
 
 }  // namespace

@@ -51,10 +51,10 @@ class SlabSolver final : public Solver, public HoldsRows {
   StateRows own_rows() override;
 
  private:
-  void launch(const Band& band, int partial_base, bool accelerate_next) {
+  void launch(const Band& band, int partial_base, bool accelerate_next, int step) {
     if (band.group_rows > 0)
       device_->collide(current_, band.first_group_row, band.group_rows,
-                       partial_base + band.first_group_row * plan_.groups_x, accelerate_next);
+                       partial_base + band.first_group_row * plan_.groups_x, accelerate_next, step);
   }
   // Sends lattice `state`'s edge rows (read into the edge buffers) to the
   // neighbours and queues what they sent into its halo rows.
@@ -158,6 +158,7 @@ void SlabSolver::exchange_halos(int state) {
 
 void SlabSolver::run(int steps, std::vector<double>& av_vels) {
   finished_sums_.clear();
+  const int first_step = static_cast<int>(av_vels.size());
   try {
     if (steps > 0) {
       // As the single-device fused variant: the first step's acceleration
@@ -177,9 +178,10 @@ void SlabSolver::run(int steps, std::vector<double>& av_vels) {
         const int partial_base = base + t * num_groups_;
         // The edge rows first, so that their exchange travels while the
         // interior is updated.
-        for (int e = 0; e < edge_band_count_; ++e) launch(edge_bands_[e], partial_base, !last);
+        const int step = first_step + done + t;
+        for (int e = 0; e < edge_band_count_; ++e) launch(edge_bands_[e], partial_base, !last, step);
         if (!last) device_->read_edges(1 - current_);
-        launch(interior_, partial_base, !last);
+        launch(interior_, partial_base, !last, step);
         device_->flush();
         continue_sums(false);  // host work while the device runs the interior
         if (!last) exchange_halos(1 - current_);

@@ -69,6 +69,7 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
         kernel.setArg(5, 0);
         kernel.setArg(6, 1);
         kernel.setArg(7, 0);
+        kernel.setArg(8, 0);
         kernel_max = std::min<long long>(kernel_max, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
       }
     }

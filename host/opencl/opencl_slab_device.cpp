@@ -22,7 +22,8 @@ class OpenCLSlabDevice final : public SlabDevice {
   void upload(int state, const std::vector<double>& f) override;
   std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
   void accelerate(int state) override;
-  void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next) override;
+  void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next,
+               int step) override;
   void read_edges(int state) override;
   void wait_edges() override;
   void write_halos(int state) override;
@@ -154,12 +155,13 @@ void OpenCLSlabDevice::accelerate(int state) {
 }
 
 void OpenCLSlabDevice::collide(int state, int first_group_row, int group_rows, int partial_offset,
-                               bool accelerate_next) {
+                               bool accelerate_next, int step) {
   guarded("running", [&] {
     cl::Kernel& k = lattice_.collide[state];
     k.setArg(4, partial_offset);
     k.setArg(5, accelerate_next ? 1 : 0);
     k.setArg(7, first_group_row);
+    k.setArg(8, step);
     const LocalSize l = plan_.local;
     lattice_.queue.enqueueNDRangeKernel(
         k, cl::NullRange,

@@ -79,6 +79,7 @@ class OpenCLSolver final : public ChunkedSolver {
         k.setArg(4, l.partial_offset);
         k.setArg(5, l.accelerate_next ? 1 : 0);
         k.setArg(6, l.steps);
+        k.setArg(8, l.run_step);
         lattice_.queue.enqueueNDRangeKernel(k, cl::NullRange, global_, local_range_);
         current_ = 1 - current_;
       }

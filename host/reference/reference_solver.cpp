@@ -54,6 +54,7 @@ void ReferenceSolver<Real>::store(std::size_t i, int k) {
 template <typename Real>
 void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
   for (int t = 0; t < steps; ++t) {
+    step_ = static_cast<int>(av_vels.size());
     accelerate_flow();
     propagate();
     open_edges();
@@ -121,6 +122,12 @@ void ReferenceSolver<Real>::open_edges() {
         const Real y = Real(jj) - Real(0.5);
         ux = static_cast<Real>(inlet_profile_factor(params_)) * y * (static_cast<Real>(params_.ny - 2) - y);
         uy = Real(0);
+      }
+      if (x.inlet_ramp_steps > 0) {  // a smoothstep from 0 to 1 over the ramp's steps
+        const Real s = Real(step_ + 1) / Real(x.inlet_ramp_steps);
+        const Real share = s >= Real(1) ? Real(1) : s * s * (Real(3) - Real(2) * s);
+        ux *= share;
+        uy *= share;
       }
       const Real rho = (g[0] + g[2] + g[4] + Real(2) * (g[3] + g[6] + g[7])) / (Real(1) - ux);
       const Real d = Real(0.5) * (g[2] - g[4]);

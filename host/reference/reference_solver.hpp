@@ -52,6 +52,7 @@ class ReferenceSolver final : public Solver {
   std::vector<Cell> cells_;
   std::vector<Cell> tmp_cells_;
   std::vector<double> body_forces_;  // per step, Fx and Fy per measured body
+  int step_ = 0;                     // the step being run, counted from the run's start
   std::vector<Real> speed_;  // |u| each fluid cell collided with, for av_velocity()
 };
 
