@@ -3,9 +3,11 @@
 # final_state.dat byte for byte (the arithmetic contract), forces.csv and
 # probes.csv to the order of summation, for each collision operator,
 # precision, backend and launch variant. Usage, from the repository root:
-#   results/nvidia-h100/obstacle-conformance/run.sh EXE > $OUT/conformance.txt
+#   results/nvidia-h100/obstacle-conformance/run.sh EXE [PROBLEM] > $OUT/conformance.txt
+# PROBLEM: problem.toml beside this script (default) or problem-ramp.toml.
 exe=$1
 here=$(dirname "$0")
+problem=$here/${2:-problem.toml}
 work=$(mktemp -d)
 compare() {  # largest |a - b| / largest |a| over the numeric columns of two CSV files
   python3 - "$1" "$2" <<'PY'
@@ -18,7 +20,7 @@ print("%.1e" % (max(abs(float(x) - float(y)) for r, s in zip(a, b) for x, y in z
 PY
 }
 for op in bgk trt regularised; do
-  sed "s/COLLISION/$op/" "$here/problem.toml" > "$work/$op.toml"
+  sed "s/COLLISION/$op/" "$problem" > "$work/$op.toml"
   for p in float fp16s double; do
     ref=$work/ref-$op-$p
     "$exe" -q --no-png -b reference -p $p -o "$ref" "$work/$op.toml" || { echo "reference $op $p failed"; continue; }
