@@ -51,6 +51,43 @@ for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c" "block
   check "$variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" \
     "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
 done
+# What problem files add (issue #26): two measured bodies (the forces'
+# reductions), TRT, a ramped parabolic inlet, an outlet, probes; and regularised BGK.
+cat > "$dir/bodies.toml" <<'TOML'
+[grid]
+nx = 13
+ny = 11
+[flow]
+steps = 6
+viscosity = 0.05
+collision = "trt"
+inlet_ramp = 4
+[edges]
+left = { inlet_velocity = { parabolic = 0.05 } }
+right = { outlet_density = 1.0 }
+bottom = "wall"
+top = "wall"
+[[obstacle]]
+name = "a"
+circle = { center = [4.0, 5.0], radius = 1.5 }
+[[obstacle]]
+name = "b"
+rectangle = { from = [8, 3], to = [9, 6] }
+[probes]
+every = 2
+p = [6, 5]
+TOML
+sed 's/collision = "trt"/collision = "regularised"/' "$dir/bodies.toml" > "$dir/regularised.toml"
+for run in "split 4x2 float" "fused 5x3 float" "fused-x2 4x2 float" "fused-rows auto float" "blocked 4x2 float --tile 5x4" \
+           "fused 4x2 fp16s" "fused 4x2 double"; do
+  set -- $run
+  variant=$1 shape=$2 precision=$3
+  shift 3
+  check "bodies $variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/bodies.toml" \
+    -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
+done
+check "regularised fused float" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/regularised.toml" \
+  -o "$dir" -q --no-png --kernel-variant fused -l 4x2
 # The slab kernels (edge bands, then the interior: launches from a first group row)
 # on 2 and 3 ranks. Without --uninitialized: oclgrind's shadow of a buffer
 # keeps only the last host write into it (ShadowMemory::allocate), so the
@@ -76,5 +113,7 @@ else
         -l $shape "$@"
     done
   done
+  check "slabs on 3 ranks, bodies, ramped parabolic inlet" "$mpiexec" --oversubscribe -np 3 oclgrind --data-races \
+    --check-api "$exe" "$dir/bodies.toml" -o "$dir" -q --no-png -l 4x1
 fi
 exit $status
