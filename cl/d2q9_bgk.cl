@@ -397,7 +397,8 @@ ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, co
 #endif
 
 // The new state f of a cell from its incoming distributions g: rebound on
-// obstacles, BGK collision on fluid. Returns |u| of the new state (0 on
+// obstacles, collision on fluid (BGK, or TRT or regularised BGK where a
+// problem chooses them). t is the step's number (the inlet's ramp). Returns |u| of the new state (0 on
 // obstacles), as the coursework's av_velocity measures it. With `accelerate`
 // (the cell is in row ACCEL_ROW and a next step follows) it then applies that
 // step's accelerate_flow, with the same arithmetic as the separate kernel.
