@@ -164,6 +164,8 @@ def setup(args):
         if args.collision != "trt":
             raise common.RunError("--magic is for --collision trt only")
         flow["magic"] = args.magic
+    if args.inlet_ramp:
+        flow["inlet_ramp"] = args.inlet_ramp
     tables = {
         "grid": {"nx": nx, "ny": ny},
         "flow": flow,
@@ -505,6 +507,8 @@ def main():
     parser.add_argument("--collision", choices=["bgk", "trt", "regularised"], default="bgk",
                         help="[flow] collision of the problem file (default bgk)")
     parser.add_argument("--magic", type=float, default=None, help="TRT's magic parameter ([flow] magic; TRT only)")
+    parser.add_argument("--inlet-ramp", type=int, default=0,
+                        help="[flow] inlet_ramp: steps over which the inflow rises from 0 (default 0: none)")
     parser.add_argument("--steps", type=int, default=None, help="time steps (default: flow-through times * nx / U_mean)")
     parser.add_argument("--flow-throughs", type=float, default=None,
                         help="run this many flow-through times nx / U_mean (default 10 for 2d-1, 12 for 2d-2; "
@@ -624,7 +628,8 @@ def main():
         "cylinder": {"cx": s["cx"], "cy": s["cy"], "radius": s["r"]},
         "channel_height_over_D": (s["ny"] - 2) / float(s["N"]),
         "um_lattice": s["um"], "u_mean_lattice": s["u_mean"], "viscosity": s["nu"], "omega": s["omega"],
-        "collision": args.collision, "magic": args.magic, "steps": s["steps"], "flow_throughs": s["flow_throughs"],
+        "collision": args.collision, "magic": args.magic, "inlet_ramp": args.inlet_ramp,
+        "steps": s["steps"], "flow_throughs": s["flow_throughs"],
         "t_U_over_D": s["steps"] * conv, "t_phys": s["steps"] * s["dt"], "dt_phys": s["dt"],
         "probes": s["probes"], "probe_every": args.probe_every,
         "pressure_points": "mean of two probes each side, rows %d and %d (the line y = 0.2 lies between them); "
