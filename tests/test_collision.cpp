@@ -18,11 +18,11 @@
 
 using namespace d2q9;
 using d2q9::test::config;
+using d2q9::test::problem;
 using d2q9::test::RunOutput;
 
 namespace {
 
-Problem problem(const std::string& toml) { return parse_problem_file(toml, "test.toml"); }
 
 // Everything a collision meets: a body force with a y component, an inlet,
 // an outlet, a moving wall, an obstacle and the coursework's push.

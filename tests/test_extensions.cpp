@@ -18,11 +18,11 @@
 
 using namespace d2q9;
 using d2q9::test::config;
+using d2q9::test::problem;
 using d2q9::test::RunOutput;
 
 namespace {
 
-Problem problem(const std::string& toml) { return parse_problem_file(toml, "test.toml"); }
 
 // A lid-driven cavity whose lid also pushes down a little, so both wall
 // velocity components count.

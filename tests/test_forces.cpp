@@ -17,11 +17,11 @@
 
 using namespace d2q9;
 using d2q9::test::config;
+using d2q9::test::problem;
 using d2q9::test::RunOutput;
 
 namespace {
 
-Problem problem(const std::string& toml) { return parse_problem_file(toml, "test.toml"); }
 
 // A channel driven by a body force, its walls and a block measured apart.
 const char* const kChannel = R"(

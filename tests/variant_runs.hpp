@@ -10,9 +10,13 @@
 
 #include "backend_config.hpp"
 #include "helpers.hpp"
+#include "model/problem_file.hpp"
 #include "solver_runs.hpp"
 
 namespace d2q9::test {
+
+// A problem file's text, as the tests of problem-file features write them.
+inline Problem problem(const std::string& toml) { return parse_problem_file(toml, "test.toml"); }
 
 inline const std::vector<KernelVariant>& every_variant() {
   static const std::vector<KernelVariant> all = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
