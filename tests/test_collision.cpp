@@ -23,7 +23,6 @@ using d2q9::test::RunOutput;
 
 namespace {
 
-
 // Everything a collision meets: a body force with a y component, an inlet,
 // an outlet, a moving wall, an obstacle and the coursework's push.
 const char* const kEverything = R"(

@@ -23,7 +23,6 @@ using d2q9::test::RunOutput;
 
 namespace {
 
-
 // A lid-driven cavity whose lid also pushes down a little, so both wall
 // velocity components count.
 const char* const kCavity = R"(

@@ -22,7 +22,6 @@ using d2q9::test::RunOutput;
 
 namespace {
 
-
 // A channel driven by a body force, its walls and a block measured apart.
 const char* const kChannel = R"(
 [grid]
