@@ -263,12 +263,16 @@ ALWAYS_INLINE void pull_from(__global const stored* src, const int ii, const int
   g[8] = load_f(src, 8, CELL(x_w, y_n));
 }
 
+// The neighbouring columns and rows of cell (ii, jj), periodic in both directions.
+#define PERIODIC_NEIGHBOURS(ii, jj)                \
+  const int x_e = ((ii) + 1 == NX) ? 0 : (ii) + 1; \
+  const int x_w = ((ii) == 0) ? NX - 1 : (ii) - 1; \
+  const int y_n = ((jj) + 1 == NY) ? 0 : (jj) + 1; \
+  const int y_s = ((jj) == 0) ? NY - 1 : (jj) - 1
+
 // Incoming distributions of cell (ii, jj), periodic in both directions.
 ALWAYS_INLINE void pull(__global const stored* src, const int ii, const int jj, real* g) {
-  const int x_e = (ii + 1 == NX) ? 0 : ii + 1;
-  const int x_w = (ii == 0) ? NX - 1 : ii - 1;
-  const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
-  const int y_s = (jj == 0) ? NY - 1 : jj - 1;
+  PERIODIC_NEIGHBOURS(ii, jj);
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
 }
 
@@ -286,6 +290,124 @@ ALWAYS_INLINE void store(__global stored* dst, const idx_t cell, const real* f) 
   store_f(dst, 7, cell, f[7]);
   store_f(dst, 8, cell, f[8]);
 }
+
+#ifdef CURVED_LINKS
+// Interpolated bounce-back on curved walls (Bouzidi, Firdaouss & Lallemand,
+// Phys. Fluids 13, 3452, 2001; linear). After the obstacle bytes, `obstacles`
+// holds 8 planes of one byte per cell: at k * NCELLS + cell, the link of speed
+// k from the cell to its neighbour (ii, jj) - e_k. 0: no curved wall there
+// (the pull takes the neighbour's rebound, as on every other wall); c > 0: a
+// wall cuts the link at q = c / 255 of its length from this fluid cell. The
+// host sets them (host/model/curved_links.cpp); the obstacle cells keep their
+// rebound, which the other links and the force's momentum exchange use.
+//
+// What comes in along speed k is then made of values this cell and the one
+// beyond it (x + e_k, whose speed o = opposite(k) the plain pull gave as
+// g[o]) sent out in the previous step: with own = this cell's stored state,
+//   q <  1/2:  2q own_o + (1 - 2q) g_o      = g_o + 2q (own_o - g_o)
+//   q >= 1/2:  own_o / 2q + (1 - 1/2q) own_k = own_k + (own_o - own_k) / 2q
+// (at q = 1/2 both give own_o: half-way bounce-back within the step, where
+// the obstacle cells' rebound takes two steps).
+// The host makes sure that a link with q < 1/2 has fluid beyond it.
+ALWAYS_INLINE real link_pull(const int code, const real pulled, const real own_k, const real own_o, const real beyond_o) {
+  const real two_q = (real)(2 * code) / (real)255;
+  const real near = fma(two_q, own_o - beyond_o, beyond_o);
+  const real far = own_k + (own_o - own_k) / two_q;
+  return code == 0 ? pulled : two_q < (real)1 ? near : far;
+}
+
+// g: the plain pull, replaced on the cell's curved links; code[k]: link k's byte.
+ALWAYS_INLINE void interpolate_links(const int* code, const real* own, real* g) {
+  const real p1 = g[1], p2 = g[2], p3 = g[3], p4 = g[4], p5 = g[5], p6 = g[6], p7 = g[7], p8 = g[8];
+  g[1] = link_pull(code[1], p1, own[1], own[3], p3);
+  g[2] = link_pull(code[2], p2, own[2], own[4], p4);
+  g[3] = link_pull(code[3], p3, own[3], own[1], p1);
+  g[4] = link_pull(code[4], p4, own[4], own[2], p2);
+  g[5] = link_pull(code[5], p5, own[5], own[7], p7);
+  g[6] = link_pull(code[6], p6, own[6], own[8], p8);
+  g[7] = link_pull(code[7], p7, own[7], own[5], p5);
+  g[8] = link_pull(code[8], p8, own[8], own[6], p6);
+}
+
+// The cell's link bytes and stored state from device memory, then the pull
+// corrected on its curved links.
+ALWAYS_INLINE void pull_links(__global const stored* src, __global const uchar* obstacles, const idx_t cell,
+                              int* code, real* own, real* g) {
+  code[0] = 0;
+  own[0] = g[0];
+  for (int k = 1; k < 9; ++k) {
+    code[k] = obstacles[k * NCELLS + cell];
+    own[k] = load_f(src, k, cell);
+  }
+  interpolate_links(code, own, g);
+}
+
+#ifdef FORCE_BODIES
+// Momentum exchange on a curved link: the wall cell's rebound counted
+// e_o own_o out and e_k own_o back; the link's true exchange is e_o own_o out
+// and e_k g_k back, so the wall's body takes e_k (own_o - g_k) more.
+// wall[k]: the obstacle byte of the link's wall cell.
+ALWAYS_INLINE void add_link_forces(real* sums, const int* code, const int* wall, const real* own, const real* g) {
+  const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
+  const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
+  const int opposite[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
+  for (int k = 1; k < 9; ++k) {
+    const real d = code[k] ? own[opposite[k]] - g[k] : (real)0;
+    const int body = wall[k] >> 2;
+    for (int b = 0; b < FORCE_BODIES; ++b) {
+      sums[2 * b] += body == b + 1 ? (real)ex[k] * d : (real)0;
+      sums[2 * b + 1] += body == b + 1 ? (real)ey[k] * d : (real)0;
+    }
+  }
+}
+// The obstacle bytes of the cells the pull took each speed from.
+ALWAYS_INLINE void link_walls(__global const uchar* obstacles, const int ii, const int jj, const int x_e, const int x_w,
+                              const int y_n, const int y_s, int* wall) {
+  wall[0] = 0;
+  wall[1] = obstacles[CELL(x_w, jj)];
+  wall[2] = obstacles[CELL(ii, y_s)];
+  wall[3] = obstacles[CELL(x_e, jj)];
+  wall[4] = obstacles[CELL(ii, y_n)];
+  wall[5] = obstacles[CELL(x_w, y_s)];
+  wall[6] = obstacles[CELL(x_e, y_s)];
+  wall[7] = obstacles[CELL(x_e, y_n)];
+  wall[8] = obstacles[CELL(x_w, y_n)];
+}
+#endif
+
+#ifdef FORCE_BODIES
+#define LINK_FORCE_PARAM , real* link_force
+#define LINK_FORCE_ARG(sums) , (sums)
+#else
+#define LINK_FORCE_PARAM
+#define LINK_FORCE_ARG(sums)
+#endif
+// The pull of cell (ii, jj) from device memory (neighbours given), corrected
+// on its curved links; with measured bodies, their links' share of the force
+// is added to link_force.
+ALWAYS_INLINE void pull_curved(__global const stored* src, __global const uchar* obstacles, const int ii, const int jj,
+                               const int x_e, const int x_w, const int y_n, const int y_s, real* g LINK_FORCE_PARAM) {
+  int code[9];
+  real own[9];
+  pull_links(src, obstacles, CELL(ii, jj), code, own, g);
+#ifdef FORCE_BODIES
+  int wall[9];
+  link_walls(obstacles, ii, jj, x_e, x_w, y_n, y_s, wall);
+  add_link_forces(link_force, code, wall, own, g);
+#else
+  (void)ii;
+  (void)jj;
+  (void)x_e;
+  (void)x_w;
+  (void)y_n;
+  (void)y_s;
+#endif
+}
+#define PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, sums) \
+  pull_curved(src, obstacles, ii, jj, x_e, x_w, y_n, y_s, g LINK_FORCE_ARG(sums))
+#else
+#define PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, sums)
+#endif
 
 #if defined(INLET) || defined(OUTLET)
 // Zou/He: the distributions that would come from outside the grid (through
@@ -656,7 +778,9 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     // take part in the reduction.
     if (ii < NX && jj <= LAST_ROW) {
       real g[9], f[9];
-      pull(src, ii, jj, g);
+      PERIODIC_NEIGHBOURS(ii, jj);
+      pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
+      PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, body_force);
       const idx_t cell = CELL(ii, jj);
       const int blocked = obstacles[cell];
       speed += collide(g, blocked, ii, jj, step, accelerate_next && jj == ACCEL_ROW, f);
@@ -677,15 +801,26 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     const int x = (ii - (ex) + NX) % NX;                                          \
     const int y = (jj - (ey) + NY) % NY;                                          \
     real h[9], f1[9];                                                             \
-    pull(src, x, y, h);                                                           \
+    PERIODIC_NEIGHBOURS(x, y);                                                    \
+    pull_from(src, x, y, x_e, x_w, y_n, y_s, h);                                  \
+    /* the step-1 share of the curved links' force is the centre's alone */       \
+    PULL_CURVED(x, y, x_e, x_w, y_n, y_s, h, k == 0 ? body_force : unused_force); \
     const int blocked1 = obstacles[CELL(x, y)];                                   \
     const real s = collide(h, blocked1, x, y, step, y == ACCEL_ROW, f1);          \
     g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
     if (k == 0) {                                                                 \
       speed1 = s;                                                                 \
       ADD_BODY_FORCE(blocked1, h, f1);                                            \
+      KEEP_CENTRE(f1);                                                            \
     }                                                                             \
   } while (0)
+#ifdef CURVED_LINKS
+// Step 2's curved links need the centre's own step-1 state, as stored.
+#define KEEP_CENTRE(f1)                                          \
+  for (int q = 0; q < 9; ++q) centre1[q] = as_stored(q, f1[q])
+#else
+#define KEEP_CENTRE(f1)
+#endif
 
 // Two timesteps in one launch, for small grids where launches, not memory,
 // set the pace. The intermediate state is never stored: each cell recomputes
@@ -710,6 +845,12 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
 #ifdef FORCE_BODIES
   real body_force2[2 * FORCE_BODIES] = {0};  // step 2's
 #endif
+#ifdef CURVED_LINKS
+#ifdef FORCE_BODIES
+  real unused_force[2 * FORCE_BODIES] = {0};  // the neighbours' step-1 link forces: their own items count them
+#endif
+  real centre1[9];
+#endif
 
   if (ii < NX && jj < NY) {
     real g[9], f[9];
@@ -723,6 +864,20 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
     PULL_STEP1(7, -1, -1);
     PULL_STEP1(8, 1, -1);
     const idx_t cell = CELL(ii, jj);
+#ifdef CURVED_LINKS
+    {
+      int code[9];
+      code[0] = 0;
+      for (int k = 1; k < 9; ++k) code[k] = obstacles[k * NCELLS + cell];
+      interpolate_links(code, centre1, g);
+#ifdef FORCE_BODIES
+      PERIODIC_NEIGHBOURS(ii, jj);
+      int wall[9];
+      link_walls(obstacles, ii, jj, x_e, x_w, y_n, y_s, wall);
+      add_link_forces(body_force2, code, wall, centre1, g);
+#endif
+    }
+#endif
     const int blocked = obstacles[cell];
     speed2 = collide(g, blocked, ii, jj, step + 1, accelerate_next && jj == ACCEL_ROW, f);
 #ifdef FORCE_BODIES
@@ -815,6 +970,17 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
       g[7] = region[from + 14 * REGION_CELLS + c + 1 + REGION_X];
       g[8] = region[from + 16 * REGION_CELLS + c - 1 + REGION_X];
       const int x = x0 + rx, y = y0 + ry;
+#ifdef CURVED_LINKS
+      int code[9];
+      real own[9];
+      code[0] = 0;
+      own[0] = g[0];
+      for (int k = 1; k < 9; ++k) {
+        code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), wrap(y, NY))];
+        own[k] = region[from + 2 * k * REGION_CELLS + c];
+      }
+      interpolate_links(code, own, g);
+#endif
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
       const int blocked = region_mask[c];
       const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), step + s - 1, accelerate, f);
@@ -825,6 +991,18 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
         sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
 #ifdef FORCE_BODIES
         add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
+#ifdef CURVED_LINKS
+        const int wall[9] = {0,
+                             region_mask[c - 1],
+                             region_mask[c - REGION_X],
+                             region_mask[c + 1],
+                             region_mask[c + REGION_X],
+                             region_mask[c - 1 - REGION_X],
+                             region_mask[c + 1 - REGION_X],
+                             region_mask[c + 1 + REGION_X],
+                             region_mask[c - 1 + REGION_X]};
+        add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+#endif
 #endif
       }
       if (last) {
@@ -860,6 +1038,7 @@ ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __
                      const int x_w, const int y_n, const int y_s, const int t, const int accelerate BODY_FORCE_PARAM) {
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
+  PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, body_force);
   const idx_t cell = CELL(ii, jj);
   const int blocked = obstacles[cell];
   const real speed = collide(g, blocked, ii, jj, t, accelerate, f);

@@ -100,7 +100,7 @@ void fill_cuda_lattice_at_rest(const CudaDriver& drv, CUdeviceptr lattice, std::
 
 CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, const LaunchPlan& plan,
                          const std::vector<std::string>& defines, std::size_t partial_bytes,
-                         const std::vector<std::uint8_t>& blocked, const std::string& what)
+                         const ObstacleMask& mask, const std::string& what)
     : drv_(cuda_driver()),
       plan_(plan),
       precision_(config.precision),
@@ -125,9 +125,10 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     setup.context_s = watch.lap();
 
     const std::size_t lattice_bytes = kSpeeds * cells_count_ * stored_size(precision_);
+    const std::size_t obstacle_bytes = mask.blocked.size() + mask.links.size();  // the kernels read links after blocked
     std::size_t free_bytes = 0, total_bytes = 0;
     CU_CALL(cuMemGetInfo, &free_bytes, &total_bytes);
-    check_device_memory(what, 2ULL * lattice_bytes + cells_count_ + partial_bytes, lattice_bytes, free_bytes,
+    check_device_memory(what, 2ULL * lattice_bytes + obstacle_bytes + partial_bytes, lattice_bytes, free_bytes,
                         free_bytes, device_name_ + " (free memory)");
 
     const CompiledKernels compiled = compiling.get();
@@ -148,9 +149,10 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     setup.compile_s = watch.lap();
 
     for (auto& buf : cells_) CU_CALL(cuMemAlloc, &buf, lattice_bytes);
-    CU_CALL(cuMemAlloc, &obstacles_, cells_count_);
+    CU_CALL(cuMemAlloc, &obstacles_, obstacle_bytes);
     CU_CALL(cuMemAlloc, &partials_, partial_bytes);
-    CU_CALL(cuMemcpyHtoD, obstacles_, blocked.data(), cells_count_);
+    CU_CALL(cuMemcpyHtoD, obstacles_, mask.blocked.data(), cells_count_);
+    if (!mask.links.empty()) CU_CALL(cuMemcpyHtoD, obstacles_ + cells_count_, mask.links.data(), mask.links.size());
     setup.upload_s = watch.lap();
   } catch (...) {
     release();

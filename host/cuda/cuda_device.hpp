@@ -38,7 +38,7 @@ class CudaLattice {
   // size; `what` names the lattice in an out-of-memory error.
   CudaLattice(const DeviceConfig& config, const Params& lattice, const LaunchPlan& plan,
               const std::vector<std::string>& defines, std::size_t partial_bytes,
-              const std::vector<std::uint8_t>& blocked, const std::string& what);
+              const ObstacleMask& obstacles, const std::string& what);
   ~CudaLattice() { release(); }
   CudaLattice(const CudaLattice&) = delete;
   CudaLattice& operator=(const CudaLattice&) = delete;

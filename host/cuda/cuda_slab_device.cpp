@@ -90,7 +90,7 @@ CudaSlabDevice::CudaSlabDevice(const DeviceConfig& config, const LaunchPlan& pla
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
       slot_bytes_(slab.chunk_values * real_size(config.precision)),
       lattice_(config, slab.lattice, plan, slab.defines, slab.partial_values * real_size(config.precision),
-               slab.blocked,
+               slab.obstacles,
                "slab " + std::to_string(slab.lattice.nx) + "x" + std::to_string(slab.rows()) + " (with its halo rows)") {
   // A throwing constructor runs no destructor (but lattice_'s): free what was made so far.
   try {

@@ -75,7 +75,7 @@ CudaSolver::CudaSolver(const Params& params, const ObstacleMask& mask, const Dev
       params_(params),
       use_graphs_(use_graphs),
       lattice_(config, params, plan, kernel_defines(params, config.precision, plan),
-               2 * half_values() * real_size(config.precision), mask.blocked,
+               2 * half_values() * real_size(config.precision), mask,
                "grid " + std::to_string(params.nx) + "x" + std::to_string(params.ny)) {
   // A throwing constructor runs no destructor (but lattice_'s): free what was made so far.
   try {

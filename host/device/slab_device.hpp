@@ -25,7 +25,7 @@ inline constexpr int kSouthGoing[3] = {4, 7, 8};
 struct SlabLattice {
   Params lattice;                    // nx by rows + 2 (the halo rows)
   std::vector<std::string> defines;  // the kernel build's (FIRST_ROW, LAST_ROW, ACCEL_ROW ...)
-  std::vector<std::uint8_t> blocked; // obstacle flags of the lattice's cells, halo rows included
+  ObstacleMask obstacles;            // the lattice's cells', halo rows included
   std::size_t partial_values = 0;    // size of the partial-sum buffer
   std::size_t chunk_values = 0;      // the most one read_partials takes
   int rows() const { return lattice.ny - 2; }

@@ -61,13 +61,17 @@ struct Extensions {
   // TRT: Lambda. 1/4 is the most stable; 3/16 puts bounce-back walls exactly
   // half-way for Poiseuille flow (docs/collision.md).
   double trt_magic = 0.25;
+  // Interpolated bounce-back on curved walls: ObstacleMask::links is set.
+  bool curved_walls = false;
 
   bool moving_walls() const { return wall_velocity != Vec2{}; }
   bool forced() const { return body_force != Vec2{}; }
   bool open_x() const { return inlet_velocity.has_value() || outlet_density.has_value(); }
   // Values per work-group and step the kernels reduce: |u|, then Fx, Fy per body.
   int sums_per_group() const { return 1 + 2 * measured_bodies; }
-  bool any() const { return moving_walls() || forced() || open_x() || collision != CollisionOperator::Bgk; }
+  bool any() const {
+    return moving_walls() || forced() || open_x() || collision != CollisionOperator::Bgk || curved_walls;
+  }
 };
 
 // What a run measures besides the flow (problem files: [forces], [probes]).
@@ -118,6 +122,11 @@ struct ObstacleMask {
   int nx = 0;
   int ny = 0;
   std::vector<std::uint8_t> blocked;
+  // Curved walls' links (Extensions::curved_walls; host/model/curved_links.hpp),
+  // which the kernels' `obstacles` argument holds after blocked: empty, or 8 planes of one byte per cell, plane k-1 for speed k: 0, or
+  // where a wall cuts the link to neighbour (ii, jj) - e_k, code / 255 of
+  // its length from the cell.
+  std::vector<std::uint8_t> links;
 
   ObstacleMask() = default;
   ObstacleMask(int nx_, int ny_)

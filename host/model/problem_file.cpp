@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "model/curved_links.hpp"
 #include "model/png_mask.hpp"
 #include "model/spelling.hpp"
 
@@ -84,7 +85,7 @@ const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density"};
 const std::vector<std::string> kShapes = {"circle", "rectangle", "mask"};
-const std::vector<std::string> kObstacleKeys = {"name", "circle", "rectangle", "mask"};
+const std::vector<std::string> kObstacleKeys = {"name", "boundary", "circle", "rectangle", "mask"};
 const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
 const std::vector<std::string> kInletProfileKeys = {"parabolic"};
 const std::vector<std::string> kCircleKeys = {"center", "radius"};
@@ -181,6 +182,7 @@ struct ShapeSpec {
   long long from[2] = {0, 0}, to[2] = {0, 0};
   std::string path;  // as written
   int body = 0;      // its measured body (1-based; 0: none)
+  bool interpolated = false;  // boundary = "interpolated" (circles only)
 };
 
 class Parser {
@@ -534,8 +536,10 @@ class Parser {
       check_keys(t, "[[obstacle]]", kObstacleKeys);
       std::string name;
       if (const toml::node* n = t.get("name")) name = body_name(*n, "name");
+      const toml::node* boundary = t.get("boundary");
       auto entries = in_file_order(t);
-      entries.erase(std::remove_if(entries.begin(), entries.end(), [](const Entry& e) { return e.first->str() == "name"; }),
+      entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                   [](const Entry& e) { return e.first->str() == "name" || e.first->str() == "boundary"; }),
                     entries.end());
       if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
       if (entries.size() > 1)
@@ -569,6 +573,16 @@ class Parser {
                                  "] lies right of or above to = [" + std::to_string(shape.to[0]) + ", " +
                                  std::to_string(shape.to[1]) + "]: from is the lower-left cell, to the upper-right");
         }
+      }
+      if (boundary) {
+        const auto* s = boundary->as_string();
+        if (!s || (s->get() != "staircase" && s->get() != "interpolated"))
+          fail(line_of(*boundary), "boundary must be \"staircase\" or \"interpolated\", got " + describe(*boundary));
+        shape.interpolated = s->get() == "interpolated";
+        if (shape.interpolated && shape.kind != ShapeSpec::Circle)
+          fail(line_of(*boundary), "boundary = \"interpolated\" needs a circle: a " + kind +
+                                       "'s walls lie on the lattice, between its cells and the fluid");
+        if (shape.interpolated) params_.extensions.curved_walls = true;
       }
       if (!name.empty()) {
         auto known = std::find(measure_.bodies.begin(), measure_.bodies.end(), name);
@@ -725,6 +739,17 @@ class Parser {
       }
     }
     if (mask.fluid_cells() == 0) fail(last_line, "every cell is blocked; there is no fluid to simulate");
+    if (params_.extensions.curved_walls) {
+      std::vector<Circle> circles;
+      for (const ShapeSpec& s : shapes_)
+        if (s.interpolated) circles.push_back({s.center, s.radius});
+      try {
+        mask.links = circle_links(mask, circles);
+      } catch (const std::bad_alloc&) {
+        fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) +
+                                  " is too large to hold with curved walls' links in memory");
+      }
+    }
     return mask;
   }
 

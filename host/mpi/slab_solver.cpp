@@ -101,12 +101,18 @@ class SlabSolver final : public Solver, public HoldsRows {
   std::vector<double> body_forces_;    // the whole grid's, since take_body_forces()
 };
 
-std::vector<std::uint8_t> slab_mask(const Params& params, const ObstacleMask& mask, const Slab& slab) {
-  std::vector<std::uint8_t> local(static_cast<std::size_t>(slab.rows + 2) * params.nx);
+// The slab's rows of the mask, halo rows included; of each link plane too.
+ObstacleMask slab_mask(const Params& params, const ObstacleMask& mask, const Slab& slab) {
+  ObstacleMask local(params.nx, slab.rows + 2);
+  const std::size_t nx = static_cast<std::size_t>(params.nx);
+  const std::size_t grid_cells = mask.blocked.size(), local_cells = local.blocked.size();
+  if (!mask.links.empty()) local.links.resize(8 * local_cells);
   for (int row = 0; row < slab.rows + 2; ++row) {
-    const int global_row = (slab.first_row - 1 + row + params.ny) % params.ny;
-    std::copy_n(mask.blocked.begin() + static_cast<std::ptrdiff_t>(global_row) * params.nx, params.nx,
-                local.begin() + static_cast<std::ptrdiff_t>(row) * params.nx);
+    const std::size_t from = static_cast<std::size_t>((slab.first_row - 1 + row + params.ny) % params.ny) * nx;
+    const std::size_t to = static_cast<std::size_t>(row) * nx;
+    std::copy_n(mask.blocked.begin() + from, nx, local.blocked.begin() + to);
+    for (std::size_t plane = 0; plane < 8 && !mask.links.empty(); ++plane)
+      std::copy_n(mask.links.begin() + plane * grid_cells + from, nx, local.links.begin() + plane * local_cells + to);
   }
   return local;
 }
@@ -320,7 +326,7 @@ SlabLattice slab_lattice(const Params& params, const ObstacleMask& mask, Precisi
   out.lattice = params;
   out.lattice.ny = slab.rows + 2;
   out.defines = kernel_defines(out.lattice, precision, plan, slab_kernel_rows(slab, params.ny));
-  out.blocked = slab_mask(params, mask, slab);
+  out.obstacles = slab_mask(params, mask, slab);
   out.chunk_values = static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * slab_group_rows(slab, plan) *
                      params.extensions.sums_per_group();
   out.partial_values = 2 * out.chunk_values;

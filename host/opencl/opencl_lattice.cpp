@@ -29,14 +29,15 @@ DeviceLimits opencl_device_limits(const cl::Device& device) {
 
 OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const LaunchPlan& plan, Precision p,
                              const std::string& kernels_dir, const std::vector<std::string>& defines,
-                             std::size_t partial_values, const std::vector<std::uint8_t>& blocked)
+                             std::size_t partial_values, const ObstacleMask& mask)
     : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), density(lattice.density), cells(lattice.cells()) {
   if (precision == Precision::Double && device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name + " does not support double precision (cl_khr_fp64); use --precision float");
   const std::size_t lattice_bytes = kSpeeds * plane_bytes();
   const std::size_t partial_bytes = partial_values * real_size(precision);
+  const std::size_t obstacle_bytes = mask.blocked.size() + mask.links.size();  // the kernels read links after blocked
   check_device_memory("grid " + std::to_string(lattice.nx) + "x" + std::to_string(lattice.ny),
-                      2ULL * lattice_bytes + cells + partial_bytes, lattice_bytes,
+                      2ULL * lattice_bytes + obstacle_bytes + partial_bytes, lattice_bytes,
                       device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(), device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(),
                       device_name);
   try {
@@ -47,9 +48,10 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
     program = build_opencl_program(context, device, kernels_dir, kKernelFile, defines, &setup);
     setup.compile_s = watch.lap();
     for (auto& buf : lattices) buf = cl::Buffer(context, CL_MEM_READ_WRITE, lattice_bytes);
-    obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, cells);
+    obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, obstacle_bytes);
     partials = cl::Buffer(context, CL_MEM_READ_WRITE, partial_bytes);
-    queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, cells, blocked.data());
+    if (!mask.links.empty()) queue.enqueueWriteBuffer(obstacles, CL_FALSE, cells, mask.links.size(), mask.links.data());
+    queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, cells, mask.blocked.data());
     setup.upload_s = watch.lap();
     long long kernel_max = 1LL << 30;
     for (int b = 0; b < 2; ++b) {

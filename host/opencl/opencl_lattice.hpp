@@ -21,7 +21,7 @@ struct OpenCLLattice {
   // `defines` the kernel build's; `partial_values` the size of the partial-sum buffer.
   OpenCLLattice(const cl::Device& device, const Params& lattice, const LaunchPlan& plan, Precision precision,
                 const std::string& kernels_dir, const std::vector<std::string>& defines,
-                std::size_t partial_values, const std::vector<std::uint8_t>& blocked);
+                std::size_t partial_values, const ObstacleMask& obstacles);
 
   cl::Device device;
   std::string device_name;

@@ -81,7 +81,7 @@ OpenCLSlabDevice::OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan&
     : params_(slab.lattice),
       plan_(plan),
       lattice_(opencl_device_at(config.device), slab.lattice, plan, config.precision, config.kernels_dir, slab.defines,
-               slab.partial_values, slab.blocked),
+               slab.partial_values, slab.obstacles),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
       slot_bytes_(slab.chunk_values * real_size(config.precision)) {
   guarded("setting up", [&] { copies_ = cl::CommandQueue(lattice_.context, lattice_.device); });

@@ -27,7 +27,7 @@ class OpenCLSolver final : public ChunkedSolver {
       : ChunkedSolver(plan, config.precision, mask.fluid_cells(), params.extensions.sums_per_group()),
         params_(params),
         lattice_(opencl_device_at(config.device), params, plan, config.precision, config.kernels_dir,
-                 kernel_defines(params, config.precision, plan), 2 * half_values(), mask.blocked) {
+                 kernel_defines(params, config.precision, plan), 2 * half_values(), mask) {
     global_ = cl::NDRange(static_cast<std::size_t>(plan.groups_x) * plan.local.x,
                           static_cast<std::size_t>(plan.groups_y) * plan.local.y);
     local_range_ = cl::NDRange(plan.local.x, plan.local.y);

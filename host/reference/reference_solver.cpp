@@ -57,9 +57,10 @@ void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
     step_ = static_cast<int>(av_vels.size());
     accelerate_flow();
     propagate();
-    open_edges();
+    interpolate_links();
     rebound();
     measure_body_forces();
+    open_edges();  // after the forces: the kernels measure links' forces before the open edges' unknowns
     collision();
     av_vels.push_back(static_cast<double>(av_velocity()));
     check_average_velocity(av_vels.back(), av_vels.size() - 1);
@@ -105,6 +106,42 @@ void ReferenceSolver<Real>::propagate() {
         const int y = (jj - kEy[k] + ny) % ny;
         tmp_cells_[ii + jj * nx][k] = cells_[x + y * nx][k];
       }
+    }
+  }
+}
+
+// Curved walls (the kernels' interpolate_links): on each fluid cell's link
+// that a curved wall cuts at q of its length, the pull's value is replaced by
+// one interpolated from what this cell (own, its stored state) and the cell
+// beyond it sent out in the previous step (Bouzidi et al. 2001, linear). The
+// wall's body takes e_k (own_o - g_k) more than its rebound counted.
+template <typename Real>
+void ReferenceSolver<Real>::interpolate_links() {
+  if (mask_.links.empty()) return;
+  const int bodies = params_.extensions.measured_bodies;
+  link_forces_.assign(2 * static_cast<std::size_t>(bodies), 0.0);
+  const std::size_t n = cells_.size();
+  const int nx = params_.nx, ny = params_.ny;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Cell pulled = tmp_cells_[i];
+    const Cell& own = cells_[i];
+    for (int k = 1; k < kSpeeds; ++k) {
+      const int code = mask_.links[(k - 1) * n + i];
+      if (code == 0) continue;
+      const int o = kOpposite[k];
+      const Real two_q = Real(2 * code) / Real(255);
+      Real& g = tmp_cells_[i][k];
+      if (two_q < Real(1))
+        g = std::fma(two_q, own[o] - pulled[o], pulled[o]);  // q < 1/2: with the cell beyond
+      else
+        g = own[k] + (own[o] - own[k]) / two_q;
+      if (bodies == 0) continue;
+      const int ii = static_cast<int>(i % nx), jj = static_cast<int>(i / nx);
+      const int wall = cell_body(mask_.blocked[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx]);
+      if (wall == 0) continue;
+      const Real d = own[o] - g;
+      link_forces_[2 * (wall - 1)] += static_cast<double>(Real(kEx[k]) * d);
+      link_forces_[2 * (wall - 1) + 1] += static_cast<double>(Real(kEy[k]) * d);
     }
   }
 }
@@ -185,6 +222,7 @@ void ReferenceSolver<Real>::measure_body_forces() {
     body_forces_[first + 2 * (body - 1)] += static_cast<double>(fx);
     body_forces_[first + 2 * (body - 1) + 1] += static_cast<double>(fy);
   }
+  for (std::size_t q = 0; q < link_forces_.size(); ++q) body_forces_[first + q] += link_forces_[q];
 }
 
 namespace {

@@ -34,6 +34,7 @@ class ReferenceSolver final : public Solver {
   // The steps of one timestep, in the order the model applies them.
   void accelerate_flow();
   void propagate();
+  void interpolate_links();
   void open_edges();
   void rebound();
   void measure_body_forces();
@@ -52,6 +53,7 @@ class ReferenceSolver final : public Solver {
   std::vector<Cell> cells_;
   std::vector<Cell> tmp_cells_;
   std::vector<double> body_forces_;  // per step, Fx and Fy per measured body
+  std::vector<double> link_forces_;  // this step's curved links' share of body_forces_
   int step_ = 0;                     // the step being run, counted from the run's start
   std::vector<Real> speed_;  // |u| each fluid cell collided with, for av_velocity()
 };

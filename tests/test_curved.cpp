@@ -1,0 +1,235 @@
+// Curved walls (interpolated bounce-back): the links' geometry, the kernels
+// against the reference in every variant, and what it is for: a body's drag
+// that does not depend on where it sits between lattice nodes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backend_config.hpp"
+#include "device/kernel_source.hpp"
+#include "helpers.hpp"
+#include "model/curved_links.hpp"
+#include "model/lattice.hpp"
+#include "model/problem_file.hpp"
+#include "solver_runs.hpp"
+#include "variant_runs.hpp"
+
+using namespace d2q9;
+using d2q9::test::config;
+using d2q9::test::problem;
+using d2q9::test::RunOutput;
+
+namespace {
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+// A cylinder in a channel behind a parabolic inlet, measured, TRT.
+const char* const kCylinder = R"(
+[grid]
+nx = 34
+ny = 18
+[flow]
+steps = 120
+viscosity = 0.04
+collision = "trt"
+[edges]
+left = { inlet_velocity = { parabolic = 0.06 } }
+right = { outlet_density = 1.0 }
+bottom = "wall"
+top = "wall"
+[[obstacle]]
+name = "cylinder"
+boundary = "interpolated"
+circle = { center = [9.3, 8.6], radius = 3.2 }
+[[obstacle]]
+name = "plate"
+rectangle = { from = [22, 1], to = [23, 4] }
+[forces]
+velocity = 0.04
+length = 6.4
+)";
+
+std::uint8_t link(const Problem& pr, int i, int j, int k) {
+  return pr.mask.links[static_cast<std::size_t>(k - 1) * pr.mask.blocked.size() + i + static_cast<std::size_t>(j) * pr.params.nx];
+}
+
+// Per step, Fx and Fy of each body, and the run, from the reference.
+std::vector<double> reference_forces(const Problem& pr, Precision precision, RunOutput* out) {
+  std::vector<double> forces;
+  auto go = [&](Solver& s) {
+    *out = d2q9::test::run(s, pr.params.max_iters);
+    forces = s.take_body_forces();
+  };
+  if (precision == Precision::Double) {
+    ReferenceSolver<double> s(pr.params, pr.mask);
+    go(s);
+  } else {
+    ReferenceSolver<float> s(pr.params, pr.mask, is_16bit(precision) ? std::optional<Precision>(precision) : std::nullopt);
+    go(s);
+  }
+  return forces;
+}
+
+}  // namespace
+
+TEST_CASE("curved walls: each link holds where the circle cuts it, and only links into a circle's cells") {
+  const Problem pr = problem(kCylinder);
+  REQUIRE(pr.params.extensions.curved_walls);
+  REQUIRE(pr.mask.links.size() == 8 * pr.mask.blocked.size());
+  // Row 9 (y - 8.6 = 0.4): the circle spans x = 9.3 -+ sqrt(3.2^2 - 0.4^2) = 9.3 -+ 3.17490.
+  const double half = std::sqrt(3.2 * 3.2 - 0.4 * 0.4);
+  CHECK(pr.mask.at(12, 9));
+  CHECK_FALSE(pr.mask.at(13, 9));
+  CHECK(link(pr, 13, 9, 1) == link_code(13 - (9.3 + half)));  // speed 1 arrives from the west: (12, 9)
+  CHECK(link(pr, 13, 9, 1) == 134);                           // q = 0.5251: from the cell itself
+  CHECK(pr.mask.at(7, 9));
+  CHECK_FALSE(pr.mask.at(6, 9));
+  CHECK(link(pr, 6, 9, 3) == link_code((9.3 - half) - 6));  // from the east: (7, 9)
+  CHECK(link(pr, 6, 9, 3) == 32);                           // q = 0.1251: with the cell beyond
+  // Every link into a circle cell from a fluid cell has a code, and no other.
+  int curved = 0;
+  for (int j = 0; j < pr.params.ny; ++j)
+    for (int i = 0; i < pr.params.nx; ++i)
+      for (int k = 1; k < kSpeeds; ++k) {
+        const int wi = i - kEx[k], wj = j - kEy[k];
+        const bool into_circle = !pr.mask.at(i, j) && wi >= 0 && wi < pr.params.nx && wj >= 0 && wj < pr.params.ny &&
+                                 (wi - 9.3) * (wi - 9.3) + (wj - 8.6) * (wj - 8.6) <= 3.2 * 3.2;
+        CAPTURE(i);
+        CAPTURE(j);
+        CAPTURE(k);
+        CHECK((link(pr, i, j, k) != 0) == into_circle);
+        curved += into_circle;
+      }
+  CHECK(curved > 30);
+  // The staircase plate, the edge walls and an unmarked problem have none.
+  const Problem staircase = problem(replaced(kCylinder, "boundary = \"interpolated\"\n", ""));
+  CHECK_FALSE(staircase.params.extensions.curved_walls);
+  CHECK(staircase.mask.links.empty());
+  CHECK(staircase.mask.blocked == pr.mask.blocked);
+}
+
+TEST_CASE("curved walls: a crossing nearer than half-way with no fluid beyond is moved out to half-way") {
+  ObstacleMask mask(8, 5);
+  // A circle covering (3, 2), a wall cell at (5, 2): the link from fluid (4, 2)
+  // west to (3, 2) has an obstacle beyond it to the east.
+  mask.blocked[3 + 2 * 8] = kWall;
+  mask.blocked[5 + 2 * 8] = kWall;
+  const std::vector<std::uint8_t> links = circle_links(mask, {{{3.0, 2.0}, 0.8}});
+  const std::size_t cell = 4 + 2 * 8, cells = 40;
+  CHECK(links[(3 - 1) * cells + cell] == 0);      // speed 3 comes from (5, 2): no circle there
+  CHECK(links[(1 - 1) * cells + cell] == 128);    // q = 0.2, no fluid at (5, 2): half-way
+  CHECK(links[(1 - 1) * cells + 4 + 1 * 8] == 0); // (4, 1) to (3, 1): not a circle cell
+  mask.blocked[5 + 2 * 8] = kFluid;
+  CHECK(circle_links(mask, {{{3.0, 2.0}, 0.8}})[(1 - 1) * cells + cell] == link_code(0.2));
+}
+
+TEST_CASE("curved walls: compiled in only where a problem has them") {
+  auto has_curved = [](const Problem& pr) {
+    const auto d = kernel_defines(pr.params, Precision::Float, {8, 1}, 1, {});
+    return std::find(d.begin(), d.end(), "CURVED_LINKS=1") != d.end();
+  };
+  CHECK(has_curved(problem(kCylinder)));
+  CHECK_FALSE(has_curved(problem(replaced(kCylinder, "boundary = \"interpolated\"\n", "boundary = \"staircase\"\n"))));
+}
+
+TEST_CASE("curved walls: OpenCL gives the reference's distributions bit for bit and its forces to summation order, every variant") {
+  const Problem measured = problem(kCylinder);
+  const Problem bgk = problem(replaced(replaced(kCylinder, "collision = \"trt\"\n", ""), "[forces]\nvelocity = 0.04\nlength = 6.4\n", ""));
+  for (Precision precision : {Precision::Float, Precision::Fp16s}) {
+    CAPTURE(std::string(to_string(precision)));
+    for (const Problem* pr : {&measured, &bgk}) {
+      CAPTURE(pr->params.extensions.collision == CollisionOperator::Trt);
+      RunOutput ref;
+      const std::vector<double> ref_forces = reference_forces(*pr, precision, &ref);
+      REQUIRE(ref.av_vels.back() > 1e-3);
+      REQUIRE(ref_forces.size() == 4u * pr->params.max_iters);
+      double scale = 0;
+      for (double x : ref_forces) scale = std::max(scale, std::fabs(x));
+      d2q9::test::check_variants_against(pr->params, pr->mask, precision, ref, d2q9::test::every_variant(), [&](Solver& s) {
+        const std::vector<double> forces = s.take_body_forces();
+        REQUIRE(forces.size() == ref_forces.size());
+        double worst = 0;
+        for (std::size_t i = 0; i < forces.size(); ++i) worst = std::max(worst, std::fabs(forces[i] - ref_forces[i]));
+        CHECK(worst < 1e-5 * scale);
+      });
+    }
+  }
+}
+
+TEST_CASE("curved walls: double precision agrees with the reference to rounding") {
+  const Problem pr = problem(kCylinder);
+  const RunOutput ref = d2q9::test::reference(pr.params, pr.mask, Precision::Double);
+  auto solver = make_solver(Backend::OpenCL, pr.params, pr.mask, config(Precision::Double, {8, 2}, KernelVariant::Fused));
+  const RunOutput got = d2q9::test::run(*solver, pr.params.max_iters);
+  CHECK(d2q9::test::max_relative_difference(got.f, ref.f, 1e-9) < 1e-12);
+}
+
+namespace {
+
+// A periodic channel driven by a body force: walls below and above, and a
+// cylinder measured apart.
+std::string channel(double cx, double cy, const char* boundary, int steps) {
+  return R"(
+[grid]
+nx = 44
+ny = 22
+[flow]
+steps = )" + std::to_string(steps) + R"(
+omega = 1.25
+body_force = [2.0e-6, 0.0]
+[[obstacle]]
+name = "walls"
+rectangle = { from = [0, 0], to = [43, 0] }
+[[obstacle]]
+name = "walls"
+rectangle = { from = [0, 21], to = [43, 21] }
+[[obstacle]]
+name = "cylinder"
+boundary = ")" + boundary + R"("
+circle = { center = [)" + std::to_string(cx) + ", " + std::to_string(cy) + R"(], radius = 3.6 }
+)";
+}
+
+// The last step's forces: walls Fx, Fy, cylinder Fx, Fy.
+std::vector<double> last_forces(const Problem& pr) {
+  RunOutput out;
+  const std::vector<double> f = reference_forces(pr, Precision::Double, &out);
+  return std::vector<double>(f.end() - 4, f.end());
+}
+
+}  // namespace
+
+TEST_CASE("curved walls: in a steady channel the walls and the curved cylinder take the momentum the body force gives") {
+  // The body force adds F to each fluid cell's momentum every step; steady,
+  // all of it leaves through the walls. The cylinder's share counts its
+  // links' interpolated values: without them the balance misses by the
+  // cylinder's share of the interpolation.
+  const Problem pr = problem(channel(15.3, 10.8, "interpolated", 8000));
+  const double fluid = static_cast<double>(pr.mask.fluid_cells());
+  const std::vector<double> f = last_forces(pr);
+  MESSAGE("walls ", f[0], " cylinder ", f[2], " total/(F x fluid) - 1 ", (f[0] + f[2]) / (2.0e-6 * fluid) - 1);
+  CHECK(f[0] + f[2] == doctest::Approx(2.0e-6 * fluid).epsilon(1e-9));
+  CHECK(std::fabs(f[1] + f[3]) < 1e-4 * 2.0e-6 * fluid);
+  CHECK(f[2] > 0.2 * (f[0] + f[2]));
+}
+
+TEST_CASE("curved walls: the cylinder's drag hardly moves as it moves between lattice nodes; on the staircase it jumps") {
+  auto spread = [](const char* boundary) {
+    std::vector<double> drag;
+    // Along the periodic channel: the same flow wherever it sits.
+    for (double d : {0.0, 0.2, 0.4, 0.6, 0.8}) drag.push_back(last_forces(problem(channel(15.0 + d, 10.5, boundary, 8000)))[2]);
+    const auto [lo, hi] = std::minmax_element(drag.begin(), drag.end());
+    return (*hi - *lo) / *lo;
+  };
+  const double staircase = spread("staircase"), interpolated = spread("interpolated");
+  MESSAGE("drag spread: staircase ", staircase, ", interpolated ", interpolated);
+  CHECK(staircase > 0.02);
+  CHECK(interpolated < staircase / 5);
+}
