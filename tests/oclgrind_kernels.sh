@@ -78,13 +78,18 @@ every = 2
 p = [6, 5]
 TOML
 sed 's/collision = "trt"/collision = "regularised"/' "$dir/bodies.toml" > "$dir/regularised.toml"
-for run in "split 4x2 float" "fused 5x3 float" "fused-x2 4x2 float" "fused-rows auto float" "blocked 4x2 float --tile 5x4" \
-           "fused 4x2 fp16s" "fused 4x2 double"; do
-  set -- $run
-  variant=$1 shape=$2 precision=$3
-  shift 3
-  check "bodies $variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/bodies.toml" \
-    -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
+# and with body a's circle as a curved wall (interpolated bounce-back: link planes after the obstacle bytes)
+sed 's/^name = "a"$/name = "a"\nboundary = "interpolated"/' "$dir/bodies.toml" > "$dir/curved.toml"
+grep -q interpolated "$dir/curved.toml" || { echo "FAIL: curved.toml was not made"; exit 1; }
+for problem in bodies curved; do
+  for run in "split 4x2 float" "fused 5x3 float" "fused-x2 4x2 float" "fused-rows auto float" "blocked 4x2 float --tile 5x4" \
+             "fused 4x2 fp16s" "fused 4x2 double"; do
+    set -- $run
+    variant=$1 shape=$2 precision=$3
+    shift 3
+    check "$problem $variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" \
+      "$dir/$problem.toml" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
+  done
 done
 check "regularised fused float" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/regularised.toml" \
   -o "$dir" -q --no-png --kernel-variant fused -l 4x2
@@ -113,7 +118,9 @@ else
         -l $shape "$@"
     done
   done
-  check "slabs on 3 ranks, bodies, ramped parabolic inlet" "$mpiexec" --oversubscribe -np 3 oclgrind --data-races \
-    --check-api "$exe" "$dir/bodies.toml" -o "$dir" -q --no-png -l 4x1
+  for problem in bodies curved; do
+    check "slabs on 3 ranks, $problem, ramped parabolic inlet" "$mpiexec" --oversubscribe -np 3 oclgrind --data-races \
+      --check-api "$exe" "$dir/$problem.toml" -o "$dir" -q --no-png -l 4x1
+  done
 fi
 exit $status

@@ -519,7 +519,7 @@ circle = { center = [9.0, 11.0], radius = 3.0 }
   CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
 }
 
-TEST_CASE("mpi runs: forces, probes, TRT and a ramped parabolic inlet write the same bytes on 2 and 3 ranks as on one") {
+TEST_CASE("mpi runs: forces, probes, TRT, a curved wall and a ramped parabolic inlet write the same bytes on 2 and 3 ranks as on one") {
   TempDir dir, one;
   const std::string toml = dir.write("p.toml", R"(
 [grid]
@@ -537,6 +537,7 @@ bottom = "wall"
 top = "wall"
 [[obstacle]]
 name = "cylinder"
+boundary = "interpolated"
 circle = { center = [9.0, 11.0], radius = 3.0 }
 [[obstacle]]
 name = "plate"

@@ -172,7 +172,8 @@ def setup(args):
         "edges": {"left": {"inlet_velocity": {"parabolic": um}}, "right": {"outlet_density": 1.0},
                   "bottom": "wall", "top": "wall"},
         # common.write_problem writes "[<name>]": this name makes it the array-of-tables header [[obstacle]].
-        "[obstacle]": {"name": "cylinder", "circle": {"center": [float(cx), float(cy)], "radius": float(r)}},
+        "[obstacle]": {"name": "cylinder", "boundary": args.boundary,
+                       "circle": {"center": [float(cx), float(cy)], "radius": float(r)}},
         "forces": {"velocity": u_mean, "length": N},
         "probes": dict([("every", args.probe_every)] + [(k, probes[k]) for k in PROBE_NAMES]),
     }
@@ -432,8 +433,8 @@ def describe(name, value, lo, hi):
 def write_plot(out, s, steady, res):
     case = s["case"].upper()
     bounds = s["bounds"]
-    title = "Schaefer & Turek %s, Re %g, N = %d (%d x %d), %s, %d steps" % (
-        case, s["re"], s["N"], s["nx"], s["ny"], s["collision"], s["steps"])
+    title = "Schaefer & Turek %s, Re %g, N = %d (%d x %d), %s, %s wall, %d steps" % (
+        case, s["re"], s["N"], s["nx"], s["ny"], s["collision"], s["boundary"], s["steps"])
     if steady:
         (cd_lo, cd_hi), (cl_lo, cl_hi) = bounds["cd"], bounds["cl"]
         lines = ("set arrow from graph 0, first {lo} to graph 1, first {lo} nohead dt 2 lc rgb \"gray\"\n"
@@ -507,6 +508,9 @@ def main():
     parser.add_argument("--collision", choices=["bgk", "trt", "regularised"], default="bgk",
                         help="[flow] collision of the problem file (default bgk)")
     parser.add_argument("--magic", type=float, default=None, help="TRT's magic parameter ([flow] magic; TRT only)")
+    parser.add_argument("--boundary", choices=["staircase", "interpolated"], default="staircase",
+                        help="the cylinder's wall: the cells' staircase (bounce-back) or the circle itself "
+                             "(interpolated bounce-back; [[obstacle]] boundary)")
     parser.add_argument("--inlet-ramp", type=int, default=0,
                         help="[flow] inlet_ramp: steps over which the inflow rises from 0 (default 0: none)")
     parser.add_argument("--steps", type=int, default=None, help="time steps (default: flow-through times * nx / U_mean)")
@@ -524,7 +528,7 @@ def main():
     if args.out == os.path.join(common.REPO_ROOT, "results", "validation", "schafer_turek"):
         args.out = os.path.join(args.out, args.case_name + ("-quick" if args.quick else ""))
     s = setup(args)
-    s["out"], s["collision"] = args.out, args.collision
+    s["out"], s["collision"], s["boundary"] = args.out, args.collision, args.boundary
     cfg, quick = s["cfg"], s["quick"]
     steady = cfg["steady"]
     s["bounds"] = cfg["bounds"]
@@ -532,10 +536,10 @@ def main():
     os.makedirs(args.out, exist_ok=True)
 
     print("schafer_turek %s: Re %g, N = %d cells per diameter, %d x %d cells (channel %d cells high = %.4g D), "
-          "Um = %g, U_mean = %.6g, nu = %.6g, omega = %.6f (%s), %d steps (%.2f flow-through times, %.1f D/U_mean, "
+          "Um = %g, U_mean = %.6g, nu = %.6g, omega = %.6f (%s, %s wall), %d steps (%.2f flow-through times, %.1f D/U_mean, "
           "t = %.4g in physical units)"
           % (s["case"].upper(), s["re"], s["N"], s["nx"], s["ny"], s["ny"] - 2, (s["ny"] - 2) / float(s["N"]),
-             s["um"], s["u_mean"], s["nu"], s["omega"], args.collision, s["steps"], s["flow_throughs"],
+             s["um"], s["u_mean"], s["nu"], s["omega"], args.collision, args.boundary, s["steps"], s["flow_throughs"],
              s["steps"] * s["u_mean"] / s["N"], s["steps"] * s["dt"]), flush=True)
     print("probes: front cells %s (x = %.4g), back cells %s (x = %.4g); rows %d and %d averaged (y = 0.2)"
           % (s["probes"]["front_lo"], s["probe_x"]["front"], s["probes"]["back_lo"], s["probe_x"]["back"],
@@ -628,7 +632,7 @@ def main():
         "cylinder": {"cx": s["cx"], "cy": s["cy"], "radius": s["r"]},
         "channel_height_over_D": (s["ny"] - 2) / float(s["N"]),
         "um_lattice": s["um"], "u_mean_lattice": s["u_mean"], "viscosity": s["nu"], "omega": s["omega"],
-        "collision": args.collision, "magic": args.magic, "inlet_ramp": args.inlet_ramp,
+        "collision": args.collision, "magic": args.magic, "inlet_ramp": args.inlet_ramp, "boundary": args.boundary,
         "steps": s["steps"], "flow_throughs": s["flow_throughs"],
         "t_U_over_D": s["steps"] * conv, "t_phys": s["steps"] * s["dt"], "dt_phys": s["dt"],
         "probes": s["probes"], "probe_every": args.probe_every,

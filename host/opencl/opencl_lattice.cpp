@@ -50,8 +50,14 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
     for (auto& buf : lattices) buf = cl::Buffer(context, CL_MEM_READ_WRITE, lattice_bytes);
     obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, obstacle_bytes);
     partials = cl::Buffer(context, CL_MEM_READ_WRITE, partial_bytes);
-    if (!mask.links.empty()) queue.enqueueWriteBuffer(obstacles, CL_FALSE, cells, mask.links.size(), mask.links.data());
-    queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, cells, mask.blocked.data());
+    if (mask.links.empty()) {
+      queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, cells, mask.blocked.data());
+    } else {
+      // One write: oclgrind tracks only a buffer's last host write as initialised.
+      std::vector<std::uint8_t> bytes(mask.blocked);
+      bytes.insert(bytes.end(), mask.links.begin(), mask.links.end());
+      queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, bytes.size(), bytes.data());
+    }
     setup.upload_s = watch.lap();
     long long kernel_max = 1LL << 30;
     for (int b = 0; b < 2; ++b) {
