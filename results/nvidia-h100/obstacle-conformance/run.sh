@@ -4,7 +4,7 @@
 # probes.csv to the order of summation, for each collision operator,
 # precision, backend and launch variant. Usage, from the repository root:
 #   results/nvidia-h100/obstacle-conformance/run.sh EXE [PROBLEM] > $OUT/conformance.txt
-# PROBLEM: problem.toml beside this script (default) or problem-ramp.toml.
+# PROBLEM: problem.toml beside this script (default), problem-ramp.toml or problem-curved.toml.
 exe=$1
 here=$(dirname "$0")
 problem=$here/${2:-problem.toml}
