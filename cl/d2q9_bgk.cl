@@ -917,6 +917,12 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
 #define REGION_X (TILE_X + 2 * BLOCK_STEPS)
 #define REGION_Y (TILE_Y + 2 * BLOCK_STEPS)
 #define REGION_CELLS (REGION_X * REGION_Y)
+#define CURVED_BIT 0x80
+#ifdef CURVED_LINKS
+#define REGION_BYTE(c) (region_mask[c] & (CURVED_BIT - 1))
+#else
+#define REGION_BYTE(c) region_mask[c]
+#endif
 // Two copies of the region's distributions (steps alternate between them, so
 // one barrier a step suffices); once the steps are done, the same memory holds
 // each item's |u| sum of every step for the reduction.
@@ -951,6 +957,13 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
     const idx_t cell = CELL(wrap(x0 + rx, NX), wrap(y0 + ry, NY));
     for (int k = 0; k < 9; ++k) region[2 * k * REGION_CELLS + c] = load_f(src, k, cell);
     region_mask[c] = obstacles[cell];
+#ifdef CURVED_LINKS
+    // A fluid cell with a curved link gets bit 7 (free: bodies use bits 2-6),
+    // so that the steps read the links of those cells alone.
+    int any = 0;
+    for (int k = 1; k < 9; ++k) any |= obstacles[k * NCELLS + cell];
+    if (any && !region_mask[c]) region_mask[c] = CURVED_BIT;
+#endif
   }
   for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = wrap(y0 + ry, NY) == ACCEL_ROW;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -984,16 +997,19 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 #ifdef CURVED_LINKS
       int code[9];
       real own[9];
-      code[0] = 0;
-      own[0] = g[0];
-      for (int k = 1; k < 9; ++k) {
-        code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), wrap(y, NY))];
-        own[k] = region[from + 2 * k * REGION_CELLS + c];
+      const int curved = region_mask[c] == CURVED_BIT;
+      if (curved) {
+        code[0] = 0;
+        own[0] = g[0];
+        for (int k = 1; k < 9; ++k) {
+          code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), wrap(y, NY))];
+          own[k] = region[from + 2 * k * REGION_CELLS + c];
+        }
+        interpolate_links(code, own, g);
       }
-      interpolate_links(code, own, g);
 #endif
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
-      const int blocked = region_mask[c];
+      const int blocked = REGION_BYTE(c);
       const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), step + s - 1, accelerate, f);
       // The tile's own cells inside the grid count towards |u|.
       const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
@@ -1003,16 +1019,19 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 #ifdef FORCE_BODIES
         add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
 #ifdef CURVED_LINKS
-        const int wall[9] = {0,
-                             region_mask[c - 1],
-                             region_mask[c - REGION_X],
-                             region_mask[c + 1],
-                             region_mask[c + REGION_X],
-                             region_mask[c - 1 - REGION_X],
-                             region_mask[c + 1 - REGION_X],
-                             region_mask[c + 1 + REGION_X],
-                             region_mask[c - 1 + REGION_X]};
-        add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+        if (curved) {
+          // Walls are obstacle cells: their bytes carry no CURVED_BIT.
+          const int wall[9] = {0,
+                               region_mask[c - 1],
+                               region_mask[c - REGION_X],
+                               region_mask[c + 1],
+                               region_mask[c + REGION_X],
+                               region_mask[c - 1 - REGION_X],
+                               region_mask[c + 1 - REGION_X],
+                               region_mask[c + 1 + REGION_X],
+                               region_mask[c - 1 + REGION_X]};
+          add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+        }
 #endif
 #endif
       }
