@@ -281,6 +281,7 @@ TEST_CASE("forces: the examples in --help, docs/forces-and-probes.md and inputs/
     CHECK(pr.measure.probes.size() == 2);
     CHECK(pr.params.extensions.inlet_parabolic);
     CHECK(pr.params.extensions.collision == CollisionOperator::Trt);
+    CHECK(pr.params.extensions.curved_walls);
   }
 }
 

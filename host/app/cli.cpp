@@ -384,6 +384,7 @@ std::string usage_text(const std::string& program) {
       << "    top = \"wall\"\n"
       << "    [[obstacle]]          # any number of these: circle, rectangle or mask each\n"
       << "    name = \"cylinder\"    # named bodies get their force measured\n"
+      << "    boundary = \"interpolated\"   # the circle, not its cells' staircase, is the wall\n"
       << "    circle = { center = [20.0, 20.5], radius = 5.0 }\n"
       << "    [forces]              # for Cd and Cl = 2 F / (density velocity^2 length)\n"
       << "    velocity = 0.0667\n"
