@@ -20,6 +20,7 @@
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::problem;
+using d2q9::test::reference_forces;
 using d2q9::test::RunOutput;
 
 namespace {
@@ -58,23 +59,6 @@ length = 6.4
 
 std::uint8_t link(const Problem& pr, int i, int j, int k) {
   return pr.mask.links[static_cast<std::size_t>(k - 1) * pr.mask.blocked.size() + i + static_cast<std::size_t>(j) * pr.params.nx];
-}
-
-// Per step, Fx and Fy of each body, and the run, from the reference.
-std::vector<double> reference_forces(const Problem& pr, Precision precision, RunOutput* out) {
-  std::vector<double> forces;
-  auto go = [&](Solver& s) {
-    *out = d2q9::test::run(s, pr.params.max_iters);
-    forces = s.take_body_forces();
-  };
-  if (precision == Precision::Double) {
-    ReferenceSolver<double> s(pr.params, pr.mask);
-    go(s);
-  } else {
-    ReferenceSolver<float> s(pr.params, pr.mask, is_16bit(precision) ? std::optional<Precision>(precision) : std::nullopt);
-    go(s);
-  }
-  return forces;
 }
 
 }  // namespace

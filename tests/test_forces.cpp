@@ -18,6 +18,7 @@
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::problem;
+using d2q9::test::reference_forces;
 using d2q9::test::RunOutput;
 
 namespace {
@@ -75,24 +76,6 @@ rectangle = { from = [20, 1], to = [21, 3] }
 velocity = 0.04
 length = 6
 )";
-
-// Per step, Fx and Fy of each body, as Solver::take_body_forces gives them.
-std::vector<double> reference_forces(const Problem& pr, Precision precision, RunOutput* out = nullptr) {
-  std::vector<double> forces;
-  auto run = [&](Solver& s) {
-    RunOutput o = d2q9::test::run(s, pr.params.max_iters);
-    forces = s.take_body_forces();
-    if (out) *out = o;
-  };
-  if (precision == Precision::Double) {
-    ReferenceSolver<double> s(pr.params, pr.mask);
-    run(s);
-  } else {
-    ReferenceSolver<float> s(pr.params, pr.mask, is_16bit(precision) ? std::optional<Precision>(precision) : std::nullopt);
-    run(s);
-  }
-  return forces;
-}
 
 }  // namespace
 

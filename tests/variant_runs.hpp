@@ -18,6 +18,25 @@ namespace d2q9::test {
 // A problem file's text, as the tests of problem-file features write them.
 inline Problem problem(const std::string& toml) { return parse_problem_file(toml, "test.toml"); }
 
+// The reference's forces: per step, Fx and Fy of each body, as
+// Solver::take_body_forces gives them; its run in `out` when given.
+inline std::vector<double> reference_forces(const Problem& pr, Precision precision, RunOutput* out = nullptr) {
+  std::vector<double> forces;
+  auto go = [&](Solver& s) {
+    RunOutput o = run(s, pr.params.max_iters);
+    forces = s.take_body_forces();
+    if (out) *out = o;
+  };
+  if (precision == Precision::Double) {
+    ReferenceSolver<double> s(pr.params, pr.mask);
+    go(s);
+  } else {
+    ReferenceSolver<float> s(pr.params, pr.mask, is_16bit(precision) ? std::optional<Precision>(precision) : std::nullopt);
+    go(s);
+  }
+  return forces;
+}
+
 inline const std::vector<KernelVariant>& every_variant() {
   static const std::vector<KernelVariant> all = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
                                                  KernelVariant::FusedRows, KernelVariant::Blocked};
