@@ -217,3 +217,23 @@ TEST_CASE("curved walls: the cylinder's drag hardly moves as it moves between la
   CHECK(staircase > 0.02);
   CHECK(interpolated < staircase / 5);
 }
+
+TEST_CASE("curved walls: problem-file errors name the line") {
+  auto error = [](const std::string& text) {
+    try {
+      parse_problem_file(text, "p.toml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string head = "[grid]\nnx = 20\nny = 10\n[flow]\nsteps = 10\nomega = 1.0\n[[obstacle]]\n";
+  CHECK(error(head + "boundary = \"curved\"\ncircle = { center = [5.0, 5.0], radius = 2.0 }\n") ==
+        "p.toml:8: boundary must be \"staircase\" or \"interpolated\", got \"curved\"");
+  CHECK(error(head + "boundary = true\ncircle = { center = [5.0, 5.0], radius = 2.0 }\n") ==
+        "p.toml:8: boundary must be \"staircase\" or \"interpolated\", got true");
+  CHECK(error(head + "boundary = \"interpolated\"\nrectangle = { from = [3, 3], to = [5, 5] }\n") ==
+        "p.toml:8: boundary = \"interpolated\" needs a circle: a rectangle's walls lie on the lattice, between its cells "
+        "and the fluid");
+  CHECK(error(head + "boundary = \"interpolated\"\n") == "p.toml:7: [[obstacle]] needs one of circle, rectangle or mask");
+}
