@@ -10,6 +10,7 @@
 
 #include "backend_config.hpp"
 #include "device/kernel_source.hpp"
+#include "model/checkpoint.hpp"
 #include "helpers.hpp"
 #include "model/curved_links.hpp"
 #include "model/lattice.hpp"
@@ -97,6 +98,8 @@ TEST_CASE("curved walls: each link holds where the circle cuts it, and only link
   CHECK_FALSE(staircase.params.extensions.curved_walls);
   CHECK(staircase.mask.links.empty());
   CHECK(staircase.mask.blocked == pr.mask.blocked);
+  // A checkpoint of one does not restart the other.
+  CHECK(obstacle_mask_hash(staircase.mask) != obstacle_mask_hash(pr.mask));
 }
 
 TEST_CASE("curved walls: a crossing nearer than half-way with no fluid beyond is moved out to half-way") {
