@@ -30,6 +30,8 @@
 //   OUTLET with OUTLET_DENSITY          Zou/He pressure outlet on column NX-1
 //   COLLISION_TRT with OMEGA_MINUS      two-relaxation-time collision (trt_pair)
 //   COLLISION_REGULARISED               regularised BGK collision
+//   CURVED_LINKS        curved walls (interpolated bounce-back): `obstacles`
+//                       holds 8 planes of link bytes after the obstacle bytes
 //   FORCE_BODIES        bodies whose force is measured (momentum exchange): an
 //                       obstacle byte's bits 2-7 hold its body (1..FORCE_BODIES,
 //                       0: not measured), bits 0-1 its kind; each work-group's
