@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <png.h>
+
 #include "model/problem.hpp"
 
 // doctest has no run-time skip. A test that cannot run here says why in a
@@ -119,5 +121,16 @@ inline std::string mpirun_command(int ranks) {
          D2Q9_MPIEXEC + "' --oversubscribe -np " + std::to_string(ranks);
 }
 #endif
+
+// A PNG of `pixels` in libpng's simplified `format` (PNG_FORMAT_GRAY, ...).
+inline void write_png(const std::string& path, int width, int height, std::uint32_t format, const std::vector<std::uint8_t>& pixels) {
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(width);
+  png.height = static_cast<png_uint_32>(height);
+  png.format = format;
+  REQUIRE(PNG_IMAGE_SIZE(png) == pixels.size());
+  REQUIRE(png_image_write_to_file(&png, path.c_str(), 0, pixels.data(), 0, nullptr) != 0);
+}
 
 }  // namespace d2q9::test

@@ -268,7 +268,7 @@ TEST_CASE("cli: --tune (or --autotune) prints the launches timed and the choice,
   CHECK(json.find("\"block_steps\": 3") != std::string::npos);
 }
 
-TEST_CASE("cli: --version names the version, commit and backends; the JSON summary carries them") {
+TEST_CASE("cli: --version names the version, commit and backends, and the JSON summary carries them") {
   const Result v = run_program("--version");
   CHECK(v.status == 0);
   CHECK(v.err == "");

@@ -207,7 +207,7 @@ TEST_CASE("curved walls: in a steady channel the walls and the curved cylinder t
   CHECK(f[2] > 0.2 * (f[0] + f[2]));
 }
 
-TEST_CASE("curved walls: the cylinder's drag hardly moves as it moves between lattice nodes; on the staircase it jumps") {
+TEST_CASE("curved walls: the cylinder's drag hardly moves as it moves between lattice nodes, and on the staircase it jumps") {
   auto spread = [](const char* boundary) {
     std::vector<double> drag;
     // Along the periodic channel: the same flow wherever it sits.

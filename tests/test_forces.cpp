@@ -97,7 +97,7 @@ TEST_CASE("forces: in a steady channel the bodies take exactly the momentum the 
   CHECK(last[2] > 0.3 * fx);
 }
 
-TEST_CASE("forces: a body in a closed box at rest feels nothing; obstacles named alike are one body") {
+TEST_CASE("forces: a body in a closed box at rest feels nothing, and obstacles named alike are one body") {
   const Problem pr = problem(R"(
 [grid]
 nx = 12

@@ -108,7 +108,7 @@ bool all_passed(const std::vector<d2q9::ColumnDifference>& diffs) {
 
 }  // namespace
 
-TEST_CASE("d2q9-check: equal runs pass; NaN, a wrong field or a different length fail; near-zero fields use the floor") {
+TEST_CASE("d2q9-check: equal runs pass, and NaN, a wrong field or a different length fail, and near-zero fields use the floor") {
   d2q9::test::TempDir ref, same, nan_run, wrong, rounding, shorter;
   const std::vector<double> av = {1e-3, 2e-3, 3e-3};
   const std::vector<double> uy = {1e-7, -2e-7, 3e-8, 0.0, 0.0, -1e-7};

@@ -18,6 +18,7 @@
 #include "model/spelling.hpp"
 
 using namespace d2q9;
+using d2q9::test::write_png;
 using d2q9::test::count_lines;
 using d2q9::test::Result;
 using d2q9::test::run_shell;
@@ -40,15 +41,6 @@ std::uint8_t cell(const ObstacleMask& m, int i, int j) { return m.blocked[static
 
 // A PNG of `width` x `height` pixels in `format` (PNG_FORMAT_GRAY, _RGB, _RGBA),
 // rows top first.
-void write_png(const std::string& path, int width, int height, std::uint32_t format, const std::vector<std::uint8_t>& pixels) {
-  png_image png{};
-  png.version = PNG_IMAGE_VERSION;
-  png.width = static_cast<png_uint_32>(width);
-  png.height = static_cast<png_uint_32>(height);
-  png.format = format;
-  REQUIRE(PNG_IMAGE_SIZE(png) == pixels.size());
-  REQUIRE(png_image_write_to_file(&png, path.c_str(), 0, pixels.data(), 0, nullptr) != 0);
-}
 
 const char* const kGridFlow = "[grid]\nnx = 8\nny = 6\n[flow]\nsteps = 10\nomega = 1.0\n";  // lines 1-6
 
@@ -156,7 +148,7 @@ TEST_CASE("problem file: inlet and outlet set their extensions and leave their e
   CHECK(p.mask.fluid_cells() == 8 * 4);
 }
 
-TEST_CASE("problem file: moving walls share one velocity; corners with static walls are static") {
+TEST_CASE("problem file: moving walls share one velocity, and corners with static walls are static") {
   // Couette between two lids moving alike, walls left and right: all four corners static.
   const Problem p = parse_problem_file(std::string(kGridFlow) +
                                            "[edges]\nbottom = { wall_velocity = [0.05, 0] }\ntop = { wall_velocity = [0.05, 0.0] }\n"
@@ -406,7 +398,7 @@ TEST_CASE("problem file: extensions_fingerprint tells every extension apart") {
   CHECK(extensions_fingerprint(Extensions{}) == 0xb52ea91c8e5ca66dULL);  // the same on every machine and build
 }
 
-TEST_CASE("problem file: on the command line, alone; with an obstacle file it is refused") {
+TEST_CASE("problem file: on the command line, alone, and with an obstacle file it is refused") {
   const char* alone[] = {"d2q9-bgk", "cavity.toml", "-q"};
   const Options o = parse_command_line(3, alone);
   CHECK(o.param_file == "cavity.toml");
@@ -576,17 +568,19 @@ TEST_CASE("problem file: a killed run restarts from its checkpoint alone, from a
   dir.write("p.toml", forced);
   r = run_shell("'" + exe + "' --restart '" + checkpoint + "' -o '" + elsewhere.path + "'");
   CHECK(r.status == 1);
-  CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for another wall velocity, "
-                                          "body force, inlet or outlet than " + dir.file("p.toml") + " gives\n");
-  // A checkpoint of a .params run had none of them either.
+  CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for body_force = [0, 0], "
+                                          "but " + dir.file("p.toml") + " gives body_force = [1e-06, 0]\n");
+  // A checkpoint of a .params run had none of them either; one from before
+  // settings were recorded is compared by its fingerprint.
   Checkpoint from_params = c;
   from_params.run.param_file = "/elsewhere/in.params";
   from_params.run.obstacle_file = "/elsewhere/obs.dat";
+  from_params.run.settings.clear();
   write_checkpoint(checkpoint, from_params);
   r = run_shell("'" + exe + "' --restart '" + checkpoint + "' '" + dir.file("p.toml") + "' -o '" + elsewhere.path + "'");
   CHECK(r.status == 1);
   CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for another wall velocity, "
-                                          "body force, inlet or outlet than " + dir.file("p.toml") + " gives\n");
+                                          "body force, inlet, outlet or collision than " + dir.file("p.toml") + " gives\n");
   dir.write("p.toml", text);
   r = run_shell("'" + exe + "' --restart '" + checkpoint + "' '" + dir.file("p.toml") + "' -o '" + elsewhere.path + "'");
   CHECK(r.status == 0);

@@ -210,7 +210,7 @@ TEST_CASE("restart: --restart alone continues where the run was, writing and che
   }
 }
 
-TEST_CASE("restart: options given with --restart override the recorded ones; changed inputs are still refused") {
+TEST_CASE("restart: options given with --restart override the recorded ones, and changed inputs are still refused") {
   TempDir in, out, moved;
   const std::string params = "12\n10\n400\n10\n0.1\n0.02\n1.7\n";
   const auto pf = in.write("in.params", params);

@@ -31,6 +31,7 @@
 #include "model/output.hpp"
 #include "model/picture.hpp"
 #include "model/problem_file.hpp"
+#include "model/problem_settings.hpp"
 #include "model/stability.hpp"
 #include "model/vtk_output.hpp"
 
@@ -138,9 +139,11 @@ std::string absolute(const std::string& path) {
 // ranks (a checkpoint restarts on any number of ranks).
 // A problem file (.toml) is recorded as the obstacle file too, and in place of
 // that file's hash the fingerprint of its Extensions, which the checkpoint's
-// header does not hold (see check_extensions_match).
-RunRecord run_record(const Options& o, const Solver& solver, const Extensions& file_extensions) {
+// header does not hold (see check_settings_match).
+RunRecord run_record(const Options& o, const Solver& solver, const Extensions& file_extensions,
+                     const Extensions& effective, const Measurements& measure) {
   RunRecord r;
+  r.settings = problem_setting_values(effective, measure);
   r.param_file = absolute(o.param_file);
   r.param_hash = file_hash(o.param_file);
   const bool problem_file = o.obstacle_file.empty();
@@ -194,16 +197,26 @@ void warn_if_inputs_changed(const RunRecord& record, const Options& o) {
                    printable(*path).c_str());
 }
 
-// What problem files add (wall velocity, body force, inlet, outlet) must match
-// too: a problem-file run recorded its fingerprint, any other run had none.
-void check_extensions_match(const Checkpoint& checkpoint, const Options& o, const Extensions& extensions) {
+// The problem's settings (model/problem_settings.hpp) must match as well,
+// as this run would apply them (options included); the first that differs is
+// named. Records from before settings were recorded hold a fingerprint of
+// the problem file's extensions instead (a run of a .params file, none).
+void check_settings_match(const Checkpoint& checkpoint, const Options& o, const Extensions& effective,
+                          const Measurements& measure, const Extensions& file_extensions) {
   const RunRecord& record = checkpoint.run;
+  if (!record.settings.empty()) {
+    if (const auto m = first_setting_mismatch(record.settings, effective, measure))
+      throw InputError(o.restart_file + ": checkpoint does not match the inputs: it was written for " + m->name + " = " +
+                       m->recorded + ", but " + o.param_file + (o.collision ? " with --collision" : "") + " gives " +
+                       m->name + " = " + m->given);
+    return;
+  }
   const std::uint64_t recorded = !record.empty() && is_problem_file(record.param_file)
                                      ? record.obstacle_hash
                                      : extensions_fingerprint(Extensions{});
-  if (extensions_fingerprint(extensions) != recorded)
+  if (extensions_fingerprint(file_extensions) != recorded)
     throw InputError(o.restart_file + ": checkpoint does not match the inputs: it was written for another wall "
-                     "velocity, body force, inlet or outlet than " + o.param_file + " gives");
+                     "velocity, body force, inlet, outlet or collision than " + o.param_file + " gives");
 }
 
 }  // namespace
@@ -250,7 +263,7 @@ void run(const Options& given, Ranks& ranks) {
     if (!o.restart_file.empty()) {
       check_checkpoint_matches(restart, o.restart_file, params, o.param_file, mask,
                                o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);
-      check_extensions_match(restart, o, file_extensions);
+      check_settings_match(restart, o, params.extensions, measure, file_extensions);
       if (ranks.is_root()) warn_if_inputs_changed(restart.run, o);
     }
     if (ranks.is_root()) check_output_dir(o.output_dir);
@@ -287,7 +300,7 @@ void run(const Options& given, Ranks& ranks) {
   RunLoopOptions loop;
   loop.checkpoint_every = o.checkpoint_every;
   loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
-  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver, file_extensions);
+  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver, file_extensions, params.extensions, measure);
   loop.progress = &progress;
   loop.ranks = &ranks;
   loop.snapshot_every = extra.snapshot_every;

@@ -101,9 +101,11 @@ std::string record_text(const RunRecord& r) {
   if (r.empty()) return "";
   nlohmann::json options = nlohmann::json::array();
   for (const auto& [name, value] : r.options) options.push_back({name, value});
+  nlohmann::json settings = nlohmann::json::array();
+  for (const auto& [name, value] : r.settings) settings.push_back({name, value});
   return nlohmann::json{{"param_file", r.param_file},       {"param_hash", hex64(r.param_hash)},
                         {"obstacle_file", r.obstacle_file}, {"obstacle_hash", hex64(r.obstacle_hash)},
-                        {"options", options}}
+                        {"options", options},               {"settings", settings}}
       .dump();
 }
 
@@ -120,6 +122,9 @@ RunRecord parse_record(const std::string& text, const std::string& filename) {
     r.obstacle_hash = std::stoull(j.at("obstacle_hash").get<std::string>(), nullptr, 16);
     for (const auto& option : j.at("options"))
       r.options.emplace_back(option.at(0).get<std::string>(), option.at(1).get<std::string>());
+    if (j.contains("settings"))
+      for (const auto& setting : j.at("settings"))
+        r.settings.emplace_back(setting.at(0).get<std::string>(), setting.at(1).get<std::string>());
   } catch (const std::exception& e) {
     throw InputError(filename + ": corrupt checkpoint: unreadable run record (" + e.what() + ")");
   }

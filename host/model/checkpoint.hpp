@@ -37,6 +37,9 @@ struct RunRecord {
   std::string param_file, obstacle_file;
   std::uint64_t param_hash = 0, obstacle_hash = 0;
   std::vector<std::pair<std::string, std::string>> options;
+  // The problem's settings as it ran (model/problem_settings.hpp); empty in
+  // records written before they were recorded.
+  std::vector<std::pair<std::string, std::string>> settings;
 
   bool empty() const { return param_file.empty(); }
 };

@@ -91,6 +91,28 @@ const std::vector<std::string> kInletProfileKeys = {"parabolic"};
 const std::vector<std::string> kCircleKeys = {"center", "radius"};
 const std::vector<std::string> kRectangleKeys = {"from", "to"};
 
+}  // namespace
+
+std::vector<std::string> problem_file_keys() {
+  std::vector<std::string> keys;
+  auto add = [&](const std::string& table, const std::vector<std::string>& names) {
+    for (const std::string& name : names) keys.push_back(table + "." + name);
+  };
+  add("grid", kGridKeys);
+  add("flow", kFlowKeys);
+  add("edges", kEdgeKeys);
+  add("edges", kEdgeTableKeys);
+  add("inlet_velocity", kInletProfileKeys);
+  add("obstacle", kObstacleKeys);
+  add("circle", kCircleKeys);
+  add("rectangle", kRectangleKeys);
+  add("forces", kForcesKeys);
+  keys.push_back("probes.every");
+  return keys;
+}
+
+namespace {
+
 // Where a key of another table belongs, for "it belongs in [grid]".
 std::string home_of(const std::string& key) {
   auto in = [&](const std::vector<std::string>& keys) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };

@@ -36,6 +36,12 @@ using ParamsCheck = std::function<void(const Params&)>;
 Problem parse_problem_file(const std::string& text, const std::string& filename, const ParamsCheck& check = {});
 Problem read_problem_file(const std::string& path, const ParamsCheck& check = {});
 
+// Every key a problem file may hold, from the lists the parser checks keys
+// against: "table.key" ("edges.inlet_velocity" for an edge's table,
+// "inlet_velocity.parabolic" for its profile, "circle.center" for a shape's,
+// "probes.every"; probes' own names are the user's).
+std::vector<std::string> problem_file_keys();
+
 // A fingerprint of `e`'s values (FNV-1a over their bits), the same on every
 // machine and build. A checkpoint's header holds only the coursework's seven
 // values, so the run record of a problem-file run keeps this in their place

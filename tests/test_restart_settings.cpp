@@ -1,0 +1,167 @@
+// A restart refuses a changed problem, whatever setting changed, and names
+// it. The keys come from the parser's own lists (problem_file_keys()), so a
+// key added to the problem file without a change here fails this test, and a
+// setting left out of the checkpoint's record (model/problem_settings.hpp)
+// is a restart that goes on instead of being refused.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+#include "model/checkpoint.hpp"
+#include "model/problem_file.hpp"
+#include "model/problem_settings.hpp"
+
+using namespace d2q9;
+using d2q9::test::contains;
+using d2q9::test::count_lines;
+using d2q9::test::Result;
+using d2q9::test::run_shell;
+using d2q9::test::slurp;
+using d2q9::test::TempDir;
+using d2q9::test::write_png;
+
+namespace {
+
+enum Base { Channel, Cavity };
+
+// One edit of a base problem: `from` (first occurrence) becomes `to`; the
+// restart is refused with "it was written for <refused>".
+struct Edit {
+  Base base;
+  std::string from, to, refused;
+};
+
+const std::string kObstacles = "different obstacles";
+
+// Every problem-file key, and an edit that changes it alone.
+const std::map<std::string, Edit> kEdits = {
+    {"grid.nx", {Channel, "nx = 48", "nx = 50", "nx"}},
+    {"grid.ny", {Channel, "ny = 20", "ny = 22", "ny"}},
+    {"flow.steps", {Channel, "steps = 1000000", "steps = 1000001", "maxIters"}},
+    {"flow.density", {Channel, "density = 1.0\nviscosity", "density = 1.01\nviscosity", "density"}},
+    {"flow.omega", {Channel, "viscosity = 0.04", "omega = 1.5", "omega"}},
+    {"flow.viscosity", {Channel, "viscosity = 0.04", "viscosity = 0.041", "omega"}},
+    {"flow.reynolds", {Cavity, "reynolds = 10", "reynolds = 11", "omega"}},
+    {"flow.velocity", {Cavity, "velocity = 0.05\nlength", "velocity = 0.06\nlength", "omega"}},
+    {"flow.length", {Cavity, "length = 22", "length = 20", "reynolds_dim"}},
+    {"flow.accel", {Cavity, "accel = 0.001", "accel = 0.002", "accel"}},
+    {"flow.body_force", {Cavity, "body_force = [1e-6, 0.0]", "body_force = [2e-6, 0.0]", "body_force"}},
+    {"flow.collision", {Channel, "collision = \"trt\"\nmagic = 0.1875\n", "collision = \"regularised\"\n", "collision"}},
+    {"flow.magic", {Channel, "magic = 0.1875", "magic = 0.25", "magic"}},
+    {"flow.inlet_ramp", {Channel, "inlet_ramp = 50", "inlet_ramp = 60", "inlet_ramp"}},
+    {"edges.left", {Cavity, "[edges]\n", "[edges]\nleft = \"wall\"\nright = \"wall\"\n", kObstacles}},
+    {"edges.right", {Channel, "right = { outlet_density = 1.0 }", "right = \"wall\"", kObstacles}},
+    {"edges.bottom", {Cavity, "bottom = \"wall\"", "bottom = { wall_velocity = [0.05, 0.0] }", kObstacles}},
+    {"edges.top", {Cavity, "top = { wall_velocity = [0.05, 0.0] }", "top = \"wall\"", kObstacles}},
+    {"edges.wall_velocity", {Cavity, "wall_velocity = [0.05, 0.0]", "wall_velocity = [0.04, 0.0]", "wall_velocity"}},
+    {"edges.inlet_velocity", {Channel, "parabolic = 0.06", "parabolic = 0.05", "inlet_velocity"}},
+    {"edges.outlet_density", {Channel, "outlet_density = 1.0", "outlet_density = 1.01", "outlet_density"}},
+    {"inlet_velocity.parabolic", {Channel, "{ parabolic = 0.06 }", "[0.06, 0.0]", "parabolic"}},
+    {"obstacle.name", {Channel, "name = \"cylinder\"", "name = \"post\"", "bodies"}},
+    {"obstacle.boundary", {Channel, "boundary = \"interpolated\"\n", "", kObstacles}},
+    {"obstacle.circle", {Channel, "center = [12.3, 9.6]", "center = [12.3, 12.6]", kObstacles}},
+    // Less than a cell: the same cells, other links.
+    {"circle.center", {Channel, "center = [12.3, 9.6]", "center = [12.35, 9.6]", kObstacles}},
+    {"circle.radius", {Channel, "radius = 3.2", "radius = 3.22", kObstacles}},
+    {"obstacle.rectangle", {Channel, "rectangle = { from = [30, 1], to = [31, 4] }",
+                            "rectangle = { from = [33, 1], to = [34, 4] }", kObstacles}},
+    {"rectangle.from", {Channel, "from = [30, 1]", "from = [29, 1]", kObstacles}},
+    {"rectangle.to", {Channel, "to = [31, 4]", "to = [31, 5]", kObstacles}},
+    {"obstacle.mask", {Cavity, "mask = \"block.png\"", "mask = \"other.png\"", kObstacles}},
+    {"forces.velocity", {Channel, "velocity = 0.04", "velocity = 0.05", "forces"}},
+    {"forces.length", {Channel, "length = 6.4", "length = 6.5", "forces"}},
+    {"forces.density", {Channel, "density = 1.0\n[probes]", "density = 1.1\n[probes]", "forces"}},
+    {"probes.every", {Channel, "every = 10", "every = 20", "probes"}},
+};
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, "the base problem has no \"" << from << "\"");
+  return text.replace(at, from.size(), to);
+}
+
+// A run of `dir`/p.toml, killed (SIGKILL) once it has written a checkpoint.
+std::string checkpoint_of(const TempDir& dir, const std::string& out) {
+  const Result killed = run_shell("cd '" + dir.path + "' && { '" + D2Q9_EXE + "' p.toml -o " + out +
+                                  " --checkpoint-every 20 -b reference -q --no-png & pid=$!; while [ ! -e " + out +
+                                  "/checkpoint.d2q9 ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; "
+                                  "kill -9 $pid; wait $pid; }");
+  REQUIRE_MESSAGE(killed.status == 128 + 9, "the run ended before it was killed: " << killed.err);
+  return dir.file(out + "/checkpoint.d2q9");
+}
+
+}  // namespace
+
+TEST_CASE("restart settings: every problem-file key is one the restart test changes") {
+  for (const std::string& key : problem_file_keys()) {
+    CAPTURE(key);
+    CHECK(kEdits.count(key) == 1);
+  }
+  for (const auto& [key, edit] : kEdits) {
+    CAPTURE(key);
+    const auto keys = problem_file_keys();
+    CHECK(std::find(keys.begin(), keys.end(), key) != keys.end());
+  }
+}
+
+TEST_CASE("restart settings: a checkpoint restarted after any one key changed is refused, naming the setting") {
+  TempDir dir;
+  std::vector<std::uint8_t> pixels(24 * 24, 255), other(24 * 24, 255);
+  for (int y = 10; y < 14; ++y)
+    for (int x = 8; x < 12; ++x) pixels[x + y * 24] = 0, other[x + 1 + y * 24] = 0;
+  write_png(dir.file("block.png"), 24, 24, PNG_FORMAT_GRAY, pixels);
+  write_png(dir.file("other.png"), 24, 24, PNG_FORMAT_GRAY, other);
+  const std::string base[2] = {slurp(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/restart_channel.toml"),
+                               slurp(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/restart_cavity.toml")};
+  std::string checkpoint[2];
+  for (int b : {Channel, Cavity}) {
+    REQUIRE(!base[b].empty());
+    dir.write("p.toml", base[b]);
+    checkpoint[b] = checkpoint_of(dir, b == Channel ? "channel" : "cavity");
+  }
+  const std::string p = dir.file("p.toml");
+  // The record holds every setting by name.
+  const Checkpoint c = read_checkpoint(checkpoint[Channel]);
+  CHECK(c.run.settings.size() == problem_settings().size());
+  dir.write("p.toml", base[Channel]);
+  const Problem channel = read_problem_file(p);
+  CHECK(c.run.settings == problem_setting_values(channel.params.extensions, channel.measure));
+
+  // A sub-cell move of the curved circle keeps its cells and moves its links.
+  {
+    const Problem before = read_problem_file(p);
+    dir.write("p.toml", replaced(base[Channel], "center = [12.3, 9.6]", "center = [12.35, 9.6]"));
+    const Problem after = read_problem_file(p);
+    CHECK(before.mask.blocked == after.mask.blocked);
+    CHECK(before.mask.links != after.mask.links);
+  }
+
+  for (const auto& [key, edit] : kEdits) {
+    CAPTURE(key);
+    dir.write("p.toml", replaced(base[edit.base], edit.from, edit.to));
+    // An output directory that cannot be: a restart not refused fails at once, on it.
+    const Result r = run_shell(std::string("'") + D2Q9_EXE + "' --restart '" + checkpoint[edit.base] + "' -q -o /dev/null/x");
+    CHECK(r.status == 1);
+    CHECK(count_lines(r.err) == 1);
+    CHECK_MESSAGE(contains(r.err, "error: " + checkpoint[edit.base] + ": checkpoint does not match the inputs: it was written for " +
+                                      edit.refused),
+                  r.err);
+  }
+
+  // --collision on the command line is a setting too: it cannot change the operator or Lambda mid-run.
+  dir.write("p.toml", base[Channel]);
+  for (const auto& [option, refused] : std::vector<std::pair<std::string, std::string>>{
+           {"--collision bgk", "collision = trt, but " + p + " with --collision gives collision = bgk"},
+           {"--collision trt", "magic = 0.1875, but " + p + " with --collision gives magic = 0.25"}}) {
+    CAPTURE(option);
+    const Result r =
+        run_shell(std::string("'") + D2Q9_EXE + "' --restart '" + checkpoint[Channel] + "' -q -o /dev/null/x " + option);
+    CHECK(r.status == 1);
+    CHECK(r.err == "error: " + checkpoint[Channel] + ": checkpoint does not match the inputs: it was written for " +
+                       refused + "\n");
+  }
+}
