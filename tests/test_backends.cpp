@@ -314,3 +314,76 @@ TEST_CASE_TEMPLATE("conformance: device backends refuse shapes and devices they 
   ok->run(3, av);
   CHECK(av.size() == 3);
 }
+
+namespace {
+
+// probes.csv's last row (step, then rho, ux, uy per probe) and final_state.dat.
+std::vector<double> csv_numbers(const std::string& line) {
+  std::vector<double> v;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) v.push_back(std::strtod(cell.c_str(), nullptr));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("conformance: probes.csv's last row is the final field at the probe cells, every variant", T, BACKENDS) {
+  SKIP_IF_UNAVAILABLE(T::backend);
+  // A forced channel round a block: the probes sit where the flow varies
+  // from cell to cell, so a probe read one cell off is another value.
+  d2q9::test::TempDir dir;
+  const std::string toml = dir.write("p.toml", R"([grid]
+nx = 24
+ny = 14
+[flow]
+steps = 120
+omega = 1.2
+body_force = [1.0e-5, 2.0e-7]
+[edges]
+bottom = "wall"
+top = "wall"
+[[obstacle]]
+rectangle = { from = [8, 4], to = [10, 7] }
+[probes]
+every = 40
+behind = [11, 6]
+above = [9, 8]
+corner = [7, 3]
+)");
+  const int probes[3][2] = {{11, 6}, {9, 8}, {7, 3}};
+  std::vector<std::string> launches = {""};
+  if (T::backend != Backend::Reference) {
+    launches.clear();
+    for (KernelVariant v : variants_of(T::backend)) launches.push_back(std::string(" --kernel-variant ") + to_string(v) + " -l 8x2");
+    launches.push_back(" --kernel-variant blocked -l 8x2");
+    if (T::backend == Backend::OpenCL) launches.push_back(" --kernel-variant fused-rows");
+  }
+  for (const std::string& launch : launches) {
+    CAPTURE(launch);
+    const auto r = d2q9::test::run_program("'" + toml + "' -q --no-png -o '" + dir.path + "' -b " +
+                                           to_string(T::backend) + launch);
+    REQUIRE(r.status == 0);
+    const std::string csv = d2q9::test::slurp(dir.file("probes.csv"));
+    const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+    const std::vector<double> row = csv_numbers(last);
+    REQUIRE(row.size() == 1 + 3 * 3);
+    CHECK(row[0] == 120);
+    // final_state.dat: "i j ux uy |u| pressure obstacle", pressure = rho / 3.
+    std::stringstream state(d2q9::test::slurp(dir.file("final_state.dat")));
+    int i = 0, j = 0, blocked = 0;
+    double ux = 0, uy = 0, speed = 0, pressure = 0;
+    int found = 0;
+    while (state >> i >> j >> ux >> uy >> speed >> pressure >> blocked)
+      for (int p = 0; p < 3; ++p)
+        if (i == probes[p][0] && j == probes[p][1]) {
+          CAPTURE(p);
+          CHECK(row[1 + 3 * p] == doctest::Approx(3 * pressure).epsilon(1e-11));
+          CHECK(row[2 + 3 * p] == doctest::Approx(ux).epsilon(1e-10));
+          CHECK(row[3 + 3 * p] == doctest::Approx(uy).epsilon(1e-10));
+          CHECK(std::fabs(ux) > 1e-6);
+          ++found;
+        }
+    CHECK(found == 3);
+  }
+}
