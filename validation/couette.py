@@ -12,7 +12,8 @@ steady profile is
 The measured profile is the column average of ux in each fluid row; the
 check is the largest |u - u_exact| over the fluid rows, divided by U.
 
-Full run: h = 64; --quick: h = 16. Target: largest deviation <= 0.5% of U.
+Full run: h = 64; --quick: h = 16. Target: largest deviation <= 0.5% of U;
+--quick: <= 1e-4 of U (measured 3.5e-5: as tight as the grid allows).
 """
 
 import math
@@ -32,10 +33,12 @@ def main():
     parser.add_argument("--lid", type=float, default=0.05, help="the top wall's speed U (default 0.05)")
     parser.add_argument("--viscous-times", type=float, default=1.5,
                         help="steps = this * h^2 / nu, rounded up (default 1.5)")
-    parser.add_argument("--tolerance", type=float, default=0.005,
-                        help="largest allowed deviation / U (default 0.005)")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="largest allowed deviation / U (default 0.005; --quick: 1e-4, measured 3.5e-5)")
     args = common.parse_args(parser)
     h = args.h or (16 if args.quick else 64)
+    if args.tolerance is None:
+        args.tolerance = 1e-4 if args.quick else 0.005
     if h < 2:
         raise common.RunError("--h must be at least 2")
     exe = common.find_exe(args.exe)

@@ -16,8 +16,9 @@ fluid row; the error is the relative L2 norm over the fluid rows, and the
 observed order is the least-squares slope of log(error) against log(h).
 
 Full run: h = 16, 32, 64, 128 at omega = 1; targets: L2 <= 1% at h = 64 and an
-order within 0.2 of 2. --quick: h = 16 and 32; L2 <= 1% at h = 32 and an order
-of at least 1.5.
+order within 0.2 of 2. --quick: h = 16 and 32; L2 <= 6e-4 at h = 32 and an
+order within 0.1 of 2 (measured 4.45e-4 and 2.0008: as tight as these grids
+allow, so that a 2% error in the viscosity or the force fails).
 """
 
 import math
@@ -124,9 +125,11 @@ unset multiplot
     checks = []
     if args.quick:
         target_h = 32 if 32 in hs else hs[-1]
+        # As tight as the grids allow: measured 4.454e-4 and 2.0008 (omega 1, double).
         common.check(checks, "l2_error(h=%d)" % target_h, next(r["l2_error"] for r in results if r["h"] == target_h),
-                     0.01)
-        common.check(checks, "order", order, 1.5, "min")
+                     6e-4)
+        common.check(checks, "order", order, 1.9, "min")
+        common.check(checks, "order", order, 2.1, "max")
     else:
         target_h = 64 if 64 in hs else hs[-1]
         common.check(checks, "l2_error(h=%d)" % target_h, next(r["l2_error"] for r in results if r["h"] == target_h),
