@@ -14,6 +14,9 @@
 #endif
 #include "opencl/opencl_solver.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
+
 using namespace d2q9;
 using d2q9::test::config;
 
@@ -52,6 +55,7 @@ std::string unavailable(Backend b) {
     if (list_cuda_devices().empty()) return "the CUDA driver reports no device";
   }
 #endif
+
   return {};
 }
 
@@ -387,3 +391,5 @@ corner = [7, 3]
     CHECK(found == 3);
   }
 }
+
+TEST_SUITE_END();

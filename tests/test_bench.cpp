@@ -17,6 +17,9 @@
 
 #include "helpers.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L tuning
+TEST_SUITE_BEGIN("tuning");
+
 using d2q9::test::contains;
 using d2q9::test::count_lines;
 using d2q9::test::Result;
@@ -338,3 +341,5 @@ TEST_CASE("d2q9-bench --sweep-local-size times every valid shape of each coursew
     CHECK(std::stod(fastest.front()) == least);
   }
 }
+
+TEST_SUITE_END();

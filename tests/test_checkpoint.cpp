@@ -21,6 +21,9 @@
 #include "app/run_loop.hpp"
 #include "model/stability.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 using d2q9::test::slurp;
 using d2q9::test::TempDir;
@@ -86,7 +89,7 @@ TEST_CASE("checkpoint: written and read back exactly, in both precisions") {
     write_checkpoint(dir.file(kCheckpointFile), c);
     CHECK(dir.listing() == std::string(kCheckpointFile) + "\n");  // no temporary file left beside it
     const std::size_t real = precision == Precision::Float ? 4 : 8;
-    CHECK(slurp(dir.file(kCheckpointFile)).size() == 72 + 4 + 9 * 8 + 9 * 30 * real + 8);  // no run record
+    CHECK(slurp(dir.file(kCheckpointFile)).size() == 72 + 4 + 9 * 8 + 4 + 9 * 30 * real + 8);  // no run record, no series
     const Checkpoint r = read_checkpoint(dir.file(kCheckpointFile));
     CHECK(r.params.nx == 6);
     CHECK(r.params.ny == 5);
@@ -138,7 +141,7 @@ TEST_CASE("checkpoint: every truncation and every damaged byte is refused") {
     const std::string msg = parse_error(good.substr(0, n));
     CHECK(msg.rfind("ck: ", 0) == 0);
   }
-  CHECK(parse_error(good.substr(0, 100)).find("truncated or corrupt checkpoint: 100 bytes, but a 6x5 grid after 9 steps needs 1236") !=
+  CHECK(parse_error(good.substr(0, 100)).find("truncated or corrupt checkpoint: 100 bytes, but a 6x5 grid after 9 steps needs 1240") !=
         std::string::npos);
   CHECK(parse_error(good + "x").find("truncated or corrupt checkpoint") != std::string::npos);
   for (std::size_t i = 0; i < good.size(); ++i) {
@@ -153,8 +156,8 @@ TEST_CASE("checkpoint: every truncation and every damaged byte is refused") {
         "ck: corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
   CHECK(parse_error("12\n10\n40\n") == "ck: not a d2q9-bgk checkpoint (no D2Q9CKPT header)");
   std::string future = good;
-  future[8] = 3;
-  CHECK(parse_error(future) == "ck: checkpoint format version 3 is not supported (this program reads 2)");
+  future[8] = 4;
+  CHECK(parse_error(future) == "ck: checkpoint format version 4 is not supported (this program reads 3)");
 }
 
 TEST_CASE("checkpoint: the run record round-trips, and version 1 files (no record) are still read") {
@@ -174,13 +177,24 @@ TEST_CASE("checkpoint: the run record round-trips, and version 1 files (no recor
   CHECK(r.run.options == c.run.options);
   CHECK(r.f == c.f);
 
-  // Version 1: the same bytes without the record length, and their checksum.
-  write_checkpoint(dir.file("v2"), sample_checkpoint(Precision::Float));
-  std::string v1 = slurp(dir.file("v2"));
+  // Version 2: the same bytes without the series' count (none here, no
+  // record), and their checksum; version 1 has no record length either.
+  write_checkpoint(dir.file("v3"), sample_checkpoint(Precision::Float));
+  auto resum = [](std::string& bytes) {
+    const std::uint64_t checksum = XXH3_64bits(bytes.data(), bytes.size() - 8);
+    std::memcpy(bytes.data() + bytes.size() - 8, &checksum, 8);
+  };
+  std::string v2 = slurp(dir.file("v3"));
+  v2[8] = 2;
+  v2.erase(72 + 4 + 9 * 8, 4);
+  resum(v2);
+  REQUIRE(parse_error(v2) == "");
+  CHECK(parse_checkpoint(reinterpret_cast<const unsigned char*>(v2.data()), v2.size(), "ck").f ==
+        sample_checkpoint(Precision::Float).f);
+  std::string v1 = v2;
   v1[8] = 1;
   v1.erase(72, 4);
-  const std::uint64_t checksum = XXH3_64bits(v1.data(), v1.size() - 8);
-  std::memcpy(v1.data() + v1.size() - 8, &checksum, 8);
+  resum(v1);
   REQUIRE(parse_error(v1) == "");
   const Checkpoint old = parse_checkpoint(reinterpret_cast<const unsigned char*>(v1.data()), v1.size(), "ck");
   CHECK(old.run.empty());
@@ -188,10 +202,27 @@ TEST_CASE("checkpoint: the run record round-trips, and version 1 files (no recor
   CHECK(old.av_vels == sample_checkpoint(Precision::Float).av_vels);
 
   // A record length beyond the file is refused before anything is read.
-  std::string forged = slurp(dir.file("v2"));
+  std::string forged = slurp(dir.file("v3"));
   const std::uint32_t huge = 1u << 30;
   std::memcpy(forged.data() + 72, &huge, 4);
   CHECK(parse_error(forged).find("ck: truncated or corrupt checkpoint: a run record of 1073741824 bytes") == 0);
+}
+
+TEST_CASE("checkpoint: the run's other series round-trip by name, and a count beyond the file is refused") {
+  TempDir dir;
+  Checkpoint c = sample_checkpoint(Precision::Float);
+  c.series = {{"forces", {1.5, -2.25, 3e-300, 0.1}}, {"probe_steps", {}}, {"probe_values", {7.0}}};
+  write_checkpoint(dir.file("ck"), c);
+  const Checkpoint r = read_checkpoint(dir.file("ck"));
+  CHECK(r.series == c.series);
+  CHECK(r.f == c.f);
+  CHECK(r.av_vels == c.av_vels);
+  // The first series' value count, forged past the end of the file.
+  std::string forged = slurp(dir.file("ck"));
+  const std::size_t count_at = 72 + 4 + 9 * 8 + 4 + 4 + 6;
+  const std::uint64_t huge = 1ULL << 60;
+  std::memcpy(forged.data() + count_at, &huge, 8);
+  CHECK(parse_error(forged) == "ck: truncated or corrupt checkpoint: its series run past the file");
 }
 
 TEST_CASE("checkpoint: files that cannot be read") {
@@ -390,3 +421,5 @@ TEST_CASE("checkpoint: temporary files left by a killed run are removed, nothing
   CHECK(dir.listing() == "av_vels.dat\n" + std::string(kCheckpointFile) + "\n");
   CHECK(d2q9::test::slurp(dir.file(kCheckpointFile)) == "good");
 }
+
+TEST_SUITE_END();

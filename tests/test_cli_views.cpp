@@ -10,6 +10,9 @@
 #include "model/picture.hpp"
 #include "views_helpers.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L cli
+TEST_SUITE_BEGIN("cli");
+
 using d2q9::test::slurp;
 using d2q9::test::Result;
 using d2q9::test::TempDir;
@@ -479,3 +482,5 @@ TEST_CASE("cli views: a progress line on a terminal, none when stderr is a file 
   REQUIRE(quiet.status == 0);
   CHECK(quiet.out == "");
 }
+
+TEST_SUITE_END();

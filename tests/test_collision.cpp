@@ -16,6 +16,9 @@
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
+
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::problem;
@@ -191,3 +194,5 @@ TEST_CASE("collision: TRT at the magic parameter 3/16 gives the Poiseuille profi
   CHECK(reg_fine < 0.6 * reg_coarse);
   CHECK(reg_coarse < bgk_thin);
 }
+
+TEST_SUITE_END();

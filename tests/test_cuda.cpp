@@ -18,6 +18,9 @@
 #include "opencl/opencl_solver.hpp"
 #include "reference/reference_solver.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
+
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::contains;
@@ -356,3 +359,5 @@ TEST_CASE("CUDA: the four coursework problems agree with the OpenCL backend with
     MESSAGE(size << " cuda vs opencl, measure against tolerance 0.01:" << differences);
   }
 }
+
+TEST_SUITE_END();

@@ -18,6 +18,9 @@
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
+
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::problem;
@@ -346,3 +349,5 @@ TEST_CASE("curved walls: Poiseuille flow between walls off the lattice converges
     CHECK(profile_error(c, got.f) == doctest::Approx(curved16).epsilon(0.02));
   }
 }
+
+TEST_SUITE_END();

@@ -16,6 +16,9 @@
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
+
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::problem;
@@ -180,3 +183,5 @@ TEST_CASE("extensions: the inlet holds its velocity, the outlet its density, the
     CHECK(*std::max_element(out.av_vels.begin(), out.av_vels.end()) < 1e-12);
   }
 }
+
+TEST_SUITE_END();

@@ -13,6 +13,9 @@
 
 #include "helpers.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L cli
+TEST_SUITE_BEGIN("cli");
+
 using d2q9::test::contains;
 using d2q9::test::count_lines;
 using d2q9::test::Result;
@@ -60,6 +63,7 @@ TEST_CASE("faults: a create, close, link or rename failing at any point of the f
 #if defined(__SANITIZE_ADDRESS__)
   D2Q9_SKIP("AddressSanitizer must be the first library loaded, so the fault library cannot be preloaded");
 #endif
+
   TempDir out;
   const Problem first(20), second(35);
   const Result made = run_shell(std::string("'") + D2Q9_EXE + "' " + run_args(first, out.path));
@@ -126,3 +130,5 @@ TEST_CASE("faults: a file-size limit that stops the larger outputs being written
   CHECK(count_lines(r.err) == 1);
   CHECK(contents(out.path) == before);
 }
+
+TEST_SUITE_END();

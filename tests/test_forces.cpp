@@ -15,6 +15,9 @@
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
+
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::problem;
@@ -318,3 +321,5 @@ TEST_CASE("forces: an inlet's ramp raises its velocity smoothly, the same in eve
     CHECK(solver->distributions() == whole.f);
   }
 }
+
+TEST_SUITE_END();

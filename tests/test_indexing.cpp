@@ -11,6 +11,9 @@
 #include "helpers.hpp"
 #include "solver_runs.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 using d2q9::test::config;
 
@@ -86,3 +89,5 @@ TEST_CASE("indexing: the kernels take cell and value indices as idx_t, never int
   }
   CHECK(index_parameters >= 8);  // load16/store16 twice each, load_f, store_f, store, the cells
 }
+
+TEST_SUITE_END();

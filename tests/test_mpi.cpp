@@ -25,6 +25,9 @@
 #include "mpi/slab_layout.hpp"
 #include "reference/reference_solver.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L mpi
+TEST_SUITE_BEGIN("mpi");
+
 using namespace d2q9;
 using d2q9::test::slurp;
 using d2q9::test::TempDir;
@@ -882,3 +885,5 @@ TEST_CASE("mpi runs: a rank failing while it writes its part of the outputs leav
 }
 
 #endif
+
+TEST_SUITE_END();

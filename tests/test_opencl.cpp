@@ -9,6 +9,9 @@
 #include "opencl/opencl_solver.hpp"
 #include "reference/reference_solver.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
+
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::max_relative_difference;
@@ -103,3 +106,4 @@ TEST_CASE("kernel defines carry exact constants") {
   CHECK(d.back() == "REAL_IS_DOUBLE=1");
 }
 
+TEST_SUITE_END();

@@ -13,6 +13,9 @@
 #include "model/output.hpp"
 #include "device/solver.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 using d2q9::test::slurp;
 using d2q9::test::TempDir;
@@ -194,3 +197,5 @@ TEST_CASE("format_e12 writes what printf's %.12E writes, for any double") {
   CHECK(hex64(0x1f) == "000000000000001f");
   CHECK(hex64(~std::uint64_t{0}) == "ffffffffffffffff");
 }
+
+TEST_SUITE_END();

@@ -5,6 +5,9 @@
 #include "helpers.hpp"
 #include "model/problem.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 using d2q9::test::TempDir;
 
@@ -195,3 +198,5 @@ TEST_CASE("inputs must be regular files of sane size: directories, FIFOs, device
   const std::string fine = dir.write("fine.dat", std::string((1 << 20) + 256 * 64, '\n'));
   CHECK(d2q9::read_obstacles(fine, p).fluid_cells() == 64);
 }
+
+TEST_SUITE_END();

@@ -17,6 +17,9 @@
 #include "model/problem_file.hpp"
 #include "model/spelling.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 using d2q9::test::write_png;
 using d2q9::test::count_lines;
@@ -596,3 +599,5 @@ TEST_CASE("problem file: a killed run restarts from its checkpoint alone, from a
   CHECK(r.err == "error: " + checkpoint + ": checkpoint does not match the inputs: it was written for different obstacles than " +
                      dir.file("p.toml") + "\n");
 }
+
+TEST_SUITE_END();

@@ -7,6 +7,9 @@
 #include "helpers.hpp"
 #include "reference/reference_solver.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 
 TEST_CASE("reference: one step on an open 4x4 grid matches the model worked by hand") {
@@ -122,3 +125,5 @@ TEST_CASE("reference: one step from a non-uniform state with an obstacle, worked
   REQUIRE(av.size() == 1);
   CHECK(av[0] == doctest::Approx(sum_speed / 15).epsilon(1e-13));
 }
+
+TEST_SUITE_END();

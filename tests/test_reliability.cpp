@@ -21,6 +21,9 @@
 #include "model/limits.hpp"
 #include "reference/reference_solver.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L cli
+TEST_SUITE_BEGIN("cli");
+
 extern char** environ;
 
 using d2q9::test::slurp;
@@ -486,3 +489,5 @@ TEST_CASE("errors: control characters in paths and files are escaped, so every e
   CHECK(r.err == "error: " + bad + ":2: expected three integers 'x y 1', got '1\\x01 1 1'\n");
   CHECK(r.out == "");
 }
+
+TEST_SUITE_END();

@@ -15,6 +15,9 @@
 #include "model/problem_file.hpp"
 #include "model/problem_settings.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L cli
+TEST_SUITE_BEGIN("cli");
+
 using namespace d2q9;
 using d2q9::test::contains;
 using d2q9::test::count_lines;
@@ -156,7 +159,7 @@ TEST_CASE("restart settings: a checkpoint restarted after any one key changed is
   dir.write("p.toml", base[Channel]);
   for (const auto& [option, refused] : std::vector<std::pair<std::string, std::string>>{
            {"--collision bgk", "collision = trt, but " + p + " with --collision gives collision = bgk"},
-           {"--collision trt", "magic = 0.1875, but " + p + " with --collision gives magic = 0.25"}}) {
+           {"--collision trt:0.25", "magic = 0.1875, but " + p + " with --collision gives magic = 0.25"}}) {
     CAPTURE(option);
     const Result r =
         run_shell(std::string("'") + D2Q9_EXE + "' --restart '" + checkpoint[Channel] + "' -q -o /dev/null/x " + option);
@@ -164,4 +167,10 @@ TEST_CASE("restart settings: a checkpoint restarted after any one key changed is
     CHECK(r.err == "error: " + checkpoint[Channel] + ": checkpoint does not match the inputs: it was written for " +
                        refused + "\n");
   }
+  // The same operator and Lambda (trt alone keeps the file's): it goes on, here to the output folder that cannot be.
+  const Result same = run_shell(std::string("'") + D2Q9_EXE + "' --restart '" + checkpoint[Channel] +
+                                "' -q -o /dev/null/x --collision trt");
+  CHECK(same.err == "error: /dev/null/x: cannot create output directory (Not a directory)\n");
 }
+
+TEST_SUITE_END();

@@ -13,6 +13,9 @@
 #include "reference/reference_solver.hpp"
 #include "solver_runs.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 using d2q9::test::config;
 using d2q9::test::TempDir;
@@ -147,3 +150,5 @@ TEST_CASE("storage16: a checkpoint keeps the 16-bit codes, so a restart continue
     }
   }
 }
+
+TEST_SUITE_END();

@@ -16,6 +16,9 @@
 #include "device/launch_policy.hpp"
 #include "device/tuning.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L tuning
+TEST_SUITE_BEGIN("tuning");
+
 using namespace d2q9;
 
 namespace {
@@ -86,6 +89,13 @@ TEST_CASE("tuning cache: stores, reloads, and survives damage") {
   blocked.block_steps = 3;
   blocked.tile = {16, 8};
   CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Float, blocked) == "cuda|D|64x32|float|blocked-k3-t16x8");
+  // What compiles other kernels is another problem to time: collision, forces, curved walls, ...
+  Params trt = p;
+  trt.extensions.collision = CollisionOperator::Trt;
+  trt.extensions.measured_bodies = 2;
+  trt.extensions.curved_walls = true;
+  CHECK(tuning_key(Backend::Cuda, "D", trt, Precision::Float, blocked) ==
+        "cuda|D|64x32|float|blocked-k3-t16x8|trt,bodies=2,curved");
   CHECK_FALSE(load_tuned_launch(key).has_value());
   store_tuned_launch(key, {KernelVariant::FusedX2, LocalSize{64, 2}}, 5e-6);
   auto got = load_tuned_launch(key);
@@ -443,3 +453,5 @@ TEST_CASE("kernel cache: a second OpenCL solver of the same problem loads its ke
   auto other = make_solver(Backend::OpenCL, p, m, d2q9::test::config(Precision::Float, LocalSize{8, 2}));
   CHECK_FALSE(other->setup_times().kernels_cached);
 }
+
+TEST_SUITE_END();

@@ -19,6 +19,9 @@
 #include "views_helpers.hpp"
 #include "model/vtk_output.hpp"
 
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
 using namespace d2q9;
 using d2q9::test::TempDir;
 
@@ -583,3 +586,5 @@ TEST_CASE("driver check: vendor OpenCL libraries without an .icd registration ar
   CHECK(find_unregistered_drivers({libs.path}, vendors.path).empty());
   CHECK(find_unregistered_drivers({empty.path, "/nonexistent-dir"}, "/nonexistent-vendors").empty());
 }
+
+TEST_SUITE_END();

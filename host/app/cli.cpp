@@ -35,7 +35,7 @@ po::options_description visible_options() {
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl (default: next to the executable)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c: fp16s and fp16c compute in float and store the distributions in 16 bits (half the memory traffic; see docs/performance.md)")
     ("collision", po::value<std::string>(), "bgk | trt[:LAMBDA] | regularised: the collision of fluid cells, over what a "
-     "problem file says (default bgk; TRT's magic parameter LAMBDA defaults to 1/4; see docs/collision.md)")
+     "problem file says (default bgk; TRT's magic parameter LAMBDA defaults to the problem file's, else 1/4; see docs/collision.md)")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
      "(acceleration folded into the step before) | fused-x2: two steps per launch | fused-rows: a row per "
@@ -182,14 +182,15 @@ CollisionChoice parse_collision(const std::string& text) {
   const auto colon = text.find(':');
   const auto op = parse_collision_operator(text.substr(0, colon));
   if (!op) throw UsageError(error);
-  CollisionChoice choice{*op, 0.25};
+  CollisionChoice choice{*op, std::nullopt};
   if (colon != std::string::npos) {
     if (*op != CollisionOperator::Trt) throw UsageError(error);
     const std::string lambda = text.substr(colon + 1);
     char* end = nullptr;
-    choice.trt_magic = std::strtod(lambda.c_str(), &end);
-    if (lambda.empty() || *end != '\0' || !(choice.trt_magic > 0) || !std::isfinite(choice.trt_magic))
+    const double magic = std::strtod(lambda.c_str(), &end);
+    if (lambda.empty() || *end != '\0' || !(magic > 0) || !std::isfinite(magic))
       throw UsageError("--collision trt:LAMBDA needs a positive number LAMBDA, got '" + lambda + "'");
+    choice.trt_magic = magic;
   }
   return choice;
 }

@@ -23,7 +23,7 @@ class UsageError : public std::runtime_error {
 // --collision: the operator, and TRT's magic parameter.
 struct CollisionChoice {
   CollisionOperator op = CollisionOperator::Bgk;
-  double trt_magic = 0.25;
+  std::optional<double> trt_magic;  // trt:LAMBDA; none: the problem file's, else 1/4
 };
 // "bgk", "trt", "trt:LAMBDA" or "regularised"; UsageError otherwise.
 CollisionChoice parse_collision(const std::string& text);

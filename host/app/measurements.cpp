@@ -40,7 +40,50 @@ std::optional<std::pair<double, int>> dominant_frequency(const std::vector<doubl
 }
 
 MeasurementLog::MeasurementLog(const Measurements& m, const Params& params, int first_step)
-    : m_(m), params_(params), first_step_(first_step) {}
+    : m_(m), params_(params), first_step_(first_step), forces_from_(first_step), whole_history_(first_step == 0) {}
+
+namespace {
+constexpr const char* kForcesSeries = "forces";
+constexpr const char* kProbeStepsSeries = "probe_steps";
+constexpr const char* kProbeValuesSeries = "probe_values";
+}  // namespace
+
+MeasurementLog::Series MeasurementLog::saved_series() const {
+  Series s;
+  if (!whole_history_) return s;  // one that does not start at step 0 is not one to continue
+  if (forces()) s.emplace_back(kForcesSeries, forces_);
+  if (probes()) {
+    s.emplace_back(kProbeStepsSeries, std::vector<double>(probe_steps_.begin(), probe_steps_.end()));
+    s.emplace_back(kProbeValuesSeries, probe_values_);
+  }
+  return s;
+}
+
+void MeasurementLog::restore(const Series& series, const std::string& checkpoint) {
+  const std::vector<double>* forces = nullptr;
+  const std::vector<double>* steps = nullptr;
+  const std::vector<double>* values = nullptr;
+  for (const auto& [name, v] : series) {
+    if (name == kForcesSeries) forces = &v;
+    if (name == kProbeStepsSeries) steps = &v;
+    if (name == kProbeValuesSeries) values = &v;
+  }
+  auto mismatch = [&](const char* what) {
+    return InputError(checkpoint + ": checkpoint does not match the run: its " + what + " series does not fit " +
+                      std::to_string(first_step_) + " steps of this problem's measurements");
+  };
+  if (forces && this->forces()) {
+    if (forces->size() != 2 * m_.bodies.size() * static_cast<std::size_t>(first_step_)) throw mismatch(kForcesSeries);
+    forces_ = *forces;
+    forces_from_ = 0;
+  }
+  if (steps && values && probes()) {
+    if (values->size() != 3 * m_.probes.size() * steps->size()) throw mismatch(kProbeValuesSeries);
+    probe_steps_.assign(steps->begin(), steps->end());
+    probe_values_ = *values;
+  }
+  if (!series.empty() && (forces_from_ == 0 || !this->forces())) whole_history_ = true;
+}
 
 void MeasurementLog::add_forces(const std::vector<double>& forces) {
   forces_.insert(forces_.end(), forces.begin(), forces.end());
@@ -72,7 +115,7 @@ void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
     text += "\n";
     const std::size_t per_step = 2 * m_.bodies.size();
     for (std::size_t t = 0; per_step && t < forces_.size() / per_step; ++t) {
-      text += integer(first_step_ + static_cast<int>(t));
+      text += integer(forces_from_ + static_cast<int>(t) + 1);
       for (std::size_t b = 0; b < m_.bodies.size(); ++b) {
         const double fx = forces_[t * per_step + 2 * b], fy = forces_[t * per_step + 2 * b + 1];
         for (double v : m_.coefficients() ? std::vector<double>{fx, fy, coefficient(fx), coefficient(fy)}

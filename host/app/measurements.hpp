@@ -51,7 +51,17 @@ class MeasurementLog {
   // The probes after `step` steps; collective across ranks (every rank calls).
   void add_probes(int step, Solver& solver);
 
-  // forces.csv and probes.csv (each only when measured).
+  // What a checkpoint keeps of the log, by name, and takes back on a
+  // restart: the forces of every step so far and the probes' rows, so the
+  // files and the Strouhal estimate cover the whole run. A checkpoint
+  // without them (an older version) leaves the log starting at first_step.
+  using Series = std::vector<std::pair<std::string, std::vector<double>>>;
+  Series saved_series() const;
+  // InputError naming `checkpoint` when its series do not fit this run.
+  void restore(const Series& series, const std::string& checkpoint);
+
+  // forces.csv and probes.csv (each only when measured); a row's step is
+  // the number of steps completed, as in probes.csv.
   void write(std::FILE* forces_csv, std::FILE* probes_csv) const;
   MeasurementSummary summary() const;
 
@@ -60,6 +70,8 @@ class MeasurementLog {
   Measurements m_;
   Params params_;
   int first_step_;
+  int forces_from_ = 0;         // steps completed before forces_'s first step
+  bool whole_history_ = false;  // the series hold every step from step 0
   std::vector<double> forces_;  // per step: Fx, Fy of each body
   std::vector<int> probe_steps_;
   std::vector<double> probe_values_;  // per row: rho, ux, uy of each probe

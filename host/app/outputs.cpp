@@ -72,8 +72,10 @@ std::string base_name(const std::string& path) {
 
 }  // namespace
 
-ExtraOutputs plan_extra_outputs(const Options& o, int max_iters, bool check, int ranks) {
+ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, int max_iters, bool check, int ranks) {
   ExtraOutputs x;
+  if (!measure.bodies.empty()) x.forces_csv = o.output_dir + "/forces.csv";
+  if (!measure.probes.empty()) x.probes_csv = o.output_dir + "/probes.csv";
   x.fields = o.fields;
   x.scale = o.scale;
   if (!o.no_png) {
@@ -131,12 +133,36 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-void check_output_targets(const Options& o, const ExtraOutputs& extra) {
-  std::vector<std::string> outputs = {o.output_dir + "/av_vels.dat", o.output_dir + "/final_state.dat"};
-  for (const PictureFile& p : extra.pictures) outputs.push_back(p.path);
+std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& extra) {
+  std::vector<std::string> files = {o.output_dir + "/av_vels.dat", o.output_dir + "/final_state.dat"};
+  for (const std::string* p : {&extra.forces_csv, &extra.probes_csv})
+    if (!p->empty()) files.push_back(*p);
+  for (const PictureFile& p : extra.pictures) files.push_back(p.path);
   for (const std::string* p : {&extra.vtk, &extra.summary_json})
-    if (!p->empty()) outputs.push_back(*p);
-  outputs.insert(outputs.end(), extra.vtk_pieces.begin(), extra.vtk_pieces.end());
+    if (!p->empty()) files.push_back(*p);
+  files.insert(files.end(), extra.vtk_pieces.begin(), extra.vtk_pieces.end());
+  return files;
+}
+
+void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written) {
+  for (const char* name : {"av_vels.dat", "final_state.dat", "forces.csv", "probes.csv", "final_state.png",
+                           "final_state_vorticity.png"}) {
+    const std::string path = output_dir + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    bool ours = false;
+    for (const std::string& w : written) ours = ours || same_file(path, w);
+    if (ours) continue;
+    if (::unlink(path.c_str()) == 0)
+      std::fprintf(stderr, "warning: removed %s: an earlier run's output, which this run does not write\n", path.c_str());
+    else
+      std::fprintf(stderr, "warning: %s is an earlier run's output, which this run does not write, and cannot be removed (%s)\n",
+                   path.c_str(), std::strerror(errno));
+  }
+}
+
+void check_output_targets(const Options& o, const ExtraOutputs& extra) {
+  std::vector<std::string> outputs = run_output_files(o, extra);
   if (extra.snapshot_every > 0 && extra.snapshot_vti) outputs.push_back(output_path(extra.snapshot_dir, kSnapshotSeries));
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     check_can_create(outputs[i]);

@@ -26,6 +26,8 @@ struct ExtraOutputs {
   std::string vtk;           // empty: none; .vtk legacy, .vti XML, .pvti XML in pieces
   std::vector<std::string> vtk_pieces;  // .pvti: NAME_<rank>.vti beside it, one per rank
   std::string summary_json;  // empty: none
+  std::string forces_csv;    // empty: no [forces] bodies
+  std::string probes_csv;    // empty: no [probes]
   int snapshot_every = 0;    // 0: none
   bool snapshot_png = false;
   bool snapshot_vti = false;  // with snapshots.pvd listing the frames
@@ -46,12 +48,27 @@ void make_output_dir(const std::string& dir);
 // final_state.png, final_state_vorticity.png; a .pvti's pieces for `ranks`
 // ranks) and, with `check` (the rank that writes them), checks before
 // anything runs that each file can be created: InputError naming it.
-ExtraOutputs plan_extra_outputs(const Options& options, int max_iters, bool check = true, int ranks = 1);
+ExtraOutputs plan_extra_outputs(const Options& options, const Measurements& measure, int max_iters, bool check = true,
+                                int ranks = 1);
 
-// Before the run: every file the run will write (av_vels.dat, final_state.dat
-// and the extras) can be created, no two of them are one file, and none is
-// one of the inputs. InputError naming the paths otherwise.
+// Every file a run writes when it ends, in one list: the coursework's
+// av_vels.dat and final_state.dat, then forces.csv, probes.csv, the
+// pictures, the VTK file and its pieces, the JSON summary (snapshots are
+// written during the run). check_output_targets checks them, the run writes
+// them, and remove_stale_outputs removes what an earlier run left.
+std::vector<std::string> run_output_files(const Options& options, const ExtraOutputs& extra);
+
+// Before the run: every file the run will write can be created, no two of
+// them are one file, and none is one of the inputs. InputError naming the
+// paths otherwise.
 void check_output_targets(const Options& options, const ExtraOutputs& extra);
+
+// After the run's outputs are in place: the files this program writes under
+// its own names (av_vels.dat, final_state.dat, forces.csv, probes.csv,
+// final_state.png, final_state_vorticity.png) that an earlier run left in
+// `output_dir` and this run did not write are removed, each with a warning,
+// so the folder holds one run's outputs.
+void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written);
 
 // "snapshot_<step><suffix>", the step zero-padded to the width of max_iters
 // so that the frames sort in order; suffix ".png", "_vorticity.png" or ".vti".

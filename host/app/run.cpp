@@ -258,7 +258,8 @@ void run(const Options& given, Ranks& ranks) {
     file_extensions = params.extensions;
     if (o.collision) {
       params.extensions.collision = o.collision->op;
-      params.extensions.trt_magic = o.collision->trt_magic;
+      // Lambda as the problem file gives it unless the option names one.
+      if (o.collision->trt_magic) params.extensions.trt_magic = *o.collision->trt_magic;
     }
     if (!o.restart_file.empty()) {
       check_checkpoint_matches(restart, o.restart_file, params, o.param_file, mask,
@@ -268,7 +269,7 @@ void run(const Options& given, Ranks& ranks) {
     }
     if (ranks.is_root()) check_output_dir(o.output_dir);
     if (ranks.is_root() && o.checkpoint_every > 0) lock = std::make_unique<CheckpointDirLock>(o.output_dir);
-    extra = plan_extra_outputs(o, params.max_iters, ranks.is_root(), ranks.size());
+    extra = plan_extra_outputs(o, measure, params.max_iters, ranks.is_root(), ranks.size());
     if (ranks.is_root()) check_output_targets(o, extra);
   } catch (...) {
     failure = std::current_exception();
@@ -306,6 +307,12 @@ void run(const Options& given, Ranks& ranks) {
   loop.snapshot_every = extra.snapshot_every;
   ViewWriter views(extra, params, mask);
   MeasurementLog measurements(measure, params, first_step);
+  if (!o.restart_file.empty()) measurements.restore(restart.series, o.restart_file);
+  restart.series.clear();
+  loop.series = [&] {
+    measurements.add_forces(solver->take_body_forces());
+    return measurements.saved_series();
+  };
   loop.probe_every = measure.probe_every;
   loop.probe = [&](int step) { measurements.add_probes(step, *solver); };
   loop.snapshot = [&](int step) {
@@ -360,8 +367,8 @@ void run(const Options& given, Ranks& ranks) {
   add_final_state(outputs, ranks, o.output_dir + "/final_state.dat", params, mask, state);
   views.add_final_outputs(outputs, ranks, state);
   ranks.on_root([&] {
-    measurements.write(measurements.forces() ? outputs.add(o.output_dir + "/forces.csv") : nullptr,
-                       measurements.probes() ? outputs.add(o.output_dir + "/probes.csv") : nullptr);
+    measurements.write(extra.forces_csv.empty() ? nullptr : outputs.add(extra.forces_csv),
+                       extra.probes_csv.empty() ? nullptr : outputs.add(extra.probes_csv));
   });
   state = StateRows();
   times.outputs_s = wall.lap();  // formatted and written, not yet in place
@@ -417,6 +424,7 @@ void run(const Options& given, Ranks& ranks) {
       }
       ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     }
+    remove_stale_outputs(o.output_dir, run_output_files(o, extra));
     // The outputs now hold the finished run; its checkpoint has no further use.
     if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
     if (!o.quiet) print_summary(stdout, summary);
@@ -424,6 +432,9 @@ void run(const Options& given, Ranks& ranks) {
 }
 
 int run_program(int argc, const char* const argv[], Ranks& ranks) {
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, which the
+  // writers report naming the file, instead of killing the process unseen.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options options;
   try {
     options = parse_command_line(argc, argv);  // the same arguments everywhere: every rank agrees

@@ -48,6 +48,7 @@ void save(Solver& solver, const Params& params, const ObstacleMask& mask, const 
   c.mask_hash = obstacle_mask_hash(mask);
   c.precision = solver.precision();
   c.av_vels = av_vels;
+  if (options.series) c.series = options.series();
   c.f = solver.distributions();
   ranks.on_root([&] {
     // Never replace a good checkpoint with a broken state.

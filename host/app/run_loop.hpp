@@ -46,6 +46,9 @@ struct RunLoopOptions {
   int checkpoint_every = 0;  // 0: no checkpoints, and the whole run is one Solver::run call
   std::string checkpoint_path;
   RunRecord run_record;  // kept in every checkpoint, so --restart alone continues the run
+  // The run's per-step series besides av_vels, up to now, for a checkpoint
+  // (collective: every rank calls it).
+  std::function<std::vector<std::pair<std::string, std::vector<double>>>()> series;
   // Wall time one segment aims at: SIGTERM is honoured, and the progress line
   // redrawn, within about this long.
   double segment_seconds = 0.25;

@@ -11,10 +11,22 @@
 namespace d2q9 {
 
 // $D2Q9_CACHE_DIR, else $XDG_CACHE_HOME/d2q9-bgk, else ~/.cache/d2q9-bgk;
-// empty when none of them is set (nothing is cached then).
+// empty when none of them is set, or when it names something that is no
+// folder or cannot be made one (nothing is cached then: said once, in one
+// warning line).
 std::string cache_dir();
 // Creates `dir` and its parents where missing; false if it cannot.
 bool make_dirs(const std::string& dir);
+// The cache's folder, made where missing; empty (with the one warning) if it
+// cannot be.
+std::string made_cache_dir();
+
+// A cache entry's bytes: none when `path` does not exist, or (with a
+// warning "<what> <path> <problem>: <then>") when it is no regular file,
+// which is then removed so that the next store can replace it, or holds
+// more than `max_bytes`. Never blocks on a FIFO nor reads a device.
+std::optional<std::string> read_cache_entry(const std::string& path, std::size_t max_bytes, const char* what,
+                                            const char* then);
 
 // Everything a compiled image depends on.
 struct KernelBuild {

@@ -33,23 +33,26 @@ std::string variant_text(const LaunchPlan& plan) {
   return text;
 }
 
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given) {
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, Precision precision,
+                                     bool local_size_given) {
   if (v != KernelVariant::Auto) return v;
   if (!gpu) return local_size_given ? KernelVariant::Fused : KernelVariant::FusedRows;
-  return params.cells() <= kBlockedMaxCells ? KernelVariant::Blocked : KernelVariant::Fused;
+  return is_16bit(precision) && params.cells() > kBlocked16MaxCells ? KernelVariant::Fused : KernelVariant::Blocked;
 }
 
-std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, bool local_size_given) {
-  const KernelVariant v = resolve_kernel_variant(requested, params, gpu, local_size_given);
+std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, Precision precision,
+                           bool local_size_given) {
+  const KernelVariant v = resolve_kernel_variant(requested, params, gpu, precision, local_size_given);
   const std::string name = to_string(v);
   if (requested != KernelVariant::Auto) return name + " as given";
   if (!gpu)
     return local_size_given ? name + ": a local size was given, and fused-rows (the CPU default) takes none"
                             : name + ": the default on CPU devices (a row per work-item, no barriers)";
-  return v == KernelVariant::Blocked ? name + ": the default on GPUs for grids of up to " +
-                                           std::to_string(kBlockedMaxCells) + " cells (several steps per launch)"
-                                     : name + ": the default on GPUs for grids above " +
-                                           std::to_string(kBlockedMaxCells) + " cells";
+  if (!is_16bit(precision)) return name + ": the default on GPUs in " + to_string(precision) + " (several steps per launch)";
+  return v == KernelVariant::Blocked ? name + ": the default on GPUs for 16-bit grids of up to " +
+                                           std::to_string(kBlocked16MaxCells) + " cells (several steps per launch)"
+                                     : name + ": the default on GPUs for 16-bit grids above " +
+                                           std::to_string(kBlocked16MaxCells) + " cells";
 }
 
 std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs) {
@@ -123,7 +126,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
 LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
                        Precision precision) {
   LaunchPlan plan;
-  plan.variant = resolve_kernel_variant(request.variant, params, device.gpu, !request.local.is_auto());
+  plan.variant = resolve_kernel_variant(request.variant, params, device.gpu, precision, !request.local.is_auto());
   if (request.slabs && (plan.variant == KernelVariant::Split || plan.variant == KernelVariant::FusedX2 ||
                         plan.variant == KernelVariant::Blocked)) {
     // Several steps per launch would need as many halo rows; split has no slab kernels.

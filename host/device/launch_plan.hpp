@@ -102,18 +102,26 @@ int default_block_steps(const Params& params);
 // for blocked ("blocked-4-17x17").
 std::string variant_text(const LaunchPlan& plan);
 
-// Cells up to which "auto" picks the blocked kernel on GPUs: on an H200 it
-// beat one step per launch by 1.2-1.6x up to 256x256 and by 7-12% at
-// 1024x1024 (results/nvidia-h200/blocked/).
-constexpr std::size_t kBlockedMaxCells = 1024 * 1024;
+// The default on GPUs follows the data (d2q9-bench, blocked against fused,
+// 128^2 to 8192^2, every precision, CUDA and OpenCL on an H100:
+// results/nvidia-h100/launch-decision/): in float and double the blocked
+// kernel wins from 128^2 up (1.3-1.6x above 1024^2, where one step per
+// launch meets the memory's bound); in 16 bits one step per launch moves so
+// few bytes that it wins from 1024^2 (CUDA from 512^2), and blocked only
+// while launches dominate. kBlocked16MaxCells is where 16-bit storage
+// changes over.
+constexpr std::size_t kBlocked16MaxCells = 256 * 256;
 
 // The variant "auto" stands for: on CPU devices a row per work-item (fused
 // unless the user gave a shape, which that kernel cannot use); on GPUs
-// several steps per launch (blocked) up to kBlockedMaxCells, else one.
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, bool local_size_given = false);
+// several steps per launch (blocked), except for 16-bit storage above
+// kBlocked16MaxCells, which runs one (fused).
+KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, Precision precision,
+                                     bool local_size_given = false);
 
 // Why resolve_kernel_variant chose as it did, for the run's summary.
-std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, bool local_size_given = false);
+std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, Precision precision,
+                           bool local_size_given = false);
 
 // The variants a device runs; with several MPI ranks only the one-step ones.
 std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs = false);

@@ -32,7 +32,7 @@ LaunchChoice LaunchPolicy::start() {
   const DeviceLimits limits = device_limits(backend_, config_.device.device);
   const LaunchRequest& request = config_.launch;
   const bool local_given = !request.local.is_auto();
-  const std::string reason = variant_reason(request.variant, params_, limits.gpu, local_given);
+  const std::string reason = variant_reason(request.variant, params_, limits.gpu, config_.device.precision, local_given);
   // Each rank's slab is another grid than any searched on one device: the
   // ranks run the plan's choice (see plan_launch for what slabs allow).
   if (local_given || (ranks_ && ranks_->size() > 1)) {
@@ -40,7 +40,7 @@ LaunchChoice LaunchPolicy::start() {
     choice.how = local_given ? LaunchSource::Given : LaunchSource::Default;
     const auto plan = choice.solver->launch_plan();
     choice.reason = (local_given ? "local size as given; " : "") +
-                    (plan && plan->variant != resolve_kernel_variant(request.variant, params_, limits.gpu, local_given)
+                    (plan && plan->variant != resolve_kernel_variant(request.variant, params_, limits.gpu, config_.device.precision, local_given)
                          ? std::string(to_string(plan->variant)) + ": the one-step kernel MPI slabs run on GPUs"
                          : reason);
     reason_ = choice.reason;

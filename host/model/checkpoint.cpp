@@ -30,7 +30,7 @@ namespace d2q9 {
 namespace {
 
 constexpr char kMagic[8] = {'D', '2', 'Q', '9', 'C', 'K', 'P', 'T'};
-constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kVersion = 3;
 // Version 2 adds the run record, whose length is bounded so a forged one cannot exhaust memory.
 constexpr std::uint32_t kMaxRecordBytes = 1 << 20;
 // magic, version, real size, 4 ints, 3 doubles, mask hash, step count
@@ -145,6 +145,7 @@ class Reader {
     at_ += sizeof value;
     return value;
   }
+  void skip(std::size_t count) { at_ += count; }  // callers check the size first
   void get_bytes(void* out, std::size_t count) {
     std::memcpy(out, bytes_ + at_, count);  // callers check the size first
     at_ += count;
@@ -318,6 +319,13 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   w.put<std::uint32_t>(static_cast<std::uint32_t>(record.size()));
   w.write(record.data(), record.size());
   w.write(c.av_vels.data(), c.av_vels.size() * sizeof(double));
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(c.series.size()));
+  for (const auto& [name, values] : c.series) {
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(name.size()));
+    w.write(name.data(), name.size());
+    w.put<std::uint64_t>(values.size());
+    w.write(values.data(), values.size() * sizeof(double));
+  }
   if (is_16bit(c.precision))
     write_codes(w, c);
   else if (c.precision == Precision::Float)
@@ -339,7 +347,7 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   Reader r(bytes, size - kChecksumBytes);
   r.get<std::uint64_t>();  // magic, checked above
   const auto version = r.get<std::uint32_t>();
-  if (version != kVersion && version != 1)
+  if (version > kVersion || version == 0)
     throw fail("checkpoint format version " + std::to_string(version) + " is not supported (this program reads " +
                std::to_string(kVersion) + ")");
   Checkpoint c;
@@ -381,8 +389,35 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   const std::uint64_t per_cell = kSpeeds * real_size;
   const std::uint64_t av_bytes = steps * sizeof(double);
   // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
-  const unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes +
-                                   (version >= 2 ? sizeof record_bytes + record_bytes : 0) + kChecksumBytes;
+  unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes +
+                             (version >= 2 ? sizeof record_bytes + record_bytes : 0) + kChecksumBytes;
+  // Version 3: the series between av_vels and the distributions, each
+  // checked against the bytes left before it is read.
+  std::vector<std::pair<std::size_t, std::uint64_t>> series_at;  // name length, count
+  std::size_t series_bytes = 0;
+  if (version >= 3 && needed + sizeof(std::uint32_t) <= size) {
+    const std::size_t at = static_cast<std::size_t>(needed - cells * per_cell - kChecksumBytes);
+    Reader s(bytes + at, size - kChecksumBytes - at - static_cast<std::size_t>(cells * per_cell));
+    auto fits = [&](unsigned __int128 n) { return n <= s.remaining(); };
+    const auto count = s.get<std::uint32_t>();
+    series_bytes = sizeof(std::uint32_t);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (!fits(sizeof(std::uint32_t))) throw fail("truncated or corrupt checkpoint: its series run past the file");
+      const auto name_size = s.get<std::uint32_t>();
+      if (!fits(name_size + sizeof(std::uint64_t))) throw fail("truncated or corrupt checkpoint: its series run past the file");
+      std::string skipped(name_size, '\0');
+      s.get_bytes(skipped.data(), name_size);
+      const auto values = s.get<std::uint64_t>();
+      if (!fits(static_cast<unsigned __int128>(values) * sizeof(double)))
+        throw fail("truncated or corrupt checkpoint: its series run past the file");
+      s.skip(values * sizeof(double));
+      series_at.emplace_back(name_size, values);
+      series_bytes += sizeof(std::uint32_t) + name_size + sizeof(std::uint64_t) + values * sizeof(double);
+    }
+  } else if (version >= 3) {
+    series_bytes = sizeof(std::uint32_t);  // reported below as too short
+  }
+  needed += series_bytes;
   if (needed != size)
     throw fail("truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, but a " +
                std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid after " +
@@ -398,6 +433,18 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   r.get_bytes(record.data(), record_bytes);
   c.run = parse_record(record, filename);
   r.get_values<double>(c.av_vels, steps);
+  if (version >= 3) {
+    r.get<std::uint32_t>();
+    for (const auto& [name_size, count] : series_at) {
+      r.get<std::uint32_t>();
+      std::string name(name_size, '\0');
+      r.get_bytes(name.data(), name_size);
+      r.get<std::uint64_t>();
+      std::vector<double> values;
+      r.get_values<double>(values, count);
+      c.series.emplace_back(std::move(name), std::move(values));
+    }
+  }
   if (is_16bit(c.precision)) {
     std::vector<std::uint16_t> codes(kSpeeds * cells);
     r.get_bytes(codes.data(), codes.size() * sizeof(std::uint16_t));

@@ -1,7 +1,7 @@
 // Checkpoint files: the complete state of a run, so a killed run can continue
 // bit-exactly where its last checkpoint left off.
 //
-// Format (version 2, little-endian; all offsets fixed by the header):
+// Format (version 3, little-endian; all offsets fixed by the header):
 //   8 bytes  magic "D2Q9CKPT"
 //   u32      format version (2; version 1 is read too: it has no run record)
 //   u32      the values' format: 4 (float run), 8 (double run), or the stored
@@ -13,6 +13,8 @@
 //   u32      run record length R (version 2 only)
 //   R bytes  run record: JSON text, see RunRecord (version 2 only)
 //   f64 x S  average velocity of each completed step
+//   (version 3 only) u32 N, then N named series: u32 name length, the name,
+//            u64 count, f64 x count (Checkpoint::series)
 //   9*nx*ny  distributions in the run's precision, speed k of cell i at [k*nx*ny + i]
 //   u64      XXH3-64 of every byte before it
 #pragma once
@@ -53,6 +55,9 @@ struct Checkpoint {
   std::uint64_t mask_hash = 0;
   Precision precision = Precision::Float;
   std::vector<double> av_vels;  // one per completed step
+  // The run's other per-step series, by name, as their owner saves them
+  // (MeasurementLog: forces and probes); empty in version 1 and 2 files.
+  std::vector<std::pair<std::string, std::vector<double>>> series;
   std::vector<double> f;        // as Solver::distributions() gives them
 
   int step() const { return static_cast<int>(av_vels.size()); }
