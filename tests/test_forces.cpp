@@ -196,7 +196,7 @@ TEST_CASE("forces: a run writes forces.csv, probes.csv and the summary's forces"
   const auto r = d2q9::test::run_program("'" + toml + "' -o '" + dir.path + "' --summary-json '" + dir.file("s.json") + "'");
   REQUIRE(r.status == 0);
   const std::string forces = d2q9::test::slurp(dir.file("forces.csv"));
-  CHECK(forces.rfind("step,walls_Fx,walls_Fy,walls_Cd,walls_Cl,block_Fx,block_Fy,block_Cd,block_Cl\n0,", 0) == 0);
+  CHECK(forces.rfind("step,walls_Fx,walls_Fy,walls_Cd,walls_Cl,block_Fx,block_Fy,block_Cd,block_Cl\n1,", 0) == 0);
   CHECK(d2q9::test::count_lines(forces) == 201);
   const std::string probes = d2q9::test::slurp(dir.file("probes.csv"));
   CHECK(probes.rfind("step,behind_rho,behind_ux,behind_uy,above_rho,above_ux,above_uy\n50,", 0) == 0);
@@ -208,7 +208,7 @@ TEST_CASE("forces: a run writes forces.csv, probes.csv and the summary's forces"
   CHECK(d2q9::test::contains(r.out, "Force on block:"));
   // The last row of forces.csv is the summary's.
   const std::string last = forces.substr(forces.rfind('\n', forces.size() - 2) + 1);
-  CHECK(last.rfind("199,", 0) == 0);
+  CHECK(last.rfind("200,", 0) == 0);
 }
 
 TEST_CASE("forces: problem-file errors name the line") {

@@ -152,7 +152,8 @@ std::string kernel_image_path(const KernelBuild& build) {
   const std::string dir = cache_dir();
   if (dir.empty()) return "";
   const std::string d = description(build);
-  return dir + "/kernels/" + build.backend + "-" + hex64(XXH3_64bits(d.data(), d.size())) + ".bin";
+  // The format's version in the name: builds of other versions keep their own entries.
+  return dir + "/kernels/" + build.backend + "-" + hex64(XXH3_64bits(d.data(), d.size())) + "-v3.bin";
 }
 
 std::optional<CachedImage> load_kernel_image(const KernelBuild& build) {
