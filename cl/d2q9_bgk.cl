@@ -79,7 +79,7 @@ typedef float real;
 // the bits go to the flow (Lehmann et al., Phys. Rev. E 106, 015308, 2022).
 // FP16S is IEEE half. FP16C has a sign, 4 exponent bits and 11 mantissa bits
 // (one more than half) for magnitudes in [2^-14, 2), evenly spaced below.
-// host/model/storage16.cpp converts exactly as these helpers do.
+// host/problem/storage16.cpp converts exactly as these helpers do.
 #if defined(STORAGE_FP16S) || defined(STORAGE_FP16C)
 #define STORAGE_16 1
 typedef ushort stored;
@@ -300,7 +300,7 @@ ALWAYS_INLINE void store(__global stored* dst, const idx_t cell, const real* f) 
 // k from the cell to its neighbour (ii, jj) - e_k. 0: no curved wall there
 // (the pull takes the neighbour's rebound, as on every other wall); c > 0: a
 // wall cuts the link at q = c / 255 of its length from this fluid cell. The
-// host sets them (host/model/curved_links.cpp); the obstacle cells keep their
+// host sets them (host/problem/curved_links.cpp); the obstacle cells keep their
 // rebound, which the other links and the force's momentum exchange use.
 //
 // What comes in along speed k is then made of values this cell and the one

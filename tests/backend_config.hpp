@@ -1,7 +1,7 @@
 // Building solvers through the registry, as the programs do, for the tests.
 #pragma once
 
-#include "device/backend.hpp"
+#include "app/backend.hpp"
 
 namespace d2q9::test {
 

@@ -13,7 +13,7 @@
 
 #include <png.h>
 
-#include "model/problem.hpp"
+#include "problem/problem.hpp"
 
 // doctest has no run-time skip. A test that cannot run here says why in a
 // "SKIPPED: " message and returns; CTest reports it as skipped, not passed

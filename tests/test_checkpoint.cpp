@@ -12,14 +12,14 @@
 #include <cstring>
 #include <utility>
 
-#include "model/checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "backend_config.hpp"
 #include "helpers.hpp"
-#include "model/limits.hpp"
+#include "problem/limits.hpp"
 #include "opencl/opencl_solver.hpp"
 #include "reference/reference_solver.hpp"
 #include "app/run_loop.hpp"
-#include "model/stability.hpp"
+#include "problem/stability.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L unit
 TEST_SUITE_BEGIN("unit");

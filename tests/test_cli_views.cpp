@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/fields.hpp"
-#include "model/picture.hpp"
+#include "io/fields.hpp"
+#include "io/picture.hpp"
 #include "views_helpers.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L cli

@@ -11,8 +11,8 @@
 #include "backend_config.hpp"
 #include "device/kernel_source.hpp"
 #include "helpers.hpp"
-#include "model/output.hpp"
-#include "model/problem_file.hpp"
+#include "io/output.hpp"
+#include "problem/problem_file.hpp"
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 

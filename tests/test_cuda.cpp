@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "model/compare.hpp"
+#include "io/compare.hpp"
 #include "cuda/cuda_driver.hpp"
 #include "cuda/cuda_solver.hpp"
 #include "cuda/nvrtc_compile.hpp"

@@ -10,11 +10,11 @@
 
 #include "backend_config.hpp"
 #include "device/kernel_source.hpp"
-#include "model/checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "helpers.hpp"
-#include "model/curved_links.hpp"
-#include "model/lattice.hpp"
-#include "model/problem_file.hpp"
+#include "problem/curved_links.hpp"
+#include "problem/lattice.hpp"
+#include "problem/problem_file.hpp"
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 

@@ -10,8 +10,8 @@
 #include "app/measurements.hpp"
 #include "backend_config.hpp"
 #include "helpers.hpp"
-#include "model/output.hpp"
-#include "model/problem_file.hpp"
+#include "io/output.hpp"
+#include "problem/problem_file.hpp"
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 

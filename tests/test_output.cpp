@@ -8,9 +8,9 @@
 #include <random>
 
 #include "helpers.hpp"
-#include "model/compare.hpp"
-#include "model/number_text.hpp"
-#include "model/output.hpp"
+#include "io/compare.hpp"
+#include "io/number_text.hpp"
+#include "io/output.hpp"
 #include "device/solver.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L unit

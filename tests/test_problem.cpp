@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 
 #include "helpers.hpp"
-#include "model/problem.hpp"
+#include "problem/problem.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L unit
 TEST_SUITE_BEGIN("unit");

@@ -12,10 +12,10 @@
 
 #include "app/cli.hpp"
 #include "helpers.hpp"
-#include "model/checkpoint.hpp"
-#include "model/png_mask.hpp"
-#include "model/problem_file.hpp"
-#include "model/spelling.hpp"
+#include "io/checkpoint.hpp"
+#include "problem/png_mask.hpp"
+#include "problem/problem_file.hpp"
+#include "core/spelling.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L unit
 TEST_SUITE_BEGIN("unit");

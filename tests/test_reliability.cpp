@@ -16,9 +16,9 @@
 #include <fstream>
 #include <thread>
 
-#include "model/checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "helpers.hpp"
-#include "model/limits.hpp"
+#include "problem/limits.hpp"
 #include "reference/reference_solver.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L cli

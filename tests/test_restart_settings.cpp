@@ -1,7 +1,7 @@
 // A restart refuses a changed problem, whatever setting changed, and names
 // it. The keys come from the parser's own lists (problem_file_keys()), so a
 // key added to the problem file without a change here fails this test, and a
-// setting left out of the checkpoint's record (model/problem_settings.hpp)
+// setting left out of the checkpoint's record (problem/problem_settings.hpp)
 // is a restart that goes on instead of being refused.
 #include <doctest/doctest.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "model/checkpoint.hpp"
-#include "model/problem_file.hpp"
-#include "model/problem_settings.hpp"
+#include "io/checkpoint.hpp"
+#include "problem/problem_file.hpp"
+#include "problem/problem_settings.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L cli
 TEST_SUITE_BEGIN("cli");

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "model/checkpoint.hpp"
+#include "io/checkpoint.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L cli
 TEST_SUITE_BEGIN("cli");

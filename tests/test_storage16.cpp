@@ -8,8 +8,8 @@
 
 #include "backend_config.hpp"
 #include "helpers.hpp"
-#include "model/checkpoint.hpp"
-#include "model/storage16.hpp"
+#include "io/checkpoint.hpp"
+#include "problem/storage16.hpp"
 #include "reference/reference_solver.hpp"
 #include "solver_runs.hpp"
 

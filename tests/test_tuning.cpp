@@ -11,9 +11,9 @@
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "opencl/opencl_solver.hpp"
-#include "device/backend.hpp"
+#include "app/backend.hpp"
 #include "device/kernel_cache.hpp"
-#include "device/launch_policy.hpp"
+#include "app/launch_policy.hpp"
 #include "device/tuning.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L tuning

@@ -7,9 +7,9 @@
 
 #include "opencl/driver_check.hpp"
 #include "opencl/device_table.hpp"
-#include "model/output.hpp"
-#include "model/fields.hpp"
-#include "model/picture.hpp"
+#include "io/output.hpp"
+#include "io/fields.hpp"
+#include "io/picture.hpp"
 #include "app/outputs.hpp"
 #include "app/progress.hpp"
 #include "reference/reference_solver.hpp"
@@ -17,7 +17,7 @@
 #include "app/run_loop.hpp"
 #include "app/summary.hpp"
 #include "views_helpers.hpp"
-#include "model/vtk_output.hpp"
+#include "io/vtk_output.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L unit
 TEST_SUITE_BEGIN("unit");

@@ -10,7 +10,7 @@
 
 #include "backend_config.hpp"
 #include "helpers.hpp"
-#include "model/problem_file.hpp"
+#include "problem/problem_file.hpp"
 #include "solver_runs.hpp"
 
 namespace d2q9::test {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "model/picture.hpp"
+#include "io/picture.hpp"
 
 namespace d2q9::test {
 

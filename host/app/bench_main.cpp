@@ -14,15 +14,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "model/printable.hpp"
+#include "core/printable.hpp"
 #include "app/cli.hpp"
 #include "app/sweep.hpp"
 #include "app/version.hpp"
-#include "device/backend.hpp"
-#include "device/launch_policy.hpp"
+#include "app/backend.hpp"
+#include "app/launch_policy.hpp"
 #include "device/kernel_source.hpp"
-#include "model/output.hpp"
-#include "model/problem.hpp"
+#include "io/output.hpp"
+#include "problem/problem.hpp"
 
 namespace po = boost::program_options;
 using namespace d2q9;

@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "model/printable.hpp"
-#include "model/compare.hpp"
-#include "model/problem.hpp"
+#include "core/printable.hpp"
+#include "io/compare.hpp"
+#include "problem/problem.hpp"
 
 int main(int argc, char* argv[]) {
   if (argc < 3 || argc > 4 || std::string(argv[1]) == "--help") {

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <vector>
 
-#include "model/problem_file.hpp"
-#include "model/spelling.hpp"
+#include "problem/problem_file.hpp"
+#include "core/spelling.hpp"
 
 namespace po = boost::program_options;
 

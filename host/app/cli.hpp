@@ -9,15 +9,16 @@
 
 #include "device/launch_plan.hpp"
 #include "device/solver.hpp"
-#include "model/picture.hpp"
-#include "model/printable.hpp"
+#include "io/picture.hpp"
+#include "core/printable.hpp"
+#include "core/ranks.hpp"
 
 namespace d2q9 {
 
 // One line, whatever the arguments held.
-class UsageError : public std::runtime_error {
+class UsageError : public StatusError {
  public:
-  explicit UsageError(const std::string& what) : std::runtime_error(printable(what)) {}
+  explicit UsageError(const std::string& what) : StatusError(printable(what), 2) {}
 };
 
 // --collision: the operator, and TRT's magic parameter.

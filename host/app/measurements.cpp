@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "model/number_text.hpp"
-#include "model/output.hpp"
+#include "io/number_text.hpp"
+#include "io/output.hpp"
 
 namespace d2q9 {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "device/solver.hpp"
-#include "model/problem.hpp"
+#include "problem/problem.hpp"
 
 namespace d2q9 {
 

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "model/stability.hpp"
+#include "problem/stability.hpp"
 
 namespace d2q9 {
 
@@ -145,9 +145,15 @@ std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& 
 }
 
 void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written) {
-  for (const char* name : {"av_vels.dat", "final_state.dat", "forces.csv", "probes.csv", "final_state.png",
-                           "final_state_vorticity.png"}) {
-    const std::string path = output_dir + "/" + name;
+  // The names a run gives its files by itself: run_output_files for a run
+  // that writes every such file (both pictures, forces, probes).
+  Options every;
+  every.output_dir = output_dir;
+  every.fields = {PictureField::Speed, PictureField::Vorticity};
+  Measurements measured;
+  measured.bodies = {"body"};
+  measured.probes = {Probe{}};
+  for (const std::string& path : run_output_files(every, plan_extra_outputs(every, measured, 1, false))) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     bool ours = false;

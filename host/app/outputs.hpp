@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "app/ranks.hpp"
-#include "model/output.hpp"
-#include "model/picture.hpp"
-#include "model/problem.hpp"
-#include "model/vtk_output.hpp"
+#include "core/ranks.hpp"
+#include "io/output.hpp"
+#include "io/picture.hpp"
+#include "problem/problem.hpp"
+#include "io/vtk_output.hpp"
 
 namespace d2q9 {
 
@@ -64,10 +64,11 @@ std::vector<std::string> run_output_files(const Options& options, const ExtraOut
 void check_output_targets(const Options& options, const ExtraOutputs& extra);
 
 // After the run's outputs are in place: the files this program writes under
-// its own names (av_vels.dat, final_state.dat, forces.csv, probes.csv,
-// final_state.png, final_state_vorticity.png) that an earlier run left in
-// `output_dir` and this run did not write are removed, each with a warning,
-// so the folder holds one run's outputs.
+// its own names (those run_output_files gives a run that writes them all:
+// av_vels.dat, final_state.dat, forces.csv, probes.csv, final_state.png,
+// final_state_vorticity.png) that an earlier run left in `output_dir` and
+// this run did not write are removed, each with a warning, so the folder
+// holds one run's outputs.
 void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written);
 
 // "snapshot_<step><suffix>", the step zero-padded to the width of max_iters

@@ -1,4 +1,4 @@
-#include "model/printable.hpp"
+#include "core/printable.hpp"
 #include "app/run.hpp"
 
 #include <fcntl.h>
@@ -23,17 +23,17 @@
 #include "app/run_loop.hpp"
 #include "app/summary.hpp"
 #include "app/version.hpp"
-#include "device/backend.hpp"
-#include "device/launch_policy.hpp"
-#include "device/stopwatch.hpp"
+#include "app/backend.hpp"
+#include "app/launch_policy.hpp"
+#include "core/stopwatch.hpp"
 #include "device/kernel_source.hpp"
-#include "model/limits.hpp"
-#include "model/output.hpp"
-#include "model/picture.hpp"
-#include "model/problem_file.hpp"
-#include "model/problem_settings.hpp"
-#include "model/stability.hpp"
-#include "model/vtk_output.hpp"
+#include "problem/limits.hpp"
+#include "io/output.hpp"
+#include "io/picture.hpp"
+#include "problem/problem_file.hpp"
+#include "problem/problem_settings.hpp"
+#include "problem/stability.hpp"
+#include "io/vtk_output.hpp"
 
 namespace d2q9 {
 
@@ -197,7 +197,7 @@ void warn_if_inputs_changed(const RunRecord& record, const Options& o) {
                    printable(*path).c_str());
 }
 
-// The problem's settings (model/problem_settings.hpp) must match as well,
+// The problem's settings (problem/problem_settings.hpp) must match as well,
 // as this run would apply them (options included); the first that differs is
 // named. Records from before settings were recorded hold a fingerprint of
 // the problem file's extensions instead (a run of a .params file, none).

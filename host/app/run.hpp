@@ -3,7 +3,7 @@
 #pragma once
 
 #include "app/cli.hpp"
-#include "app/ranks.hpp"
+#include "core/ranks.hpp"
 
 namespace d2q9 {
 

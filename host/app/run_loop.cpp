@@ -6,7 +6,7 @@
 #include <cstring>
 #include <optional>
 
-#include "model/stability.hpp"
+#include "problem/stability.hpp"
 
 namespace d2q9 {
 

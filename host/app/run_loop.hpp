@@ -10,22 +10,22 @@
 #include <string>
 #include <vector>
 
-#include "model/checkpoint.hpp"
-#include "model/problem.hpp"
+#include "io/checkpoint.hpp"
+#include "problem/problem.hpp"
 #include "app/progress.hpp"
-#include "app/ranks.hpp"
+#include "core/ranks.hpp"
 #include "device/solver.hpp"
 
 namespace d2q9 {
 
 // SIGINT or SIGTERM arrived while checkpointing; what() says where the
 // checkpoint is and how to continue.
-class InterruptedError : public std::runtime_error {
+class InterruptedError : public StatusError {
  public:
-  InterruptedError(int signal, const std::string& what) : std::runtime_error(what), signal_(signal) {}
+  // The conventional status of a process ended by `signal`: 128 + signal.
+  InterruptedError(int signal, const std::string& what) : StatusError(what, 128 + signal), signal_(signal) {}
   int signal() const { return signal_; }
-  // The conventional status of a process ended by `signal`.
-  int exit_status() const { return 128 + signal_; }
+  int exit_status() const { return status(); }
 
  private:
   int signal_;

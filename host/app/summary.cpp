@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/output.hpp"
+#include "io/output.hpp"
 
 namespace d2q9 {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/measurements.hpp"
-#include "model/problem.hpp"
+#include "problem/problem.hpp"
 #include "device/solver.hpp"
 
 namespace d2q9 {

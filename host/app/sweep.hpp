@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/version.hpp"
-#include "device/backend.hpp"
+#include "app/backend.hpp"
 
 namespace d2q9 {
 

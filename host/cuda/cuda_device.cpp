@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "device/kernel_source.hpp"
-#include "device/stopwatch.hpp"
-#include "model/lattice.hpp"
+#include "core/stopwatch.hpp"
+#include "problem/lattice.hpp"
 
 namespace d2q9 {
 

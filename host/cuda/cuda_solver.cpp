@@ -6,8 +6,8 @@
 #include <tuple>
 
 #include "device/kernel_source.hpp"
-#include "device/partial_sums.hpp"
-#include "device/stopwatch.hpp"
+#include "device/chunked_solver.hpp"
+#include "core/stopwatch.hpp"
 #include "cuda/cuda_device.hpp"
 
 namespace d2q9 {

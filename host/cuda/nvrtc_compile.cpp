@@ -4,7 +4,7 @@
 
 #include "device/kernel_cache.hpp"
 #include "device/kernel_source.hpp"
-#include "device/stopwatch.hpp"
+#include "core/stopwatch.hpp"
 #include "device/solver.hpp"
 
 namespace d2q9 {

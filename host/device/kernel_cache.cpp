@@ -13,8 +13,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "model/number_text.hpp"
-#include "model/output.hpp"
+#include "io/number_text.hpp"
+#include "io/output.hpp"
 
 namespace d2q9 {
 

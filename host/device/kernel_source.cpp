@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <unistd.h>
 
-#include "model/storage16.hpp"
+#include "problem/storage16.hpp"
 
 namespace d2q9 {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "device/launch_plan.hpp"
-#include "model/problem.hpp"
+#include "problem/problem.hpp"
 
 namespace d2q9 {
 

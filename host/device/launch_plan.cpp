@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "model/lattice.hpp"
+#include "problem/lattice.hpp"
 
 namespace d2q9 {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "device/types.hpp"
-#include "model/problem.hpp"
+#include "core/types.hpp"
+#include "problem/problem.hpp"
 
 namespace d2q9 {
 

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "model/stability.hpp"
-#include "model/storage16.hpp"
+#include "problem/stability.hpp"
+#include "problem/storage16.hpp"
 
 namespace d2q9 {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "device/launch_plan.hpp"
-#include "device/types.hpp"
-#include "model/lattice.hpp"
-#include "model/problem.hpp"
+#include "core/types.hpp"
+#include "problem/lattice.hpp"
+#include "problem/problem.hpp"
 
 namespace d2q9 {
 

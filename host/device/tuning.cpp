@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device/kernel_cache.hpp"
-#include "model/output.hpp"
+#include "io/output.hpp"
 
 namespace d2q9 {
 

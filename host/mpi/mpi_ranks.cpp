@@ -1,4 +1,4 @@
-#include "model/printable.hpp"
+#include "core/printable.hpp"
 #include "mpi/mpi_ranks.hpp"
 
 #include <algorithm>

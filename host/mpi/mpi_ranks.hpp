@@ -3,7 +3,7 @@
 
 #include <mpi.h>
 
-#include "app/ranks.hpp"
+#include "core/ranks.hpp"
 
 namespace d2q9 {
 

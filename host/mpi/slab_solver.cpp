@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "device/kernel_source.hpp"
-#include "model/stability.hpp"
-#include "model/state_rows.hpp"
+#include "problem/stability.hpp"
+#include "io/state_rows.hpp"
 
 namespace d2q9 {
 

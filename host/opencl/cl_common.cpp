@@ -9,7 +9,7 @@
 
 #include "device/kernel_cache.hpp"
 #include "device/kernel_source.hpp"
-#include "device/stopwatch.hpp"
+#include "core/stopwatch.hpp"
 
 namespace d2q9 {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "device/kernel_source.hpp"
-#include "device/stopwatch.hpp"
-#include "model/lattice.hpp"
+#include "core/stopwatch.hpp"
+#include "problem/lattice.hpp"
 
 namespace d2q9 {
 

@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "device/kernel_source.hpp"
-#include "device/partial_sums.hpp"
-#include "device/stopwatch.hpp"
+#include "device/chunked_solver.hpp"
+#include "core/stopwatch.hpp"
 #include "opencl/cl_common.hpp"
 #include "opencl/opencl_lattice.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "model/stability.hpp"
+#include "problem/stability.hpp"
 
 namespace d2q9 {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "device/solver.hpp"
-#include "model/storage16.hpp"
+#include "problem/storage16.hpp"
 
 namespace d2q9 {
 

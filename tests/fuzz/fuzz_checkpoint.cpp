@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "model/checkpoint.hpp"
+#include "io/checkpoint.hpp"
 #include "fuzz_check.hpp"
 
 using namespace d2q9;

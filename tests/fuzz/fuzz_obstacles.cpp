@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "fuzz_check.hpp"
-#include "model/problem.hpp"
+#include "problem/problem.hpp"
 
 using namespace d2q9;
 

@@ -1,0 +1,154 @@
+#include "app/launch_policy.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/stopwatch.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+// Runs `steps` of the run's steps on `solver`; returns their seconds.
+double timed_run(Solver& solver, int steps, std::vector<double>& av_vels) {
+  Stopwatch watch;
+  solver.run(steps, av_vels);
+  return watch.lap();
+}
+
+}  // namespace
+
+LaunchPolicy::LaunchPolicy(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
+                           bool force_search, Ranks* ranks)
+    : backend_(b), params_(params), mask_(mask), config_(config), force_search_(force_search), ranks_(ranks) {}
+
+LaunchChoice LaunchPolicy::start() {
+  LaunchChoice choice;
+  require_built(backend_);
+  if (backend_ == Backend::Reference) {
+    choice.solver = make_solver(backend_, params_, mask_, config_, ranks_);
+    return choice;
+  }
+  const DeviceLimits limits = device_limits(backend_, config_.device.device);
+  const LaunchRequest& request = config_.launch;
+  const bool local_given = !request.local.is_auto();
+  const std::string reason = variant_reason(request.variant, params_, limits.gpu, config_.device.precision, local_given);
+  // Each rank's slab is another grid than any searched on one device: the
+  // ranks run the plan's choice (see plan_launch for what slabs allow).
+  if (local_given || (ranks_ && ranks_->size() > 1)) {
+    choice.solver = make_solver(backend_, params_, mask_, config_, ranks_);
+    choice.how = local_given ? LaunchSource::Given : LaunchSource::Default;
+    const auto plan = choice.solver->launch_plan();
+    choice.reason = (local_given ? "local size as given; " : "") +
+                    (plan && plan->variant != resolve_kernel_variant(request.variant, params_, limits.gpu, config_.device.precision, local_given)
+                         ? std::string(to_string(plan->variant)) + ": the one-step kernel MPI slabs run on GPUs"
+                         : reason);
+    reason_ = choice.reason;
+    return choice;
+  }
+  const LaunchPlan plan = plan_launch(params_, limits, request, config_.device.precision);  // a request the device cannot run fails here
+  search_.default_launch = {plan.variant, plan.variant == KernelVariant::FusedRows ? LocalSize{} : plan.local};
+  search_.default_reason = reason;
+  search_.variants = request.variant == KernelVariant::Auto ? runnable_variants(limits)
+                                                            : std::vector<KernelVariant>{request.variant};
+  search_.key = tuning_key(backend_, limits.name, params_, config_.device.precision, request);
+  make_ = [backend = backend_, params = params_, &mask = mask_, config = config_](const LaunchCandidate& launch) {
+    SolverConfig c = config;
+    c.launch.variant = launch.variant;
+    c.launch.local = launch.local;
+    return make_solver(backend, params, mask, c);
+  };
+  choice = choose_launch(make_, params_, force_search_, search_);
+  may_search_ = choice.how == LaunchSource::Default;
+  reason_ = choice.reason;
+  return choice;
+}
+
+int LaunchPolicy::run_first_steps(std::unique_ptr<Solver>& solver, std::vector<double>& av_vels, int max_steps,
+                                  double& loop_s, const std::function<void(int)>& after_steps) {
+  if (!may_search_ || max_steps <= 0) return 0;
+  may_search_ = false;
+  const auto candidates = run_search_candidates(params_, search_);
+  const LaunchPlan plan = *solver->launch_plan();
+  // A chunk to warm up (first launches, clocks), then one timed: the speed the run would go on at.
+  const int chunk = std::max(plan.chunk_steps, plan.steps_per_launch());
+  int done = 0;
+  const auto run_on = [&](Solver& s, int steps) {
+    steps = std::min(steps, max_steps - done);
+    const double t = steps > 0 ? timed_run(s, steps, av_vels) : 0.0;
+    const std::vector<double> forces = s.take_body_forces();  // the candidates' too: their steps are the run's
+    body_forces_.insert(body_forces_.end(), forces.begin(), forces.end());
+    done += steps;
+    loop_s += t;
+    if (after_steps) after_steps(static_cast<int>(av_vels.size()));
+    return t;
+  };
+  run_on(*solver, chunk);
+  if (done + chunk > max_steps) return done;
+  const double step_s = run_on(*solver, chunk) / chunk;
+  const SetupTimes setup = solver->setup_times();
+  // Each candidate is built and gets the state, and gives it back unless it wins.
+  const double per_candidate = setup.build_estimate_s() + 2 * setup.upload_s;
+  const double expected_run_s = step_s * (params_.max_iters - static_cast<int>(av_vels.size()) + done);
+  const double expected_cost = per_candidate * static_cast<double>(candidates.size());
+  // Each timed on about 20 ms of steps, after a chunk of warm-up.
+  const int steps_each = std::max(chunk, static_cast<int>(std::min(0.02 / std::max(step_s, 1e-9), 1e6)));
+  const long long search_steps = static_cast<long long>(candidates.size()) * (chunk + steps_each);
+  if (candidates.empty() || expected_cost > kSearchBudget * expected_run_s || done + search_steps > max_steps) {
+    reason_ += " (no search: it would cost about " + std::to_string(static_cast<int>(expected_cost * 1000)) +
+               " ms against " + std::to_string(static_cast<int>(expected_run_s * 1000)) + " ms of steps)";
+    return done;
+  }
+
+  Stopwatch search_watch;
+  double stepping_s = 0;  // the candidates' steps, which count as the run's, not the search's
+  LaunchCandidate best = search_.default_launch;
+  double best_s = step_s;
+  table_.push_back({best, step_s, ""});
+  for (const LaunchCandidate& launch : candidates) {
+    TuningResult r{launch, -1.0, ""};
+    std::unique_ptr<Solver> next;
+    try {
+      next = make_(launch);
+      next->load_distributions(solver->distributions());
+    } catch (const DeviceError& e) {
+      r.note = e.what();
+      table_.push_back(r);
+      continue;
+    }
+    stepping_s += run_on(*next, chunk);
+    const double t = run_on(*next, steps_each);
+    stepping_s += t;
+    r.seconds_per_step = t / steps_each;
+    table_.push_back(r);
+    if (r.seconds_per_step < (1.0 - kTuneMargin) * best_s) {
+      best = launch;
+      best_s = r.seconds_per_step;
+      solver = std::move(next);  // the state is already there
+    } else {
+      solver->load_distributions(next->distributions());
+    }
+  }
+  search_s_ = search_watch.lap() - stepping_s;
+  store_tuned_launch(search_.key, best, best_s);
+  reason_ = best.text() + ": the fastest of " + std::to_string(table_.size()) +
+            " launches timed on the run's first steps, cached";
+  return done;
+}
+
+LaunchPolicy LaunchPolicy::searching(const Params& params, const ObstacleMask& mask, const LaunchSearch& search,
+                                     SolverFactory make) {
+  LaunchPolicy policy(Backend::Reference, params, mask, SolverConfig{}, false);
+  policy.search_ = search;
+  policy.make_ = std::move(make);
+  policy.may_search_ = true;
+  policy.reason_ = search.default_reason;
+  return policy;
+}
+
+LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
+                               bool force_search, Ranks* ranks) {
+  return LaunchPolicy(b, params, mask, config, force_search, ranks).start();
+}
+
+}  // namespace d2q9

@@ -1,0 +1,32 @@
+#include "core/spelling.hpp"
+
+#include <algorithm>
+
+namespace d2q9 {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::string closest_name(const std::string& typed, const std::vector<std::string>& names) {
+  std::string best;
+  std::size_t best_distance = 3;  // more edits than this is another word
+  for (const std::string& name : names) {
+    const std::size_t distance = edit_distance(typed, name);
+    if (!name.empty() && distance < best_distance && distance * 3 <= name.size()) {
+      best = name;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+}  // namespace d2q9

@@ -1,0 +1,88 @@
+// Checkpoint files: the complete state of a run, so a killed run can continue
+// bit-exactly where its last checkpoint left off.
+//
+// Format (version 3, little-endian; all offsets fixed by the header):
+//   8 bytes  magic "D2Q9CKPT"
+//   u32      format version (2; version 1 is read too: it has no run record)
+//   u32      the values' format: 4 (float run), 8 (double run), or the stored
+//            16-bit codes of a 16-bit run: 2 (fp16s) or 2 + 65536 (fp16c)
+//   i32 x4   nx, ny, maxIters, reynolds_dim
+//   f64 x3   density, accel, omega
+//   u64      hash of the obstacle mask (obstacle_mask_hash)
+//   u64      steps completed, S
+//   u32      run record length R (version 2 only)
+//   R bytes  run record: JSON text, see RunRecord (version 2 only)
+//   f64 x S  average velocity of each completed step
+//   (version 3 only) u32 N, then N named series: u32 name length, the name,
+//            u64 count, f64 x count (Checkpoint::series)
+//   9*nx*ny  distributions in the run's precision, speed k of cell i at [k*nx*ny + i]
+//   u64      XXH3-64 of every byte before it
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "problem/problem.hpp"
+#include "core/types.hpp"
+#include "problem/lattice.hpp"
+
+namespace d2q9 {
+
+constexpr const char* kCheckpointFile = "checkpoint.d2q9";
+
+// How the run was started, so that `--restart FILE` alone continues it: the
+// inputs (absolute paths and content hashes) and the options that shape the
+// run, as (long option name, value) pairs with paths made absolute and the
+// launch plan as resolved ("" for a flag).
+struct RunRecord {
+  std::string param_file, obstacle_file;
+  std::uint64_t param_hash = 0, obstacle_hash = 0;
+  std::vector<std::pair<std::string, std::string>> options;
+  // The problem's settings as it ran (problem/problem_settings.hpp); empty in
+  // records written before they were recorded.
+  std::vector<std::pair<std::string, std::string>> settings;
+
+  bool empty() const { return param_file.empty(); }
+};
+
+// XXH3-64 of a file's bytes; InputError naming it when it cannot be read.
+std::uint64_t file_hash(const std::string& path);
+
+struct Checkpoint {
+  Params params;
+  RunRecord run;  // empty in version 1 files
+  std::uint64_t mask_hash = 0;
+  Precision precision = Precision::Float;
+  std::vector<double> av_vels;  // one per completed step
+  // The run's other per-step series, by name, as their owner saves them
+  // (MeasurementLog: forces and probes); empty in version 1 and 2 files.
+  std::vector<std::pair<std::string, std::vector<double>>> series;
+  std::vector<double> f;        // as Solver::distributions() gives them
+
+  int step() const { return static_cast<int>(av_vels.size()); }
+};
+
+std::uint64_t obstacle_mask_hash(const ObstacleMask& mask);
+
+// Writes atomically (unnamed temporary file, flush, fsync, link, rename): a
+// kill at any moment leaves either the old or the new checkpoint at `path`,
+// never a mix, and no partial file beside it.
+// Removes complete temporary files "<path>.tmp.<pid>" that a run killed
+// between naming and renaming its checkpoint left behind.
+void remove_stale_checkpoint_temps(const std::string& path);
+
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+
+// Parses checkpoint bytes; InputError naming `filename` for anything that is
+// not a complete, intact checkpoint. Never reads outside `bytes`.
+Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const std::string& filename);
+Checkpoint read_checkpoint(const std::string& filename);
+
+// InputError unless `checkpoint` was written by a run of exactly this problem
+// (params, obstacles) in this precision.
+void check_checkpoint_matches(const Checkpoint& checkpoint, const std::string& checkpoint_file, const Params& params,
+                              const std::string& param_file, const ObstacleMask& mask,
+                              const std::string& obstacle_file, Precision precision);
+
+}  // namespace d2q9

@@ -1,0 +1,265 @@
+#include "io/output.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <thread>
+#include <stdexcept>
+#include <unistd.h>
+#include <utility>
+
+#include "core/types.hpp"
+#include "problem/lattice.hpp"
+#include "io/number_text.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+// Distributions of global rows [first_row, first_row + rows), laid out as
+// StateRows lays them out (the whole grid: first_row 0, rows ny).
+struct Rows {
+  const double* f;
+  int first_row, rows;
+};
+
+// The one place that sums a cell's distributions.
+CellState state_at(const Params& params, const ObstacleMask& mask, const Rows& r, int ii, int jj) {
+  const std::size_t global = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
+  if (mask.blocked[global]) return {0.0, 0.0, 0.0, params.density / 3.0};
+  const std::size_t plane = static_cast<std::size_t>(r.rows) * params.nx;
+  const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj - r.first_row) * params.nx;
+  double f[kSpeeds];
+  for (int k = 0; k < kSpeeds; ++k) f[k] = r.f[k * plane + cell];
+  return fluid_cell_state(params, f);
+}
+
+}  // namespace
+
+CellState fluid_cell_state(const Params& params, const double* f) {
+  double rho = 0.0, mx = 0.0, my = 0.0;
+  for (int k = 0; k < kSpeeds; ++k) {
+    const double fk = f[k];
+    rho += fk;
+    mx += kEx[k] * fk;
+    my += kEy[k] * fk;
+  }
+  // The stored state is post-collision, whose momentum holds the step's whole
+  // body force: the velocity is half a force behind (Guo). (Guarded: adding 0
+  // would turn -0 into +0 and change coursework bytes.)
+  if (params.extensions.forced()) {
+    mx -= 0.5 * params.extensions.body_force.x;
+    my -= 0.5 * params.extensions.body_force.y;
+  }
+  const double ux = mx / rho, uy = my / rho;
+  return {ux, uy, std::sqrt(ux * ux + uy * uy), rho / 3.0};
+}
+
+namespace {
+
+// final_state.dat's lines for global rows [j0, j1): the one formatting of the file.
+void append_lines(std::string& out, const Params& params, const ObstacleMask& mask, const Rows& r, int j0, int j1) {
+  char line[16 + 4 * kMaxE12Chars];
+  for (int jj = j0; jj < j1; ++jj) {
+    for (int ii = 0; ii < params.nx; ++ii) {
+      const CellState s = state_at(params, mask, r, ii, jj);
+      // "%d %d %.12E %.12E %.12E %.12E %d\n"
+      char* c = format_int(line, ii);
+      *c++ = ' ';
+      c = format_int(c, jj);
+      for (double v : {s.ux, s.uy, s.speed, s.pressure}) {
+        *c++ = ' ';
+        c = format_e12(c, v);
+      }
+      *c++ = ' ';
+      *c++ = mask.at(ii, jj) ? '1' : '0';
+      *c++ = '\n';
+      out.append(line, static_cast<std::size_t>(c - line));
+    }
+  }
+}
+
+// All the rows `r` holds, in bands of rows formatted by several threads at
+// once and written in order (so the text of a whole grid is never held at once).
+void write_lines(std::FILE* out, const Params& params, const ObstacleMask& mask, const Rows& r) {
+  const int band = std::max(1, (1 << 14) / std::max(1, params.nx));  // about 1.5 MB of text
+  const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  std::vector<std::string> texts(threads);
+  const int end = r.first_row + r.rows;
+  for (int j = r.first_row; j < end; j += band * threads) {
+    std::vector<std::thread> workers;
+    const auto format_band = [&](int t) {
+      texts[t].clear();
+      const int j0 = j + t * band;
+      if (j0 < end) append_lines(texts[t], params, mask, r, j0, std::min(j0 + band, end));
+    };
+    for (int t = 1; t < threads; ++t) workers.emplace_back(format_band, t);
+    format_band(0);
+    for (auto& w : workers) w.join();
+    for (const std::string& text : texts)
+      if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) return;  // the file's error flag says why
+  }
+}
+
+Rows whole_grid(const Params& params, const std::vector<double>& f) { return {f.data(), 0, params.ny}; }
+Rows rows_of(const StateRows& s) { return {s.f.data(), s.first_row, s.rows}; }
+
+}  // namespace
+
+CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell) {
+  return state_at(params, mask, whole_grid(params, f), static_cast<int>(cell % params.nx),
+                  static_cast<int>(cell / params.nx));
+}
+
+CellState cell_state(const Params& params, const ObstacleMask& mask, const StateRows& state, int ii, int jj) {
+  return state_at(params, mask, rows_of(state), ii, jj);
+}
+
+void write_av_vels(std::FILE* out, const std::vector<double>& av_vels) {
+  std::string text;
+  text.reserve(av_vels.size() * 28);
+  char line[16 + kMaxE12Chars];
+  for (std::size_t t = 0; t < av_vels.size(); ++t) {
+    // "%d:\t%.12E\n"
+    char* c = format_int(line, static_cast<int>(t));
+    *c++ = ':';
+    *c++ = '\t';
+    c = format_e12(c, av_vels[t]);
+    *c++ = '\n';
+    text.append(line, static_cast<std::size_t>(c - line));
+  }
+  std::fwrite(text.data(), 1, text.size(), out);  // the file's error flag says whether it failed
+}
+
+void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const std::vector<double>& f) {
+  write_lines(out, params, mask, whole_grid(params, f));
+}
+
+void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const StateRows& state) {
+  write_lines(out, params, mask, rows_of(state));
+}
+
+std::string final_state_lines(const Params& params, const ObstacleMask& mask, const StateRows& state, int j0, int j1) {
+  // Room for the longest lines of values with two-digit exponents (all but
+  // the tiniest), so that the text is never copied as it grows.
+  const std::size_t line = std::to_string(params.nx - 1).size() + std::to_string(params.ny - 1).size() + 4 * 19 + 8;
+  std::string text;
+  text.reserve(line * params.nx * static_cast<std::size_t>(std::max(0, j1 - j0)));
+  append_lines(text, params, mask, rows_of(state), j0, j1);
+  return text;
+}
+
+std::string unstable_cell(const Params& params, const ObstacleMask& mask, const StateRows& state) {
+  const std::size_t plane = static_cast<std::size_t>(state.rows) * params.nx;
+  for (std::size_t cell = 0; cell < plane; ++cell) {
+    double rho = 0.0;
+    for (int k = 0; k < kSpeeds; ++k) rho += state.f[k * plane + cell];
+    const std::size_t global = cell + static_cast<std::size_t>(state.first_row) * params.nx;
+    if (std::isfinite(rho) && (mask.blocked[global] || rho > 0.0)) continue;
+    std::ostringstream detail;
+    detail << "density " << rho << " at cell (" << global % params.nx << ", " << global / params.nx << ")";
+    return detail.str();
+  }
+  return "";
+}
+
+AtomicFile::AtomicFile(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+  file_ = std::fopen(tmp_.c_str(), "w");
+  if (!file_) throw std::runtime_error(path_ + ": cannot create file (" + std::strerror(errno) + ")");
+}
+
+AtomicFile::~AtomicFile() {
+  if (file_) std::fclose(file_);
+  if (!published_) std::remove(tmp_.c_str());
+}
+
+void AtomicFile::commit() {
+  close();
+  publish();
+}
+
+void AtomicFile::close() {
+  if (!file_) return;
+  const bool failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
+  const int err = errno;
+  const int closed = std::fclose(file_);
+  file_ = nullptr;
+  if (failed || closed != 0) {
+    std::remove(tmp_.c_str());
+    throw std::runtime_error(path_ + ": write failed (" + std::strerror(failed ? err : errno) + ")");
+  }
+}
+
+void AtomicFile::publish() {
+  if (std::rename(tmp_.c_str(), path_.c_str()) == 0) {
+    published_ = true;
+    return;
+  }
+  {
+    const int err = errno;
+    std::remove(tmp_.c_str());
+    throw std::runtime_error(path_ + ": cannot rename temporary file into place (" + std::strerror(err) + ")");
+  }
+}
+
+std::FILE* OutputSet::add(const std::string& path) {
+  files_.push_back(std::make_unique<AtomicFile>(path));
+  return files_.back()->get();
+}
+
+std::string OutputSet::add_written_elsewhere(const std::string& path) {
+  files_.push_back(std::make_unique<AtomicFile>(path));
+  files_.back()->close();
+  return files_.back()->temp_path();
+}
+
+void OutputSet::commit() {
+  for (auto& f : files_) f->close();  // a failure here has replaced nothing
+  struct Replaced {
+    std::string target, backup;  // backup empty: there was no old file
+  };
+  std::vector<Replaced> done;
+  const std::string suffix = ".old." + std::to_string(::getpid());
+  try {
+    for (auto& f : files_) {
+      Replaced r{f->path(), ""};
+      struct stat st {};
+      if (::lstat(r.target.c_str(), &st) == 0) {
+        r.backup = r.target + suffix;
+        // A second name for the old file; the rename below then replaces the
+        // target atomically and the old bytes stay reachable.
+        if (::link(r.target.c_str(), r.backup.c_str()) != 0)
+          throw std::runtime_error(r.target + ": cannot keep the old file aside (" + std::strerror(errno) + ")");
+      }
+      try {
+        f->publish();
+      } catch (...) {
+        if (!r.backup.empty()) std::remove(r.backup.c_str());
+        throw;
+      }
+      done.push_back(r);
+    }
+  } catch (...) {
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      if (it->backup.empty())
+        std::remove(it->target.c_str());
+      else
+        std::rename(it->backup.c_str(), it->target.c_str());
+    }
+    throw;
+  }
+  for (const Replaced& r : done)
+    if (!r.backup.empty()) std::remove(r.backup.c_str());
+}
+
+double reynolds_number(const Params& params, double final_av_velocity) {
+  return final_av_velocity * params.reynolds_dim / params.viscosity();
+}
+
+}  // namespace d2q9

@@ -1,0 +1,84 @@
+// Output files in the coursework's exact formats, written atomically.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "problem/problem.hpp"
+#include "io/state_rows.hpp"
+
+namespace d2q9 {
+
+// Macroscopic values of one cell as final_state.dat reports them.
+struct CellState {
+  double ux, uy, speed, pressure;
+};
+CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell);
+// The state of a fluid cell whose nine distributions are f[0..8].
+CellState fluid_cell_state(const Params& params, const double* f);
+// Cell (ii, jj) of the rows `state` holds (jj a global row among them).
+CellState cell_state(const Params& params, const ObstacleMask& mask, const StateRows& state, int ii, int jj);
+
+void write_av_vels(std::FILE* out, const std::vector<double>& av_vels);
+// final_state.dat: one line per cell, rows bottom to top. `f` is the whole
+// grid; `state` writes the lines of the rows it holds, so the files of the
+// ranks' slabs, put one after the other, are the one-process file.
+void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const std::vector<double>& f);
+void write_final_state(std::FILE* out, const Params& params, const ObstacleMask& mask, const StateRows& state);
+// The same lines as text, for global rows [j0, j1) of those `state` holds.
+std::string final_state_lines(const Params& params, const ObstacleMask& mask, const StateRows& state, int j0, int j1);
+
+// "density D at cell (ii, jj)" for the first cell, in row order, of the rows
+// `state` holds whose density is not finite (or not positive in a fluid
+// cell), as check_distributions words it; empty when there is none.
+std::string unstable_cell(const Params& params, const ObstacleMask& mask, const StateRows& state);
+
+// A file written under a temporary name beside `path` and renamed over it by
+// commit(), so readers never see a half-written file; dropped uncommitted, the
+// temporary file is removed.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  std::FILE* get() const { return file_; }
+  // Flushes, closes and renames into place; throws std::runtime_error on failure.
+  void commit();
+  // The two halves of commit(): finish writing (the file is then complete
+  // under its temporary name), and rename it over the target.
+  void close();
+  void publish();
+  const std::string& path() const { return path_; }
+  // The temporary name the file is written under until published.
+  const std::string& temp_path() const { return tmp_; }
+
+ private:
+  std::string path_;
+  std::string tmp_;
+  std::FILE* file_ = nullptr;
+  bool published_ = false;
+};
+
+// Files that replace their targets together or not at all: commit() first
+// finishes every file, then moves each into place keeping the old target
+// aside, and on any failure puts back what it had replaced.
+class OutputSet {
+ public:
+  std::FILE* add(const std::string& path);
+  // A file that other processes write (MPI ranks, each its part): its
+  // temporary is created empty and closed here, and its name returned for
+  // them to open; commit() publishes it with the others, and a set dropped
+  // uncommitted removes it.
+  std::string add_written_elsewhere(const std::string& path);
+  void commit();
+
+ private:
+  std::vector<std::unique_ptr<AtomicFile>> files_;
+};
+
+double reynolds_number(const Params& params, double final_av_velocity);
+
+}  // namespace d2q9

@@ -1,0 +1,30 @@
+// Curved walls' links for interpolated bounce-back (cl/d2q9_bgk.cl,
+// CURVED_LINKS; docs/problem-files.md, boundary = "interpolated").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "problem/problem.hpp"
+
+namespace d2q9 {
+
+struct Circle {
+  Vec2 center;
+  double radius = 0.0;
+};
+
+// A link's byte for a wall at q (0 < q <= 1) of its length from the fluid
+// cell: round(255 q), at least 1. The kernels read q as code / 255.
+std::uint8_t link_code(double q);
+
+// mask.links for the given circles, on the finished mask (every shape and
+// edge set): for each fluid cell and speed k whose neighbour (ii, jj) - e_k is
+// a cell a circle covers, the nearest of those circles' crossings of the
+// link; 0 for every other link. A crossing nearer than half-way needs the
+// fluid cell beyond (ii, jj) + e_k to interpolate with: where that cell is
+// an obstacle the crossing is moved out to half-way (code 128), the link's
+// plain half-way bounce-back.
+std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vector<Circle>& circles);
+
+}  // namespace d2q9

@@ -1,0 +1,804 @@
+#include "problem/problem_file.hpp"
+
+// toml++ is used header-only (TOML_HEADER_ONLY=1, set by CMakeLists.txt): the
+// programs need no toml++ shared library where they are carried.
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <map>
+#include <array>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
+#include "problem/curved_links.hpp"
+#include "problem/png_mask.hpp"
+#include "core/spelling.hpp"
+
+namespace d2q9 {
+
+bool is_problem_file(const std::string& path) {
+  if (path.size() < 5) return false;
+  std::string ext = path.substr(path.size() - 5);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".toml";
+}
+
+std::uint64_t extensions_fingerprint(const Extensions& e) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
+  auto bytes = [&](const void* data, std::size_t size) {
+    for (std::size_t i = 0; i < size; ++i) {
+      h ^= static_cast<const unsigned char*>(data)[i];
+      h *= 0x100000001b3ULL;
+    }
+  };
+  auto real = [&](double v) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int k = 0; k < 8; ++k) {  // little-endian on every machine
+      const unsigned char b = static_cast<unsigned char>(bits >> (8 * k));
+      bytes(&b, 1);
+    }
+  };
+  auto flag = [&](bool present) {
+    const unsigned char b = present ? 1 : 0;
+    bytes(&b, 1);
+  };
+  real(e.wall_velocity.x);
+  real(e.wall_velocity.y);
+  real(e.body_force.x);
+  real(e.body_force.y);
+  flag(e.inlet_velocity.has_value());
+  if (e.inlet_velocity) real(e.inlet_velocity->x), real(e.inlet_velocity->y);
+  flag(e.outlet_density.has_value());
+  if (e.outlet_density) real(*e.outlet_density);
+  // Added later: a uniform inlet adds nothing, so older checkpoints still match.
+  if (e.inlet_parabolic) flag(true);
+  if (e.inlet_ramp_steps > 0) real(e.inlet_ramp_steps);
+  // Added after the first checkpoints: BGK adds nothing, so theirs still match.
+  if (e.collision != CollisionOperator::Bgk) {
+    const unsigned char op = static_cast<unsigned char>(e.collision);
+    bytes(&op, 1);
+    if (e.collision == CollisionOperator::Trt) real(e.trt_magic);
+  }
+  return h;
+}
+
+namespace {
+
+// The lattice speed of sound, 1/sqrt(3): every velocity stays below it.
+const double kSoundSpeed = 1.0 / std::sqrt(3.0);
+
+const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes"};
+const std::vector<std::string> kGridKeys = {"nx", "ny"};
+const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "viscosity", "reynolds",
+                                            "velocity", "length",  "accel", "body_force", "collision", "magic",
+                                            "inlet_ramp"};
+const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
+const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
+const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density"};
+const std::vector<std::string> kShapes = {"circle", "rectangle", "mask"};
+const std::vector<std::string> kObstacleKeys = {"name", "boundary", "circle", "rectangle", "mask"};
+const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
+const std::vector<std::string> kInletProfileKeys = {"parabolic"};
+const std::vector<std::string> kCircleKeys = {"center", "radius"};
+const std::vector<std::string> kRectangleKeys = {"from", "to"};
+
+}  // namespace
+
+std::vector<std::string> problem_file_keys() {
+  std::vector<std::string> keys;
+  auto add = [&](const std::string& table, const std::vector<std::string>& names) {
+    for (const std::string& name : names) keys.push_back(table + "." + name);
+  };
+  add("grid", kGridKeys);
+  add("flow", kFlowKeys);
+  add("edges", kEdgeKeys);
+  add("edges", kEdgeTableKeys);
+  add("inlet_velocity", kInletProfileKeys);
+  add("obstacle", kObstacleKeys);
+  add("circle", kCircleKeys);
+  add("rectangle", kRectangleKeys);
+  add("forces", kForcesKeys);
+  keys.push_back("probes.every");
+  return keys;
+}
+
+namespace {
+
+// Where a key of another table belongs, for "it belongs in [grid]".
+std::string home_of(const std::string& key) {
+  auto in = [&](const std::vector<std::string>& keys) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+  if (in(kGridKeys)) return "[grid]";
+  if (in(kFlowKeys)) return "[flow]";
+  if (in(kEdgeKeys)) return "[edges]";
+  if (in(kEdgeTableKeys)) return "an edge's table, e.g. top = { wall_velocity = [0.1, 0.0] }";
+  if (in(kShapes)) return "[[obstacle]]";
+  if (in(kCircleKeys)) return "circle = { center = [x, y], radius = r }";
+  if (in(kRectangleKeys)) return "rectangle = { from = [i, j], to = [i, j] }";
+  return "";
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The shortest text that reads back as `v`.
+std::string number(double v) {
+  char buf[40];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (!std::isfinite(v) || std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string vec_text(const Vec2& v) { return "[" + number(v.x) + ", " + number(v.y) + "]"; }
+
+// A value as the file gave it, or what kind of thing it is.
+std::string describe(const toml::node& n) {
+  if (const auto* v = n.as_integer()) return std::to_string(v->get());
+  if (const auto* v = n.as_floating_point()) return number(v->get());
+  if (const auto* v = n.as_string()) return "\"" + v->get() + "\"";
+  if (const auto* v = n.as_boolean()) return v->get() ? "true" : "false";
+  if (const auto* a = n.as_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      const toml::node& e = *a->get(i);
+      out += (i ? ", " : "") + (e.is_array() || e.is_table() ? std::string(e.is_array() ? "[...]" : "{...}") : describe(e));
+    }
+    return out + "]";
+  }
+  if (n.is_table()) return "a table";
+  return "a date or time";
+}
+
+using Entry = std::pair<const toml::key*, const toml::node*>;
+
+// A table's entries in the order the file gives them (toml++ sorts them by name).
+std::vector<Entry> in_file_order(const toml::table& t) {
+  std::vector<Entry> out;
+  for (auto&& [k, v] : t) out.emplace_back(&k, &v);
+  auto position = [](const Entry& e) {
+    const auto& p = e.first->source().begin.line ? e.first->source().begin : e.second->source().begin;
+    return std::make_pair(p.line, p.column);
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Entry& a, const Entry& b) { return position(a) < position(b); });
+  return out;
+}
+
+struct EdgeSpec {
+  enum Kind { Periodic, Wall, Moving, Inlet, Outlet } kind = Periodic;
+  const char* name = "";
+  unsigned line = 0;  // 0: not given (periodic by default)
+  Vec2 velocity;
+  bool parabolic = false;  // an inlet's Poiseuille profile, peak velocity.x
+  double density = 0.0;
+
+  std::string what() const {
+    switch (kind) {
+      case Periodic: return "periodic";
+      case Wall: return "a wall";
+      case Moving: return "a moving wall";
+      case Inlet: return "an inlet";
+      case Outlet: return "an outlet";
+    }
+    return "";
+  }
+};
+
+struct ShapeSpec {
+  enum Kind { Circle, Rectangle, Mask } kind = Circle;
+  unsigned line = 0;
+  Vec2 center;
+  double radius = 0.0;
+  long long from[2] = {0, 0}, to[2] = {0, 0};
+  std::string path;  // as written
+  int body = 0;      // its measured body (1-based; 0: none)
+  bool interpolated = false;  // boundary = "interpolated" (circles only)
+};
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::string& filename) : file_(filename) {
+    try {
+      doc_ = toml::parse(std::string_view(text), std::string_view(filename));
+    } catch (const toml::parse_error& e) {
+      fail(e.source().begin.line, "invalid TOML: " + std::string(e.description()));
+    }
+  }
+
+  Problem parse(const ParamsCheck& check) {
+    check_top_level();
+    read_grid();
+    read_flow();
+    check_limits();
+    read_edges();
+    read_obstacles();
+    read_forces();
+    read_probes();
+    if (check) check(params_);
+    Problem problem;
+    problem.params = params_;
+    problem.mask = build_mask();
+    for (const Probe& p : measure_.probes)
+      if (problem.mask.at(p.i, p.j))
+        fail(probe_lines_.at(p.name), "probe " + p.name + " at [" + std::to_string(p.i) + ", " + std::to_string(p.j) +
+                                          "] is inside an obstacle: a probe measures the fluid");
+    problem.measure = measure_;
+    return problem;
+  }
+
+ private:
+  [[noreturn]] void fail(unsigned line, const std::string& what) const {
+    throw InputError(file_ + ":" + std::to_string(line == 0 ? 1 : line) + ": " + what);
+  }
+  static unsigned line_of(const toml::node& n) { return n.source().begin.line; }
+  static unsigned line_of(const Entry& e) {
+    return e.first->source().begin.line ? e.first->source().begin.line : line_of(*e.second);
+  }
+
+  // Unknown keys, with the likely one meant.
+  void check_keys(const toml::table& t, const std::string& in, const std::vector<std::string>& known) const {
+    for (const Entry& e : in_file_order(t)) {
+      const std::string name(e.first->str());
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      std::string message = "unknown key '" + name + "' in " + in;
+      const std::string home = home_of(name);
+      const std::string guess = closest_name(name, known);
+      if (!guess.empty())
+        message += "; did you mean '" + guess + "'?";
+      else if (!home.empty())
+        message += ": it belongs in " + home;
+      else
+        message += " (known keys: " + join(known) + ")";
+      fail(line_of(e), message);
+    }
+  }
+
+  void check_top_level() const {
+    for (const Entry& e : in_file_order(doc_)) {
+      const std::string name(e.first->str());
+      if (std::find(kTables.begin(), kTables.end(), name) != kTables.end()) continue;
+      const std::string guess = closest_name(name, kTables);
+      const std::string shown = guess == "obstacle" ? "[[obstacle]]" : "[" + guess + "]";
+      if (e.second->is_table() || e.second->is_array_of_tables())
+        fail(line_of(e), "unknown table [" + name + "]" +
+                             (guess.empty() ? std::string(": a problem file holds [grid], [flow], [edges] and [[obstacle]]")
+                                            : "; did you mean " + shown + "?"));
+      const std::string home = home_of(name);
+      fail(line_of(e), "key '" + name + "' is outside any table" +
+                           (!home.empty() && home[0] == '[' ? ": it belongs in " + home
+                            : !guess.empty()                ? "; did you mean " + shown + "?"
+                                                            : ": a problem file holds [grid], [flow], [edges] and [[obstacle]]"));
+    }
+  }
+
+  // The table `name` at the top level; nullptr when absent.
+  const toml::table* top_table(const char* name, const char* what) const {
+    const toml::node* n = doc_.get(name);
+    if (!n) return nullptr;
+    if (!n->is_table()) fail(line_of(*n), std::string(name) + " must be a table, " + what + ", got " + describe(*n));
+    return n->as_table();
+  }
+
+  const toml::node& required(const toml::table& t, const char* key, const std::string& in, unsigned line) const {
+    const toml::node* n = t.get(key);
+    if (!n) fail(line, in + " needs " + key);
+    return *n;
+  }
+
+  long long integer(const toml::node& n, const std::string& name) const {
+    if (!n.is_integer()) fail(line_of(n), name + " must be an integer, got " + describe(n));
+    return n.as_integer()->get();
+  }
+
+  int int32(const toml::node& n, const std::string& name) const {
+    const long long v = integer(n, name);
+    if (v < INT_MIN || v > INT_MAX) fail(line_of(n), name + " must be an integer below 2^31, got " + describe(n));
+    return static_cast<int>(v);
+  }
+
+  double real(const toml::node& n, const std::string& name) const {
+    if (n.is_integer()) return static_cast<double>(n.as_integer()->get());
+    if (!n.is_floating_point()) fail(line_of(n), name + " must be a number, got " + describe(n));
+    const double v = n.as_floating_point()->get();
+    if (!std::isfinite(v)) fail(line_of(n), name + " must be a finite number, got " + describe(n));
+    return v;
+  }
+
+  double positive(const toml::node& n, const std::string& name) const {
+    const double v = real(n, name);
+    if (!(v > 0.0)) fail(line_of(n), name + " must be positive, got " + describe(n));
+    return v;
+  }
+
+  const toml::array& pair(const toml::node& n, const std::string& name, const char* form) const {
+    const toml::array* a = n.as_array();
+    if (!a || a->size() != 2) fail(line_of(n), name + " must be a pair " + form + ", got " + describe(n));
+    return *a;
+  }
+
+  Vec2 vec2(const toml::node& n, const std::string& name) const {
+    const toml::array& a = pair(n, name, "[x, y]");
+    return {real(*a.get(0), name + "[0]"), real(*a.get(1), name + "[1]")};
+  }
+
+  // A velocity in lattice units: below the speed of sound.
+  Vec2 velocity(const toml::node& n, const std::string& name) const {
+    const Vec2 v = vec2(n, name);
+    const double speed = std::hypot(v.x, v.y);
+    if (!(speed < kSoundSpeed)) {
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%.4g", speed);
+      fail(line_of(n), name + " " + vec_text(v) + " has speed " + shown +
+                           ", not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+    }
+    return v;
+  }
+
+  void read_grid() {
+    grid_ = top_table("grid", "[grid] with nx and ny");
+    if (!grid_) fail(1, "no [grid] table: a problem file needs [grid] with nx and ny");
+    check_keys(*grid_, "[grid]", kGridKeys);
+    nx_ = &required(*grid_, "nx", "[grid]", line_of(*grid_));
+    ny_ = &required(*grid_, "ny", "[grid]", line_of(*grid_));
+    params_.nx = int32(*nx_, "nx");
+    params_.ny = int32(*ny_, "ny");
+  }
+
+  void read_flow() {
+    flow_ = top_table("flow", "[flow] with steps and one of omega, viscosity or reynolds");
+    if (!flow_) fail(1, "no [flow] table: a problem file needs [flow] with steps and one of omega, viscosity or reynolds");
+    const toml::table& flow = *flow_;
+    const unsigned at = line_of(flow);
+    check_keys(flow, "[flow]", kFlowKeys);
+    steps_ = &required(flow, "steps", "[flow]", at);
+    params_.max_iters = int32(*steps_, "steps");
+    density_ = flow.get("density");
+    params_.density = density_ ? real(*density_, "density") : 1.0;
+    if (const toml::node* n = flow.get("accel")) params_.accel = real(*n, "accel");
+    if (const toml::node* n = flow.get("body_force")) params_.extensions.body_force = vec2(*n, "body_force");
+    if (const toml::node* n = flow.get("collision")) {
+      const auto* text = n->as_string();
+      const auto op = text ? parse_collision_operator(text->get()) : std::nullopt;
+      if (!op) fail(line_of(*n), "collision must be \"bgk\", \"trt\" or \"regularised\", got " + describe(*n));
+      params_.extensions.collision = *op;
+    }
+    if (const toml::node* n = flow.get("magic")) {
+      if (params_.extensions.collision != CollisionOperator::Trt)
+        fail(line_of(*n), "magic is TRT's parameter: it goes with collision = \"trt\"");
+      params_.extensions.trt_magic = positive(*n, "magic");
+    }
+    inlet_ramp_ = flow.get("inlet_ramp");
+    if (inlet_ramp_) {
+      params_.extensions.inlet_ramp_steps = int32(*inlet_ramp_, "inlet_ramp");
+      if (params_.extensions.inlet_ramp_steps < 1)
+        fail(line_of(*inlet_ramp_), "inlet_ramp must be positive (steps), got " + describe(*inlet_ramp_));
+    }
+    length_ = flow.get("length");
+    params_.reynolds_dim = length_ ? int32(*length_, "length") : params_.nx;
+
+    // Exactly one way to give the viscosity.
+    std::vector<std::pair<std::string, const toml::node*>> given;
+    for (const char* key : {"omega", "viscosity", "reynolds"})
+      if (const toml::node* n = flow.get(key)) given.emplace_back(key, n);
+    std::sort(given.begin(), given.end(), [](const auto& a, const auto& b) { return line_of(*a.second) < line_of(*b.second); });
+    if (given.empty()) fail(at, "[flow] needs one of omega, viscosity or reynolds (with velocity and length)");
+    if (given.size() > 1)
+      fail(line_of(*given[1].second), given[1].first + " and " + given[0].first + " (line " +
+                                          std::to_string(line_of(*given[0].second)) +
+                                          ") both set the viscosity: give exactly one of omega, viscosity or reynolds");
+    relaxation_key_ = given[0].first;
+    relaxation_ = given[0].second;
+    const toml::node* velocity_n = flow.get("velocity");
+    if (velocity_n && relaxation_key_ != "reynolds")
+      fail(line_of(*velocity_n), "velocity goes with reynolds (viscosity = velocity * length / reynolds); with " +
+                                     relaxation_key_ + " it means nothing: remove it");
+    if (relaxation_key_ == "omega") {
+      params_.omega = real(*relaxation_, "omega");
+    } else if (relaxation_key_ == "viscosity") {
+      viscosity_ = positive(*relaxation_, "viscosity");
+      params_.omega = 1.0 / (3.0 * viscosity_ + 0.5);
+    } else {
+      if (!velocity_n || !length_)
+        fail(line_of(*relaxation_), std::string("reynolds needs ") + (!velocity_n && !length_ ? "velocity and length" : !velocity_n ? "velocity" : "length") +
+                                        " as well (viscosity = velocity * length / reynolds)");
+      const double re = positive(*relaxation_, "reynolds");
+      const double u = positive(*velocity_n, "velocity");
+      if (!(u < kSoundSpeed))
+        fail(line_of(*velocity_n), "velocity " + number(u) + " is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+      viscosity_ = u * params_.reynolds_dim / re;
+      params_.omega = 1.0 / (3.0 * viscosity_ + 0.5);
+    }
+  }
+
+  // The limits a .params file's values obey (violated_params_limit), named as this file names them.
+  void check_limits() const {
+    const auto v = violated_params_limit(params_);
+    if (!v) return;
+    const std::string requirement = v->requirement;
+    const std::pair<const char*, const toml::node*> source[] = {{"nx", nx_},           {"ny", ny_},
+                                                               {"steps", steps_},     {"length", length_},
+                                                               {"density", density_}, {"accel", nullptr},
+                                                               {"omega", relaxation_}};
+    const auto& [name, node] = source[v->index];
+    if (!node) fail(line_of(*grid_), std::string(name) + " " + requirement);  // defaults obey every limit
+    if (v->index == 6 && relaxation_key_ != "omega")
+      fail(line_of(*node), relaxation_key_ + " " + describe(*node) +
+                               (relaxation_key_ == "reynolds" ? " gives viscosity " + number(viscosity_) + " and" : " gives") +
+                               " omega = 1 / (3 * viscosity + 0.5) = " + number(params_.omega) + ", which " + requirement);
+    fail(line_of(*node), std::string(name) + " " + requirement + ", got " + describe(*node));
+  }
+
+  void read_edges() {
+    for (int e = 0; e < 4; ++e) edges_[e].name = kEdgeKeys[e].c_str();
+    const toml::table* edges = top_table("edges", "[edges] with left, right, bottom and top");
+    if (edges) {
+      check_keys(*edges, "[edges]", kEdgeKeys);
+      for (const Entry& entry : in_file_order(*edges)) {
+        const std::string name(entry.first->str());
+        const int e = static_cast<int>(std::find(kEdgeKeys.begin(), kEdgeKeys.end(), name) - kEdgeKeys.begin());
+        read_edge(*entry.second, line_of(entry), edges_[e]);
+      }
+    }
+    // Periodic edges wrap onto their opposite edge.
+    for (const auto& [a, b] : {std::make_pair(0, 1), std::make_pair(2, 3)}) {
+      const EdgeSpec& x = edges_[a];
+      const EdgeSpec& y = edges_[b];
+      if ((x.kind == EdgeSpec::Periodic) == (y.kind == EdgeSpec::Periodic)) continue;
+      const EdgeSpec& open = x.kind == EdgeSpec::Periodic ? y : x;  // given, as periodic is the default
+      const EdgeSpec& periodic = x.kind == EdgeSpec::Periodic ? x : y;
+      fail(open.line, std::string(open.name) + " is " + open.what() + " but " + periodic.name + " is periodic (" +
+                          (periodic.line ? "line " + std::to_string(periodic.line) : std::string("the default")) +
+                          "): periodic edges come in pairs, left with right and bottom with top");
+    }
+    // One velocity for every moving wall.
+    const EdgeSpec* first = nullptr;
+    std::array<const EdgeSpec*, 4> by_line{&edges_[0], &edges_[1], &edges_[2], &edges_[3]};
+    std::stable_sort(by_line.begin(), by_line.end(), [](const EdgeSpec* a, const EdgeSpec* b) { return a->line < b->line; });
+    for (const EdgeSpec* e : by_line) {
+      if (e->kind != EdgeSpec::Moving) continue;
+      if (!first) {
+        first = e;
+        params_.extensions.wall_velocity = e->velocity;
+      } else if (e->velocity != first->velocity) {
+        fail(e->line, std::string(e->name) + " moves at " + vec_text(e->velocity) + " but " + first->name + " (line " +
+                          std::to_string(first->line) + ") at " + vec_text(first->velocity) +
+                          ": every moving wall must share one velocity");
+      }
+    }
+    if (inlet_ramp_ && edges_[0].kind != EdgeSpec::Inlet)
+      fail(line_of(*inlet_ramp_), "inlet_ramp ramps up an inlet, but the left edge has no inlet_velocity");
+    for (const EdgeSpec& e : edges_) {
+      if (e.kind == EdgeSpec::Inlet) {
+        params_.extensions.inlet_velocity = e.velocity;
+        params_.extensions.inlet_parabolic = e.parabolic;
+        const EdgeSpec& bottom = edges_[2];
+        const EdgeSpec& top = edges_[3];
+        if (e.parabolic && (bottom.kind == EdgeSpec::Periodic || top.kind == EdgeSpec::Periodic))
+          fail(e.line, "a parabolic inlet flows between walls: bottom and top must be walls, not periodic");
+      }
+      if (e.kind == EdgeSpec::Outlet) params_.extensions.outlet_density = e.density;
+    }
+  }
+
+  void read_edge(const toml::node& n, unsigned line, EdgeSpec& edge) const {
+    const std::string name = edge.name;
+    edge.line = line;
+    const std::string forms = name + " must be \"periodic\", \"wall\" or a table such as { wall_velocity = [0.1, 0.0] }";
+    if (const auto* s = n.as_string()) {
+      if (s->get() == "periodic") return;
+      if (s->get() == "wall") {
+        edge.kind = EdgeSpec::Wall;
+        return;
+      }
+      const std::string guess = closest_name(s->get(), kEdgeKinds);
+      if (std::find(kEdgeTableKeys.begin(), kEdgeTableKeys.end(), s->get()) != kEdgeTableKeys.end())
+        fail(line, name + " = \"" + s->get() + "\" needs its value: write " + name + " = { " + s->get() + " = ... }");
+      fail(line, forms + ", got " + describe(n) + (guess.empty() ? "" : "; did you mean \"" + guess + "\"?"));
+    }
+    const toml::table* t = n.as_table();
+    if (!t) fail(line, forms + ", got " + describe(n));
+    const std::string in = name + " = { ... }";
+    check_keys(*t, in, kEdgeTableKeys);
+    const auto entries = in_file_order(*t);
+    if (entries.empty()) fail(line, name + " = {} needs one of wall_velocity, inlet_velocity (left only) or outlet_density (right only)");
+    if (entries.size() > 1)
+      fail(line_of(entries[1]), name + " has both " + std::string(entries[0].first->str()) + " and " +
+                                    std::string(entries[1].first->str()) + ": give one per edge");
+    const std::string key(entries[0].first->str());
+    const toml::node& value = *entries[0].second;
+    if (key == "wall_velocity") {
+      edge.kind = EdgeSpec::Moving;
+      edge.velocity = velocity(value, "wall_velocity");
+    } else if (key == "inlet_velocity") {
+      if (name != "left")
+        fail(line_of(entries[0]), "inlet_velocity is for the left edge only (the flow enters at i = 0), not " + name);
+      edge.kind = EdgeSpec::Inlet;
+      if (const toml::table* profile = value.as_table()) {
+        // { parabolic = u_max }: Poiseuille's profile between the walls.
+        check_keys(*profile, "inlet_velocity = { ... }", kInletProfileKeys);
+        const toml::node* peak = profile->get("parabolic");
+        if (!peak) fail(line_of(value), "inlet_velocity = {} needs parabolic = u_max (the peak velocity)");
+        const double u_max = positive(*peak, "parabolic");
+        if (!(u_max < kSoundSpeed))
+          fail(line_of(*peak), "parabolic " + number(u_max) + " is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+        edge.velocity = {u_max, 0.0};
+        edge.parabolic = true;
+      } else {
+        edge.velocity = velocity(value, "inlet_velocity");
+      }
+    } else {
+      if (name != "right")
+        fail(line_of(entries[0]), "outlet_density is for the right edge only (the flow leaves at i = nx-1), not " + name);
+      edge.kind = EdgeSpec::Outlet;
+      edge.density = positive(value, "outlet_density");
+    }
+  }
+
+  void read_obstacles() {
+    const toml::node* n = doc_.get("obstacle");
+    if (!n) return;
+    if (n->is_table())
+      fail(line_of(*n), "obstacle must be [[obstacle]] (an array of tables, one shape each), not [obstacle]");
+    if (!n->is_array_of_tables())
+      fail(line_of(*n), "obstacle must be [[obstacle]] (an array of tables, one shape each), got " + describe(*n));
+    for (const toml::node& element : *n->as_array()) {
+      const toml::table& t = *element.as_table();
+      check_keys(t, "[[obstacle]]", kObstacleKeys);
+      std::string name;
+      if (const toml::node* n = t.get("name")) name = body_name(*n, "name");
+      const toml::node* boundary = t.get("boundary");
+      auto entries = in_file_order(t);
+      entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                   [](const Entry& e) { return e.first->str() == "name" || e.first->str() == "boundary"; }),
+                    entries.end());
+      if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
+      if (entries.size() > 1)
+        fail(line_of(entries[1]), "[[obstacle]] has both " + std::string(entries[0].first->str()) + " and " +
+                                      std::string(entries[1].first->str()) + ": one shape per [[obstacle]]");
+      const std::string kind(entries[0].first->str());
+      const toml::node& value = *entries[0].second;
+      ShapeSpec shape;
+      shape.line = line_of(entries[0]);
+      if (kind == "mask") {
+        shape.kind = ShapeSpec::Mask;
+        const auto* s = value.as_string();
+        if (!s || s->get().empty())
+          fail(shape.line, "mask must be the name of a PNG file (relative to this file), got " + describe(value));
+        shape.path = s->get();
+      } else {
+        const toml::table* shape_table = value.as_table();
+        const std::string form = kind == "circle" ? "{ center = [x, y], radius = r }" : "{ from = [i, j], to = [i, j] }";
+        if (!shape_table) fail(shape.line, kind + " must be a table " + form + ", got " + describe(value));
+        check_keys(*shape_table, kind, kind == "circle" ? kCircleKeys : kRectangleKeys);
+        if (kind == "circle") {
+          shape.kind = ShapeSpec::Circle;
+          shape.center = vec2(required(*shape_table, "center", "circle", shape.line), "center");
+          shape.radius = positive(required(*shape_table, "radius", "circle", shape.line), "radius");
+        } else {
+          shape.kind = ShapeSpec::Rectangle;
+          cell(required(*shape_table, "from", "rectangle", shape.line), "from", shape.from);
+          cell(required(*shape_table, "to", "rectangle", shape.line), "to", shape.to);
+          if (shape.from[0] > shape.to[0] || shape.from[1] > shape.to[1])
+            fail(shape.line, "rectangle from = [" + std::to_string(shape.from[0]) + ", " + std::to_string(shape.from[1]) +
+                                 "] lies right of or above to = [" + std::to_string(shape.to[0]) + ", " +
+                                 std::to_string(shape.to[1]) + "]: from is the lower-left cell, to the upper-right");
+        }
+      }
+      if (boundary) {
+        const auto* s = boundary->as_string();
+        if (!s || (s->get() != "staircase" && s->get() != "interpolated"))
+          fail(line_of(*boundary), "boundary must be \"staircase\" or \"interpolated\", got " + describe(*boundary));
+        shape.interpolated = s->get() == "interpolated";
+        if (shape.interpolated && shape.kind != ShapeSpec::Circle)
+          fail(line_of(*boundary), "boundary = \"interpolated\" needs a circle: a " + kind +
+                                       "'s walls lie on the lattice, between its cells and the fluid");
+        if (shape.interpolated) params_.extensions.curved_walls = true;
+      }
+      if (!name.empty()) {
+        auto known = std::find(measure_.bodies.begin(), measure_.bodies.end(), name);
+        if (known == measure_.bodies.end()) {
+          if (measure_.bodies.size() == static_cast<std::size_t>(kMaxBodies))
+            fail(line_of(*t.get("name")), "more than " + std::to_string(kMaxBodies) +
+                                              " named bodies: name at most that many (obstacles may share a name)");
+          measure_.bodies.push_back(name);
+          known = measure_.bodies.end() - 1;
+        }
+        shape.body = static_cast<int>(known - measure_.bodies.begin()) + 1;
+      }
+      shapes_.push_back(shape);
+    }
+  }
+
+  // A name for CSV columns and JSON keys: letters, digits, '_' and '-'.
+  std::string checked_name(const std::string& text, unsigned line, const std::string& what) const {
+    const bool ok = !text.empty() && text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    if (!ok) fail(line, what + " '" + text + "' must be 1 to 64 letters, digits, '_' or '-' (it heads CSV columns)");
+    return text;
+  }
+  std::string body_name(const toml::node& n, const std::string& what) const {
+    const auto* s = n.as_string();
+    if (!s) fail(line_of(n), what + " must be a string, got " + describe(n));
+    return checked_name(s->get(), line_of(n), what);
+  }
+
+  // [forces]: the coefficients' reference values. With no named obstacle,
+  // every [[obstacle]] is one body, "obstacles".
+  void read_forces() {
+    const toml::table* t = top_table("forces", "[forces] with velocity and length");
+    if (t) {
+      check_keys(*t, "[forces]", kForcesKeys);
+      if (const toml::node* n = t->get("velocity")) measure_.velocity = positive(*n, "velocity");
+      if (const toml::node* n = t->get("length")) measure_.length = positive(*n, "length");
+      if (measure_.velocity.has_value() != measure_.length.has_value())
+        fail(line_of(*t), std::string("[forces] needs ") + (measure_.velocity ? "length" : "velocity") +
+                              " as well for the coefficients C = 2 F / (density velocity^2 length)");
+      measure_.density = params_.density;
+      if (const toml::node* n = t->get("density")) measure_.density = positive(*n, "density");
+      if (measure_.bodies.empty()) {
+        if (shapes_.empty()) fail(line_of(*t), "[forces] measures the force on obstacles, but there is no [[obstacle]]");
+        measure_.bodies.push_back("obstacles");
+        for (ShapeSpec& shape : shapes_) shape.body = 1;
+      }
+    }
+    params_.extensions.measured_bodies = static_cast<int>(measure_.bodies.size());
+  }
+
+  // [probes]: every = N, and name = [i, j] for each probe.
+  void read_probes() {
+    const toml::table* t = top_table("probes", "[probes] with every and name = [i, j] per probe");
+    if (!t) return;
+    const toml::node* every = t->get("every");
+    if (!every) fail(line_of(*t), "[probes] needs every = N: the steps between two rows of probes.csv");
+    measure_.probe_every = int32(*every, "every");
+    if (measure_.probe_every < 1) fail(line_of(*every), "every must be positive, got " + describe(*every));
+    for (const Entry& e : in_file_order(*t)) {
+      const std::string name(e.first->str());
+      if (name == "every") continue;
+      const unsigned line = line_of(e);
+      checked_name(name, line, "probe name");
+      const toml::array* a = e.second->as_array();
+      if (!a || a->size() != 2 || !a->get(0)->is_integer() || !a->get(1)->is_integer())
+        fail(line, "probe " + name + " must be a cell [i, j] (two integers), got " + describe(*e.second));
+      const long long i = a->get(0)->as_integer()->get(), j = a->get(1)->as_integer()->get();
+      if (i < 0 || i >= params_.nx || j < 0 || j >= params_.ny)
+        fail(line, "probe " + name + " = " + describe(*e.second) + " is outside the grid: i must lie in [0, " +
+                       std::to_string(params_.nx - 1) + "] and j in [0, " + std::to_string(params_.ny - 1) + "]");
+      measure_.probes.push_back({name, static_cast<int>(i), static_cast<int>(j)});
+      probe_lines_[name] = line;
+    }
+    if (measure_.probes.empty()) fail(line_of(*t), "[probes] names no probe: add name = [i, j]");
+  }
+
+  // A cell [i, j] inside the grid.
+  void cell(const toml::node& n, const std::string& name, long long out[2]) const {
+    const toml::array& a = pair(n, name, "[i, j]");
+    out[0] = integer(*a.get(0), name + "[0]");
+    out[1] = integer(*a.get(1), name + "[1]");
+    if (out[0] < 0 || out[0] >= params_.nx || out[1] < 0 || out[1] >= params_.ny)
+      fail(line_of(n), "rectangle " + name + " = " + describe(n) + " is outside the grid: i must lie in [0, " +
+                           std::to_string(params_.nx - 1) + "] and j in [0, " + std::to_string(params_.ny - 1) + "]");
+  }
+
+  ObstacleMask build_mask() const {
+    const int nx = params_.nx, ny = params_.ny;
+    ObstacleMask mask;
+    try {
+      mask = ObstacleMask(nx, ny);
+    } catch (const std::bad_alloc&) {
+      fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) + " is too large to hold in memory");
+    } catch (const std::length_error&) {
+      fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) + " is too large to hold in memory");
+    }
+    auto set = [&](long long i, long long j, std::uint8_t kind) {
+      mask.blocked[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)] = kind;
+    };
+    auto edge_cells = [&](int e, std::uint8_t kind) {
+      if (e < 2)
+        for (int j = 0; j < ny; ++j) set(e == 0 ? 0 : nx - 1, j, kind);
+      else
+        for (int i = 0; i < nx; ++i) set(i, e == 2 ? 0 : ny - 1, kind);
+    };
+    // Moving walls first, so that a corner they share with a static wall is static.
+    for (int e = 0; e < 4; ++e)
+      if (edges_[e].kind == EdgeSpec::Moving) edge_cells(e, kMovingWall);
+    for (int e = 0; e < 4; ++e)
+      if (edges_[e].kind == EdgeSpec::Wall) edge_cells(e, kWall);
+    unsigned last_line = 0;
+    for (int e = 0; e < 4; ++e)
+      if (edges_[e].kind == EdgeSpec::Wall || edges_[e].kind == EdgeSpec::Moving) last_line = std::max(last_line, edges_[e].line);
+
+    const std::string dir = file_.find('/') == std::string::npos ? "" : file_.substr(0, file_.rfind('/') + 1);
+    for (const ShapeSpec& s : shapes_) {
+      last_line = std::max(last_line, s.line);
+      const std::uint8_t shape_byte = static_cast<std::uint8_t>(kWall | s.body << kBodyShift);
+      if (s.kind == ShapeSpec::Rectangle) {
+        for (long long j = s.from[1]; j <= s.to[1]; ++j)
+          for (long long i = s.from[0]; i <= s.to[0]; ++i) set(i, j, shape_byte);
+      } else if (s.kind == ShapeSpec::Circle) {
+        // The bounding box, clipped to the grid before any conversion to an integer.
+        const double r = s.radius, cx = s.center.x, cy = s.center.y;
+        const double i0 = std::max(0.0, std::ceil(cx - r)), i1 = std::min(nx - 1.0, std::floor(cx + r));
+        const double j0 = std::max(0.0, std::ceil(cy - r)), j1 = std::min(ny - 1.0, std::floor(cy + r));
+        std::size_t covered = 0;
+        for (double j = j0; j <= j1; ++j)
+          for (double i = i0; i <= i1; ++i)
+            if ((i - cx) * (i - cx) + (j - cy) * (j - cy) <= r * r) {
+              set(static_cast<long long>(i), static_cast<long long>(j), shape_byte);
+              ++covered;
+            }
+        if (covered == 0)
+          fail(s.line, "circle center = " + vec_text(s.center) + ", radius = " + number(r) +
+                           " covers no cell of the grid (cells are at whole (i, j), 0 <= i < " + std::to_string(nx) +
+                           ", 0 <= j < " + std::to_string(ny) + ")");
+      } else {
+        const std::string path = s.path[0] == '/' ? s.path : dir + s.path;
+        // A PNG holds at most a few bytes per pixel, with room for metadata.
+        const std::uint64_t cap = (std::uint64_t{1} << 20) + 16 * static_cast<std::uint64_t>(params_.cells());
+        PngMask picture;
+        try {
+          picture = read_png_mask(path, nx, ny, cap);
+        } catch (const InputError& e) {
+          fail(s.line, std::string("mask ") + e.what());
+        }
+        // The picture's top row is the grid's top row, j = ny-1.
+        for (int y = 0; y < ny; ++y)
+          for (int x = 0; x < nx; ++x)
+            if (picture.at(x, y)) set(x, ny - 1 - y, shape_byte);
+      }
+    }
+    if (mask.fluid_cells() == 0) fail(last_line, "every cell is blocked; there is no fluid to simulate");
+    if (params_.extensions.curved_walls) {
+      std::vector<Circle> circles;
+      for (const ShapeSpec& s : shapes_)
+        if (s.interpolated) circles.push_back({s.center, s.radius});
+      try {
+        mask.links = circle_links(mask, circles);
+      } catch (const std::bad_alloc&) {
+        fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) +
+                                  " is too large to hold with curved walls' links in memory");
+      }
+    }
+    return mask;
+  }
+
+  std::string file_;
+  toml::table doc_;
+  Params params_;
+  const toml::table* grid_ = nullptr;
+  const toml::table* flow_ = nullptr;
+  const toml::node *nx_ = nullptr, *ny_ = nullptr, *steps_ = nullptr, *length_ = nullptr, *density_ = nullptr;
+  const toml::node* relaxation_ = nullptr;
+  std::string relaxation_key_;
+  double viscosity_ = 0.0;
+  std::array<EdgeSpec, 4> edges_;
+  std::vector<ShapeSpec> shapes_;
+  Measurements measure_;
+  std::map<std::string, unsigned> probe_lines_;
+  const toml::node* inlet_ramp_ = nullptr;
+};
+
+}  // namespace
+
+Problem parse_problem_file(const std::string& text, const std::string& filename, const ParamsCheck& check) {
+  return Parser(text, filename).parse(check);
+}
+
+Problem read_problem_file(const std::string& path, const ParamsCheck& check) {
+  return parse_problem_file(read_text_file(path, kMaxParamsBytes), path, check);
+}
+
+}  // namespace d2q9

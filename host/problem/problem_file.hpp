@@ -1,0 +1,51 @@
+// Problem files: a whole problem (grid, flow, edges, geometry) in one TOML
+// file, the alternative to a coursework .params file with an obstacles file.
+// The format is documented in docs/problem-files.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "problem/problem.hpp"
+
+namespace d2q9 {
+
+struct Problem {
+  Params params;      // with params.extensions
+  ObstacleMask mask;  // kFluid, kWall and kMovingWall cells, with their measured bodies
+  Measurements measure;
+};
+
+// Whether `path` names a problem file rather than a .params file: it ends in
+// ".toml" (in any case).
+bool is_problem_file(const std::string& path);
+
+// Called with the problem's Params once they are complete and within every
+// limit, before the mask (nx * ny bytes) is built and before any mask picture
+// is read: where a run checks what it can hold (memory, precision), as it
+// does between reading a .params file and its obstacles file.
+using ParamsCheck = std::function<void(const Params&)>;
+
+// The problem `text` describes. Every problem is an InputError of one line,
+// "<filename>:<line>: <problem>", the line being where the offending key,
+// value or table is (TOML syntax errors included). Mask pictures are read
+// relative to the directory of `filename`.
+Problem parse_problem_file(const std::string& text, const std::string& filename, const ParamsCheck& check = {});
+Problem read_problem_file(const std::string& path, const ParamsCheck& check = {});
+
+// Every key a problem file may hold, from the lists the parser checks keys
+// against: "table.key" ("edges.inlet_velocity" for an edge's table,
+// "inlet_velocity.parabolic" for its profile, "circle.center" for a shape's,
+// "probes.every"; probes' own names are the user's).
+std::vector<std::string> problem_file_keys();
+
+// A fingerprint of `e`'s values (FNV-1a over their bits), the same on every
+// machine and build. A checkpoint's header holds only the coursework's seven
+// values, so the run record of a problem-file run keeps this in their place
+// of the obstacle file's hash, and a restart compares it.
+std::uint64_t extensions_fingerprint(const Extensions& e);
+
+}  // namespace d2q9

@@ -1,0 +1,43 @@
+#include "problem/stability.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/types.hpp"
+#include "problem/lattice.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+std::string message(std::size_t step, const std::string& detail) {
+  return "flow became unstable at step " + std::to_string(step) + " (" + detail +
+         "); lower accel, or omega further from 2, or refine the grid";
+}
+
+}  // namespace
+
+InstabilityError::InstabilityError(std::size_t step, const std::string& detail)
+    : std::runtime_error(message(step, detail)), step_(step) {}
+
+void check_average_velocity(double av_velocity, std::size_t step) {
+  if (std::isfinite(av_velocity)) return;
+  throw InstabilityError(step, std::string("average velocity is ") +
+                                  (std::isnan(av_velocity) ? "NaN" : av_velocity > 0 ? "+Inf" : "-Inf"));
+}
+
+void check_distributions(const Params& params, const ObstacleMask& mask, const std::vector<double>& f,
+                         std::size_t step) {
+  const std::size_t n = params.cells();
+  for (std::size_t cell = 0; cell < n; ++cell) {
+    double rho = 0.0;
+    for (int k = 0; k < kSpeeds; ++k) rho += f[k * n + cell];
+    const bool bad = !std::isfinite(rho) || (!mask.blocked[cell] && !(rho > 0.0));
+    if (!bad) continue;
+    std::ostringstream detail;
+    detail << "density " << rho << " at cell (" << cell % params.nx << ", " << cell / params.nx << ")";
+    throw InstabilityError(step, detail.str());
+  }
+}
+
+}  // namespace d2q9
