@@ -21,6 +21,8 @@ check() {
   local label=$1
   shift
   local out rc
+  # Each run writes into a folder of its own: a run never meets another's outputs.
+  rm -rf "$dir/out" && mkdir "$dir/out"
   out=$("$@" 2>&1)
   rc=$?
   if [ $rc -ne 0 ] || [ -n "$out" ]; then
@@ -38,7 +40,7 @@ for variant in split fused fused-x2 fused-rows blocked; do
     [ $variant = blocked ] && extra=(--block-steps 3 --tile 5x4)
     for shape in $shapes; do
       check "$variant $precision $shape ${extra[*]}" oclgrind --data-races --uninitialized --check-api "$exe" \
-        "$dir/in.params" "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape \
+        "$dir/in.params" "$dir/obs.dat" -o "$dir/out" -q --no-png --kernel-variant $variant -p $precision -l $shape \
         "${extra[@]}"
     done
   done
@@ -49,7 +51,7 @@ for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c" "block
   variant=$1 shape=$2 precision=$3
   shift 3
   check "$variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/in.params" \
-    "$dir/obs.dat" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
+    "$dir/obs.dat" -o "$dir/out" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
 done
 # What problem files add (issue #26): two measured bodies (the forces'
 # reductions), TRT, a ramped parabolic inlet, an outlet, probes; and regularised BGK.
@@ -88,11 +90,11 @@ for problem in bodies curved; do
     variant=$1 shape=$2 precision=$3
     shift 3
     check "$problem $variant $precision $shape $*" oclgrind --data-races --uninitialized --check-api "$exe" \
-      "$dir/$problem.toml" -o "$dir" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
+      "$dir/$problem.toml" -o "$dir/out" -q --no-png --kernel-variant $variant -p $precision -l $shape "$@"
   done
 done
 check "regularised fused float" oclgrind --data-races --uninitialized --check-api "$exe" "$dir/regularised.toml" \
-  -o "$dir" -q --no-png --kernel-variant fused -l 4x2
+  -o "$dir/out" -q --no-png --kernel-variant fused -l 4x2
 # The slab kernels (edge bands, then the interior: launches from a first group row)
 # on 2 and 3 ranks. Without --uninitialized: oclgrind's shadow of a buffer
 # keeps only the last host write into it (ShadowMemory::allocate), so the
@@ -114,13 +116,13 @@ else
     IFS=, read -r -a precision_args <<< "$precisions"
     for precision in "${precision_args[@]}"; do
       check "slabs on $ranks ranks, $shape $precision $*" "$mpiexec" --oversubscribe -np $ranks oclgrind \
-        --data-races --check-api "$exe" "$dir/in.params" "$dir/obs.dat" -o "$dir" -q --no-png $precision \
+        --data-races --check-api "$exe" "$dir/in.params" "$dir/obs.dat" -o "$dir/out" -q --no-png $precision \
         -l $shape "$@"
     done
   done
   for problem in bodies curved; do
     check "slabs on 3 ranks, $problem, ramped parabolic inlet" "$mpiexec" --oversubscribe -np 3 oclgrind --data-races \
-      --check-api "$exe" "$dir/$problem.toml" -o "$dir" -q --no-png -l 4x1
+      --check-api "$exe" "$dir/$problem.toml" -o "$dir/out" -q --no-png -l 4x1
   done
 fi
 exit $status
