@@ -309,11 +309,13 @@ TEST_CASE("d2q9-bench writes consistent CSV records, and refuses bad options wit
 
 namespace {
 
-// A solver that takes `step_s` of wall time per step (it sleeps) and reports
-// `build_s` of set-up, so that a search during the run can be tested without a device.
+// A solver whose steps take `step_s` each on the test's clock (they move
+// `now` on; nothing sleeps, so a busy machine cannot change what the search
+// decides) and that reports `build_s` of set-up, so that a search during the
+// run can be tested without a device.
 class SleepySolver final : public Solver {
  public:
-  SleepySolver(LaunchCandidate launch, double step_s, double build_s) : step_s_(step_s) {
+  SleepySolver(LaunchCandidate launch, double step_s, double build_s, double& now) : step_s_(step_s), now_(now) {
     plan_.variant = launch.variant;
     plan_.local = launch.local.is_auto() ? LocalSize{1, 1} : launch.local;
     plan_.chunk_steps = 20;
@@ -325,7 +327,7 @@ class SleepySolver final : public Solver {
   std::optional<LaunchPlan> launch_plan() const override { return plan_; }
   SetupTimes setup_times() const override { return setup_; }
   void run(int steps, std::vector<double>& av) override {
-    std::this_thread::sleep_for(std::chrono::duration<double>(steps * step_s_));
+    now_ += steps * step_s_;
     for (int i = 0; i < steps; ++i) av.push_back(state_ += 1.0);  // the step count so far: shows the state moved on
   }
   std::vector<double> distributions() override { return {state_}; }
@@ -333,6 +335,7 @@ class SleepySolver final : public Solver {
 
  private:
   double step_s_;
+  double& now_;
   LaunchPlan plan_;
   SetupTimes setup_;
   double state_ = 0;
@@ -349,10 +352,12 @@ TEST_CASE("a search during the run starts only where it pays, times launches on 
   search.key = "sleepy|run";
   const double default_step_s = 200e-6, build_s = 0.002;
   int built = 0;
+  double now = 0;  // the test's clock, in seconds: the solvers' steps move it on
+  const LaunchPolicy::Clock clock = [&] { return now; };
   const SolverFactory make = [&](const LaunchCandidate& launch) -> std::unique_ptr<Solver> {
     ++built;
     if (launch.local.x == 1 << 20) throw DeviceError("local size too large");
-    return std::make_unique<SleepySolver>(launch, launch.text() == "split 128x1" ? 50e-6 : default_step_s, build_s);
+    return std::make_unique<SleepySolver>(launch, launch.text() == "split 128x1" ? 50e-6 : default_step_s, build_s, now);
   };
   Params p = d2q9::test::make_params(1024, 64, 0);
   const ObstacleMask m(p.nx, p.ny);
@@ -361,13 +366,13 @@ TEST_CASE("a search during the run starts only where it pays, times launches on 
 
   SUBCASE("a short run: two chunks timed, then no search, as the reason says") {
     p.max_iters = 2000;  // 0.4 s of steps; a search would cost candidates * build_s, more than 5% of it
-    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make);
+    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make, clock);
     std::unique_ptr<Solver> solver = make(search.default_launch);
     std::vector<double> av;
     double loop_s = 0;
     CHECK(policy.run_first_steps(solver, av, p.max_iters, loop_s) == 40);
     CHECK(av.size() == 40);
-    CHECK(loop_s >= 40 * default_step_s);
+    CHECK(loop_s == doctest::Approx(40 * default_step_s));
     CHECK(built == 1);
     CHECK(policy.table().empty());
     CHECK(policy.reason().find("fused: the default (no search: it would cost about") == 0);
@@ -375,7 +380,7 @@ TEST_CASE("a search during the run starts only where it pays, times launches on 
   }
   SUBCASE("a long run: every candidate runs some of the run's steps, and the fastest goes on, cached") {
     p.max_iters = 400000;  // 80 s of steps: a search of about 0.1 s pays
-    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make);
+    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make, clock);
     std::unique_ptr<Solver> solver = make(search.default_launch);
     std::vector<double> av;
     double loop_s = 0;
@@ -395,7 +400,7 @@ TEST_CASE("a search during the run starts only where it pays, times launches on 
   }
   SUBCASE("the steps allowed end before a search could: no search") {
     p.max_iters = 400000;
-    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make);
+    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make, clock);
     std::unique_ptr<Solver> solver = make(search.default_launch);
     std::vector<double> av;
     double loop_s = 0;

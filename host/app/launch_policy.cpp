@@ -3,24 +3,21 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/stopwatch.hpp"
 
 namespace d2q9 {
 
 namespace {
 
-// Runs `steps` of the run's steps on `solver`; returns their seconds.
-double timed_run(Solver& solver, int steps, std::vector<double>& av_vels) {
-  Stopwatch watch;
-  solver.run(steps, av_vels);
-  return watch.lap();
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
 
 LaunchPolicy::LaunchPolicy(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
                            bool force_search, Ranks* ranks)
-    : backend_(b), params_(params), mask_(mask), config_(config), force_search_(force_search), ranks_(ranks) {}
+    : backend_(b), params_(params), mask_(mask), config_(config), clock_(wall_seconds), force_search_(force_search),
+      ranks_(ranks) {}
 
 LaunchChoice LaunchPolicy::start() {
   LaunchChoice choice;
@@ -75,7 +72,12 @@ int LaunchPolicy::run_first_steps(std::unique_ptr<Solver>& solver, std::vector<d
   int done = 0;
   const auto run_on = [&](Solver& s, int steps) {
     steps = std::min(steps, max_steps - done);
-    const double t = steps > 0 ? timed_run(s, steps, av_vels) : 0.0;
+    double t = 0.0;
+    if (steps > 0) {
+      const double t0 = clock_();
+      s.run(steps, av_vels);
+      t = clock_() - t0;
+    }
     const std::vector<double> forces = s.take_body_forces();  // the candidates' too: their steps are the run's
     body_forces_.insert(body_forces_.end(), forces.begin(), forces.end());
     done += steps;
@@ -100,7 +102,7 @@ int LaunchPolicy::run_first_steps(std::unique_ptr<Solver>& solver, std::vector<d
     return done;
   }
 
-  Stopwatch search_watch;
+  const double search_t0 = clock_();
   double stepping_s = 0;  // the candidates' steps, which count as the run's, not the search's
   LaunchCandidate best = search_.default_launch;
   double best_s = step_s;
@@ -129,7 +131,7 @@ int LaunchPolicy::run_first_steps(std::unique_ptr<Solver>& solver, std::vector<d
       solver->load_distributions(next->distributions());
     }
   }
-  search_s_ = search_watch.lap() - stepping_s;
+  search_s_ = clock_() - search_t0 - stepping_s;
   store_tuned_launch(search_.key, best, best_s);
   reason_ = best.text() + ": the fastest of " + std::to_string(table_.size()) +
             " launches timed on the run's first steps, cached";
@@ -137,8 +139,9 @@ int LaunchPolicy::run_first_steps(std::unique_ptr<Solver>& solver, std::vector<d
 }
 
 LaunchPolicy LaunchPolicy::searching(const Params& params, const ObstacleMask& mask, const LaunchSearch& search,
-                                     SolverFactory make) {
+                                     SolverFactory make, Clock clock) {
   LaunchPolicy policy(Backend::Reference, params, mask, SolverConfig{}, false);
+  if (clock) policy.clock_ = std::move(clock);
   policy.search_ = search;
   policy.make_ = std::move(make);
   policy.may_search_ = true;

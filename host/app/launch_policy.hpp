@@ -24,10 +24,14 @@ class LaunchPolicy {
  public:
   LaunchPolicy(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
                bool force_search, Ranks* ranks = nullptr);
+  // Seconds on a clock that only moves forward: what the search's decisions
+  // take as the measured cost of steps (the wall clock unless given).
+  using Clock = std::function<double()>;
   // A policy whose run started on `search`'s default and builds candidates
-  // with `make` (tests: solvers that need no device).
+  // with `make`, timing them on `clock` (tests: solvers that need no device,
+  // on a clock the solvers advance, so that nothing sleeps).
   static LaunchPolicy searching(const Params& params, const ObstacleMask& mask, const LaunchSearch& search,
-                                SolverFactory make);
+                                SolverFactory make, Clock clock = {});
 
   // The solver the run starts with, and why it launches so.
   LaunchChoice start();
@@ -55,6 +59,7 @@ class LaunchPolicy {
   Params params_;
   const ObstacleMask& mask_;
   SolverConfig config_;
+  Clock clock_;
   bool force_search_;
   Ranks* ranks_;
   LaunchSearch search_;
