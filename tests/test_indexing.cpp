@@ -11,8 +11,8 @@
 #include "helpers.hpp"
 #include "solver_runs.hpp"
 
-// CTest label (tests/CMakeLists.txt): ctest -L unit
-TEST_SUITE_BEGIN("unit");
+// CTest label (tests/CMakeLists.txt): ctest -L kernels
+TEST_SUITE_BEGIN("kernels");
 
 using namespace d2q9;
 using d2q9::test::config;
