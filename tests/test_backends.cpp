@@ -337,24 +337,7 @@ TEST_CASE_TEMPLATE("conformance: probes.csv's last row is the final field at the
   // A forced channel round a block: the probes sit where the flow varies
   // from cell to cell, so a probe read one cell off is another value.
   d2q9::test::TempDir dir;
-  const std::string toml = dir.write("p.toml", R"([grid]
-nx = 24
-ny = 14
-[flow]
-steps = 120
-omega = 1.2
-body_force = [1.0e-5, 2.0e-7]
-[edges]
-bottom = "wall"
-top = "wall"
-[[obstacle]]
-rectangle = { from = [8, 4], to = [10, 7] }
-[probes]
-every = 40
-behind = [11, 6]
-above = [9, 8]
-corner = [7, 3]
-)");
+  const std::string toml = std::string(D2Q9_SOURCE_DIR) + "/tests/problems/forced_channel_probes.toml";
   const int probes[3][2] = {{11, 6}, {9, 8}, {7, 3}};
   std::vector<std::string> launches = {""};
   if (T::backend != Backend::Reference) {
