@@ -62,6 +62,7 @@ class HashingWriter {
   HashingWriter& operator=(const HashingWriter&) = delete;
 
   void write(const void* data, std::size_t n) {
+    if (n == 0) return;  // an empty series' data() may be null, which neither call takes
     XXH3_64bits_update(state_, data, n);
     if (std::fwrite(data, 1, n, out_) != n)
       throw std::runtime_error(path_ + ": write failed (" + std::strerror(errno) + ")");
