@@ -1,5 +1,6 @@
 #include "io/checkpoint.hpp"
 
+#include "core/shortest_text.hpp"
 #include "io/number_text.hpp"
 #include "problem/storage16.hpp"
 
@@ -169,24 +170,15 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-// Shortest text that reads back as exactly `v`.
-std::string number(double v) {
-  char buf[32];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
 
 // The same rules read_params applies: a checkpoint must describe a runnable problem.
 std::string invalid_params(const Params& p) {
   if (p.nx < 2 || p.ny < 2) return "grid " + std::to_string(p.nx) + "x" + std::to_string(p.ny) + " is smaller than 2x2";
   if (p.max_iters <= 0) return "maxIters " + std::to_string(p.max_iters) + " is not positive";
   if (p.reynolds_dim <= 0) return "reynolds_dim " + std::to_string(p.reynolds_dim) + " is not positive";
-  if (!(std::isfinite(p.density) && p.density > 0.0)) return "density " + number(p.density) + " is not positive";
-  if (!std::isfinite(p.accel)) return "accel " + number(p.accel) + " is not finite";
-  if (!(p.omega > 0.0 && p.omega < 2.0)) return "omega " + number(p.omega) + " is outside (0, 2)";
+  if (!(std::isfinite(p.density) && p.density > 0.0)) return "density " + shortest_text(p.density) + " is not positive";
+  if (!std::isfinite(p.accel)) return "accel " + shortest_text(p.accel) + " is not finite";
+  if (!(p.omega > 0.0 && p.omega < 2.0)) return "omega " + shortest_text(p.omega) + " is outside (0, 2)";
   return "";
 }
 
@@ -496,7 +488,7 @@ void check_checkpoint_matches(const Checkpoint& c, const std::string& checkpoint
                                                                      {"omega", {p.omega, params.omega}}};
   for (const auto& [name, values] : reals)
     if (std::memcmp(&values.first, &values.second, sizeof(double)) != 0)
-      throw mismatch(name, number(values.first), number(values.second), param_file);
+      throw mismatch(name, shortest_text(values.first), shortest_text(values.second), param_file);
   if (c.mask_hash != obstacle_mask_hash(mask))
     throw InputError(checkpoint_file + ": checkpoint does not match the inputs: it was written for different obstacles than " +
                      obstacle_file);

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/shortest_text.hpp"
 #include "problem/curved_links.hpp"
 #include "problem/png_mask.hpp"
 #include "core/spelling.hpp"
@@ -132,22 +133,13 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
-// The shortest text that reads back as `v`.
-std::string number(double v) {
-  char buf[40];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (!std::isfinite(v) || std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
 
-std::string vec_text(const Vec2& v) { return "[" + number(v.x) + ", " + number(v.y) + "]"; }
+std::string vec_text(const Vec2& v) { return "[" + shortest_text(v.x) + ", " + shortest_text(v.y) + "]"; }
 
 // A value as the file gave it, or what kind of thing it is.
 std::string describe(const toml::node& n) {
   if (const auto* v = n.as_integer()) return std::to_string(v->get());
-  if (const auto* v = n.as_floating_point()) return number(v->get());
+  if (const auto* v = n.as_floating_point()) return shortest_text(v->get());
   if (const auto* v = n.as_string()) return "\"" + v->get() + "\"";
   if (const auto* v = n.as_boolean()) return v->get() ? "true" : "false";
   if (const auto* a = n.as_array()) {
@@ -416,7 +408,7 @@ class Parser {
       const double re = positive(*relaxation_, "reynolds");
       const double u = positive(*velocity_n, "velocity");
       if (!(u < kSoundSpeed))
-        fail(line_of(*velocity_n), "velocity " + number(u) + " is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+        fail(line_of(*velocity_n), "velocity " + shortest_text(u) + " is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
       viscosity_ = u * params_.reynolds_dim / re;
       params_.omega = 1.0 / (3.0 * viscosity_ + 0.5);
     }
@@ -435,8 +427,8 @@ class Parser {
     if (!node) fail(line_of(*grid_), std::string(name) + " " + requirement);  // defaults obey every limit
     if (v->index == 6 && relaxation_key_ != "omega")
       fail(line_of(*node), relaxation_key_ + " " + describe(*node) +
-                               (relaxation_key_ == "reynolds" ? " gives viscosity " + number(viscosity_) + " and" : " gives") +
-                               " omega = 1 / (3 * viscosity + 0.5) = " + number(params_.omega) + ", which " + requirement);
+                               (relaxation_key_ == "reynolds" ? " gives viscosity " + shortest_text(viscosity_) + " and" : " gives") +
+                               " omega = 1 / (3 * viscosity + 0.5) = " + shortest_text(params_.omega) + ", which " + requirement);
     fail(line_of(*node), std::string(name) + " " + requirement + ", got " + describe(*node));
   }
 
@@ -532,7 +524,7 @@ class Parser {
         if (!peak) fail(line_of(value), "inlet_velocity = {} needs parabolic = u_max (the peak velocity)");
         const double u_max = positive(*peak, "parabolic");
         if (!(u_max < kSoundSpeed))
-          fail(line_of(*peak), "parabolic " + number(u_max) + " is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+          fail(line_of(*peak), "parabolic " + shortest_text(u_max) + " is not below the lattice speed of sound 1/sqrt(3) = 0.57735");
         edge.velocity = {u_max, 0.0};
         edge.parabolic = true;
       } else {
@@ -741,7 +733,7 @@ class Parser {
               ++covered;
             }
         if (covered == 0)
-          fail(s.line, "circle center = " + vec_text(s.center) + ", radius = " + number(r) +
+          fail(s.line, "circle center = " + vec_text(s.center) + ", radius = " + shortest_text(r) +
                            " covers no cell of the grid (cells are at whole (i, j), 0 <= i < " + std::to_string(nx) +
                            ", 0 <= j < " + std::to_string(ny) + ")");
       } else {

@@ -1,23 +1,12 @@
 #include "problem/problem_settings.hpp"
 
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include "core/shortest_text.hpp"
 
 namespace d2q9 {
 
 namespace {
 
-// Shortest text that reads back as exactly `v`.
-std::string exact(double v) {
-  char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (!std::isfinite(v) || std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-std::string vec(Vec2 v) { return "[" + exact(v.x) + ", " + exact(v.y) + "]"; }
+std::string vec(Vec2 v) { return "[" + shortest_text(v.x) + ", " + shortest_text(v.y) + "]"; }
 std::string none_or(const std::optional<std::string>& s) { return s ? *s : "none"; }
 
 const std::vector<ProblemSetting> kSettings = {
@@ -28,11 +17,11 @@ const std::vector<ProblemSetting> kSettings = {
     {"parabolic", [](const Extensions& e, const Measurements&) { return std::string(e.inlet_parabolic ? "true" : "false"); }},
     {"inlet_ramp", [](const Extensions& e, const Measurements&) { return std::to_string(e.inlet_ramp_steps); }},
     {"outlet_density",
-     [](const Extensions& e, const Measurements&) { return none_or(e.outlet_density ? std::optional(exact(*e.outlet_density)) : std::nullopt); }},
+     [](const Extensions& e, const Measurements&) { return none_or(e.outlet_density ? std::optional(shortest_text(*e.outlet_density)) : std::nullopt); }},
     {"collision", [](const Extensions& e, const Measurements&) { return std::string(to_string(e.collision)); }},
     // Lambda only shapes TRT.
     {"magic",
-     [](const Extensions& e, const Measurements&) { return e.collision == CollisionOperator::Trt ? exact(e.trt_magic) : std::string("none"); }},
+     [](const Extensions& e, const Measurements&) { return e.collision == CollisionOperator::Trt ? shortest_text(e.trt_magic) : std::string("none"); }},
     {"boundary", [](const Extensions& e, const Measurements&) { return std::string(e.curved_walls ? "interpolated" : "staircase"); }},
     // What is measured: a restart continues the same series.
     {"bodies",
@@ -43,8 +32,8 @@ const std::vector<ProblemSetting> kSettings = {
      }},
     {"forces",
      [](const Extensions&, const Measurements& m) {
-       return m.coefficients() ? "velocity = " + exact(*m.velocity) + ", length = " + exact(*m.length) +
-                                     ", density = " + exact(m.density)
+       return m.coefficients() ? "velocity = " + shortest_text(*m.velocity) + ", length = " + shortest_text(*m.length) +
+                                     ", density = " + shortest_text(m.density)
                                : std::string("none");
      }},
     {"probes",
