@@ -94,7 +94,7 @@ inline Params make_params(int nx, int ny, int iters, double accel = 0.005, doubl
 // that rebound, collision and the accelerated row all meet obstacles.
 inline ObstacleMask test_obstacles(const Params& p) {
   ObstacleMask m(p.nx, p.ny);
-  auto block = [&](int x, int y) { m.blocked[x + y * p.nx] = 1; };
+  auto block = [&](int x, int y) { m.kinds[x + y * p.nx] = 1; };
   for (int x = 0; x < p.nx; ++x) block(x, 0);
   for (int y = 0; y < p.ny; ++y) block(0, y), block(p.nx - 1, y);
   for (int x = p.nx / 3; x < p.nx / 3 + 3; ++x)

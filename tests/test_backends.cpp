@@ -110,8 +110,8 @@ TEST_CASE_TEMPLATE("conformance: each backend matches the reference on the open 
   SKIP_IF_UNAVAILABLE(b);
   Params p = d2q9::test::make_params(16, 32, 200, 0.01);
   ObstacleMask m(16, 32);
-  for (int y = 0; y < 32; ++y) m.blocked[y * 16] = m.blocked[15 + y * 16] = 1;
-  for (int x = 0; x < 16; ++x) m.blocked[x + 15 * 16] = 1;
+  for (int y = 0; y < 32; ++y) m.kinds[y * 16] = m.kinds[15 + y * 16] = 1;
+  for (int x = 0; x < 16; ++x) m.kinds[x + 15 * 16] = 1;
   const RunOutput ref = reference(p, m, Precision::Double);
   auto solver = make_solver(b, p, m, config(Precision::Double));
   const RunOutput got = run(*solver, p.max_iters);
@@ -189,8 +189,8 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel (several steps per launch) g
     // Obstacles on both sides of tile edges, and in the accelerated row
     // where a tile edge crosses it.
     for (int y = 0; y < p.ny; ++y)
-      if (y % c.tile.y == 0 && c.tile.x < p.nx) m.blocked[c.tile.x - 1 + y * p.nx] = m.blocked[c.tile.x + y * p.nx] = 1;
-    if (c.tile.x < p.nx) m.blocked[c.tile.x + (p.ny - 2) * p.nx] = 1;
+      if (y % c.tile.y == 0 && c.tile.x < p.nx) m.kinds[c.tile.x - 1 + y * p.nx] = m.kinds[c.tile.x + y * p.nx] = 1;
+    if (c.tile.x < p.nx) m.kinds[c.tile.x + (p.ny - 2) * p.nx] = 1;
     for (Precision precision : {Precision::Float, Precision::Double, Precision::Fp16s}) {
       CAPTURE(std::string(to_string(precision)));
       CAPTURE(c.nx);

@@ -262,7 +262,7 @@ TEST_CASE("checkpoint: a checkpoint of another problem or precision is refused")
   p.accel = 0.03;
   CHECK(error(p, mask, Precision::Float).find("accel = 0.02, but in.params gives 0.03") != std::string::npos);
   ObstacleMask moved = mask;
-  moved.blocked[8] = 1 - moved.blocked[8];
+  moved.kinds[8] = 1 - moved.kinds[8];
   CHECK(error(c.params, moved, Precision::Float) ==
         "ck: checkpoint does not match the inputs: it was written for different obstacles than obs.dat");
   CHECK(error(c.params, mask, Precision::Double) ==
@@ -388,7 +388,7 @@ TEST_CASE("instability: the whole-field check finds negative density and non-fin
   std::vector<double> f = initial_distributions(p);
   CHECK_NOTHROW(check_distributions(p, m, f, 3));
   const std::size_t fluid = 1 + 1 * 6;  // cell (1, 1)
-  REQUIRE(!m.blocked[fluid]);
+  REQUIRE(!m.kinds[fluid]);
   for (int k = 0; k < kSpeeds; ++k) f[k * 30 + fluid] = -0.1;
   CHECK_THROWS_WITH_AS(check_distributions(p, m, f, 3),
                        "flow became unstable at step 3 (density -0.9 at cell (1, 1)); lower accel, or omega further "
@@ -396,7 +396,7 @@ TEST_CASE("instability: the whole-field check finds negative density and non-fin
                        InstabilityError);
   f = initial_distributions(p);
   f[5 * 30 + 0] = NAN;  // an obstacle cell
-  REQUIRE(m.blocked[0]);
+  REQUIRE(m.kinds[0]);
   CHECK_THROWS_AS(check_distributions(p, m, f, 3), InstabilityError);
 }
 

@@ -257,7 +257,7 @@ d2q9::FlowFields fields_of(const std::vector<StateRow>& rows, int nx, int ny, d2
     f.uy[i] = row.uy;
     f.speed[i] = row.speed;
     f.density[i] = 3.0 * row.pressure;
-    mask.blocked[i] = static_cast<std::uint8_t>(row.obstacle);
+    mask.kinds[i] = static_cast<std::uint8_t>(row.obstacle);
   }
   f.vorticity = d2q9::vorticity(nx, ny, mask, f.ux, f.uy);
   return f;
@@ -307,7 +307,7 @@ TEST_CASE("cli views: --vtk FILE.vti holds final_state.dat's values and the vort
     mismatches += !close(v.arrays.at("density").values[i], expected.density[i]);
     mismatches += !close(v.arrays.at("speed").values[i], expected.speed[i]);
     mismatches += std::fabs(v.arrays.at("vorticity").values[i] - expected.vorticity[i]) > 1e-14;
-    mismatches += v.arrays.at("obstacle").values[i] != mask.blocked[i];
+    mismatches += v.arrays.at("obstacle").values[i] != mask.kinds[i];
   }
   CHECK(mismatches == 0);
   double largest = 0.0;
@@ -390,10 +390,10 @@ TEST_CASE("cli views: --scale fixed keeps the first snapshot's colour range for 
   // The flow speeds up from rest: every frame's fastest cell is faster than frame 10's.
   const auto first = d2q9::test::read_vti(fixed.file("snapshot_10.vti"));
   d2q9::ObstacleMask mask(12, 10);
-  for (std::size_t i = 0; i < 120; ++i) mask.blocked[i] = static_cast<std::uint8_t>(first.arrays.at("obstacle").values[i]);
+  for (std::size_t i = 0; i < 120; ++i) mask.kinds[i] = static_cast<std::uint8_t>(first.arrays.at("obstacle").values[i]);
   double range = 0.0;
   for (std::size_t i = 0; i < 120; ++i)
-    if (!mask.blocked[i]) range = std::fmax(range, first.arrays.at("speed").values[i]);
+    if (!mask.kinds[i]) range = std::fmax(range, first.arrays.at("speed").values[i]);
   const auto labels = bar_labels(d2q9::test::read_png(fixed.file("snapshot_10.png")), l);
   for (const char* name : {"snapshot_20", "snapshot_30", "snapshot_40", "final_state"}) {
     CAPTURE(name);
@@ -406,7 +406,7 @@ TEST_CASE("cli views: --scale fixed keeps the first snapshot's colour range for 
     for (int jj = 0; jj < 10; ++jj)
       for (int ii = 0; ii < 12; ++ii) {
         const std::size_t i = ii + jj * 12;
-        const d2q9::Rgb want = mask.blocked[i] ? d2q9::kObstacleGrey : d2q9::viridis(v.arrays.at("speed").values[i] / range);
+        const d2q9::Rgb want = mask.kinds[i] ? d2q9::kObstacleGrey : d2q9::viridis(v.arrays.at("speed").values[i] / range);
         off += !(cell_pixel(image, l, 10, ii, jj) == want);
       }
     CHECK(off == 0);

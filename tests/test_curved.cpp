@@ -62,7 +62,7 @@ length = 6.4
 )";
 
 std::uint8_t link(const Problem& pr, int i, int j, int k) {
-  return pr.mask.links[static_cast<std::size_t>(k - 1) * pr.mask.blocked.size() + i + static_cast<std::size_t>(j) * pr.params.nx];
+  return pr.mask.links[static_cast<std::size_t>(k - 1) * pr.mask.kinds.size() + i + static_cast<std::size_t>(j) * pr.params.nx];
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ std::uint8_t link(const Problem& pr, int i, int j, int k) {
 TEST_CASE("curved walls: each link holds where the circle cuts it, and only links into a circle's cells") {
   const Problem pr = problem(kCylinder);
   REQUIRE(pr.params.extensions.curved_walls);
-  REQUIRE(pr.mask.links.size() == 8 * pr.mask.blocked.size());
+  REQUIRE(pr.mask.links.size() == 8 * pr.mask.kinds.size());
   // Row 9 (y - 8.6 = 0.4): the circle spans x = 9.3 -+ sqrt(3.2^2 - 0.4^2) = 9.3 -+ 3.17490.
   const double half = std::sqrt(3.2 * 3.2 - 0.4 * 0.4);
   CHECK(pr.mask.at(12, 9));
@@ -100,7 +100,7 @@ TEST_CASE("curved walls: each link holds where the circle cuts it, and only link
   const Problem staircase = problem(replaced(kCylinder, "boundary = \"interpolated\"\n", ""));
   CHECK_FALSE(staircase.params.extensions.curved_walls);
   CHECK(staircase.mask.links.empty());
-  CHECK(staircase.mask.blocked == pr.mask.blocked);
+  CHECK(staircase.mask.kinds == pr.mask.kinds);
   // A checkpoint of one does not restart the other.
   CHECK(obstacle_mask_hash(staircase.mask) != obstacle_mask_hash(pr.mask));
 }
@@ -109,14 +109,14 @@ TEST_CASE("curved walls: a crossing nearer than half-way with no fluid beyond is
   ObstacleMask mask(8, 5);
   // A circle covering (3, 2), a wall cell at (5, 2): the link from fluid (4, 2)
   // west to (3, 2) has an obstacle beyond it to the east.
-  mask.blocked[3 + 2 * 8] = kWall;
-  mask.blocked[5 + 2 * 8] = kWall;
+  mask.kinds[3 + 2 * 8] = kWall;
+  mask.kinds[5 + 2 * 8] = kWall;
   const std::vector<std::uint8_t> links = circle_links(mask, {{{3.0, 2.0}, 0.8}});
   const std::size_t cell = 4 + 2 * 8, cells = 40;
   CHECK(links[(3 - 1) * cells + cell] == 0);      // speed 3 comes from (5, 2): no circle there
   CHECK(links[(1 - 1) * cells + cell] == 128);    // q = 0.2, no fluid at (5, 2): half-way
   CHECK(links[(1 - 1) * cells + 4 + 1 * 8] == 0); // (4, 1) to (3, 1): not a circle cell
-  mask.blocked[5 + 2 * 8] = kFluid;
+  mask.kinds[5 + 2 * 8] = kFluid;
   CHECK(circle_links(mask, {{{3.0, 2.0}, 0.8}})[(1 - 1) * cells + cell] == link_code(0.2));
 }
 
@@ -271,7 +271,7 @@ FractionalChannel fractional_channel(int rows, std::uint8_t code_bottom, std::ui
                  "\nomega = 1.0\nbody_force = [" + force + ", 0.0]\n[edges]\nbottom = \"wall\"\ntop = \"wall\"\n");
   if (!curved) return c;
   ObstacleMask& m = c.pr.mask;
-  const std::size_t n = m.blocked.size();
+  const std::size_t n = m.kinds.size();
   m.links.assign(8 * n, 0);
   for (int i = 0; i < m.nx; ++i)
     for (int k = 1; k < kSpeeds; ++k) {

@@ -123,10 +123,10 @@ circle = { center = [8.0, 6.0], radius = 1.0 }
   // Naming without [forces]: the named bodies are measured.
   CHECK(pr.measure.bodies == std::vector<std::string>{"a"});
   CHECK(pr.params.extensions.measured_bodies == 1);
-  CHECK(cell_body(pr.mask.blocked[3 + 3 * 12]) == 1);
-  CHECK(cell_body(pr.mask.blocked[8 + 6 * 12]) == 1);
-  CHECK(cell_body(pr.mask.blocked[0]) == 0);  // the edge walls are not measured
-  CHECK(cell_kind(pr.mask.blocked[3 + 3 * 12]) == kWall);
+  CHECK(cell_body(pr.mask.kinds[3 + 3 * 12]) == 1);
+  CHECK(cell_body(pr.mask.kinds[8 + 6 * 12]) == 1);
+  CHECK(cell_body(pr.mask.kinds[0]) == 0);  // the edge walls are not measured
+  CHECK(cell_kind(pr.mask.kinds[3 + 3 * 12]) == kWall);
   const std::vector<double> f = reference_forces(pr, Precision::Double);
   for (double v : f) CHECK(std::fabs(v) < 1e-15);
 }

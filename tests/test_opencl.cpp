@@ -80,8 +80,8 @@ TEST_CASE("OpenCL: the fused-rows kernel's peeled edge columns and column chunks
     CAPTURE(nx);
     const Params p = d2q9::test::make_params(nx, 7, 40, 0.02);
     ObstacleMask m(p.nx, p.ny);
-    for (int x = 0; x < nx; x += 3) m.blocked[x + 2 * nx] = 1;
-    m.blocked[nx - 1 + 5 * nx] = 1;  // in the accelerated row, at the wrapping edge
+    for (int x = 0; x < nx; x += 3) m.kinds[x + 2 * nx] = 1;
+    m.kinds[nx - 1 + 5 * nx] = 1;  // in the accelerated row, at the wrapping edge
     for (Precision precision : {Precision::Float, Precision::Double}) {
       CAPTURE(std::string(to_string(precision)));
       auto a = make_solver(Backend::OpenCL, p, m, config(precision, LocalSize{1, 1}, KernelVariant::Split));

@@ -33,7 +33,7 @@ TEST_CASE("av_vels.dat is '%d:\\t%.12E' per step") {
 TEST_CASE("final_state.dat lists ii, jj, ux, uy, |u|, pressure, obstacle row by row") {
   Params p = d2q9::test::make_params(2, 2, 1);
   ObstacleMask mask(2, 2);
-  mask.blocked[2] = 1;  // (0, 1)
+  mask.kinds[2] = 1;  // (0, 1)
   std::vector<double> f = initial_distributions(p);
   const std::size_t n = 4;
   auto set_cell = [&](std::size_t cell, std::vector<std::pair<int, double>> values) {

@@ -40,7 +40,7 @@ std::string problem_error(const std::string& text, const std::string& filename =
   return "no error";
 }
 
-std::uint8_t cell(const ObstacleMask& m, int i, int j) { return m.blocked[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * m.nx]; }
+std::uint8_t cell(const ObstacleMask& m, int i, int j) { return m.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * m.nx]; }
 
 // A PNG of `width` x `height` pixels in `format` (PNG_FORMAT_GRAY, _RGB, _RGBA),
 // rows top first.
@@ -376,7 +376,7 @@ TEST_CASE("problem file: the documented example and inputs/examples/*.toml parse
     return read_problem_file(dir.file("example.toml"));
   }();
   CHECK(example.params.extensions.moving_walls());
-  CHECK(example.mask.fluid_cells() < example.mask.blocked.size());
+  CHECK(example.mask.fluid_cells() < example.mask.kinds.size());
 
   for (const char* name : {"cavity", "poiseuille", "couette", "cylinder"}) {
     CAPTURE(name);
@@ -464,7 +464,7 @@ circle = { center = [16, 6], radius = 1.5 }
   dir.write("p.dat", obstacles);
   const Problem problem = read_problem_file(dir.file("p.toml"));
   const Params params = read_params(dir.file("p.params"));
-  CHECK(problem.mask.blocked == read_obstacles(dir.file("p.dat"), params).blocked);
+  CHECK(problem.mask.kinds == read_obstacles(dir.file("p.dat"), params).kinds);
 
   const std::string common = " --no-png -q";
   const Result a = run_shell("cd '" + dir.path + "' && '" D2Q9_EXE "' p.toml -o toml" + common);

@@ -74,7 +74,7 @@ TEST_CASE("reference: one step from a non-uniform state with an obstacle, worked
   const double omega = 1.7;
   Params p = d2q9::test::make_params(nx, ny, 1, 0.0, omega);
   ObstacleMask mask(nx, ny);
-  mask.blocked[1 + 1 * nx] = 1;
+  mask.kinds[1 + 1 * nx] = 1;
   // D2Q9 by hand: rest, E, N, W, S, NE, NW, SW, SE, and each one's opposite.
   const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
   const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};

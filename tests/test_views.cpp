@@ -33,7 +33,7 @@ struct SmallState {
   ObstacleMask mask{4, 3};
   std::vector<double> f;
   SmallState() {
-    mask.blocked[0] = 1;
+    mask.kinds[0] = 1;
     f = initial_distributions(params);
     const std::size_t n = params.cells();
     auto push_east = [&](std::size_t cell, double amount) { f[1 * n + cell] += amount; };
@@ -97,14 +97,14 @@ TEST_CASE("the speed picture: y upward, obstacles grey, colours scaled to the fa
   REQUIRE(image.height == l.height);
   double max_speed = 0.0;
   for (std::size_t cell = 0; cell < s.params.cells(); ++cell)
-    if (!s.mask.blocked[cell]) max_speed = std::max(max_speed, cell_state(s.params, s.mask, s.f, cell).speed);
+    if (!s.mask.kinds[cell]) max_speed = std::max(max_speed, cell_state(s.params, s.mask, s.f, cell).speed);
   for (int jj = 0; jj < 3; ++jj) {
     for (int ii = 0; ii < 4; ++ii) {
       CAPTURE(ii);
       CAPTURE(jj);
       const std::size_t cell = ii + jj * 4;
       const Rgb expected =
-          s.mask.blocked[cell] ? kObstacleGrey : viridis(cell_state(s.params, s.mask, s.f, cell).speed / max_speed);
+          s.mask.kinds[cell] ? kObstacleGrey : viridis(cell_state(s.params, s.mask, s.f, cell).speed / max_speed);
       CHECK(pixel_of_cell(image, l, 3, ii, jj) == expected);
     }
   }
@@ -217,7 +217,7 @@ TEST_CASE("vorticity: central differences on the periodic grid, obstacles counti
 
   // An obstacle east of (2, 2): its velocity counts as 0, and its own vorticity is 0.
   ObstacleMask blocked(nx, ny);
-  blocked.blocked[at(3, 2)] = 1;
+  blocked.kinds[at(3, 2)] = 1;
   w = vorticity(nx, ny, blocked, ux, uy);
   CHECK(w[at(2, 2)] == doctest::Approx(0.5 * (0.0 - uy[at(1, 2)]) - 0.5 * (ux[at(2, 3)] - ux[at(2, 1)])));
   CHECK(w[at(3, 2)] == 0.0);
@@ -234,7 +234,7 @@ TEST_CASE("colour ranges: speed from 0 to its fastest fluid cell, vorticity symm
   f.speed = {9.0, 0.02, 0.05};  // cell 0 is an obstacle: left out
   f.vorticity = {9.0, -0.004, 0.001};
   ObstacleMask m(3, 1);
-  m.blocked[0] = 1;
+  m.kinds[0] = 1;
   CHECK(own_range(PictureField::Speed, f, m) == ColourRange{0.0, 0.05});
   CHECK(own_range(PictureField::Vorticity, f, m) == ColourRange{-0.004, 0.004});
   f.speed[2] = NAN;  // a diverged cell does not set the range
@@ -264,7 +264,7 @@ TEST_CASE("the vorticity picture: diverging colours over -max..+max, obstacles g
       CAPTURE(ii);
       CAPTURE(jj);
       const std::size_t cell = ii + jj * 4;
-      const Rgb expected = s.mask.blocked[cell] ? kObstacleGrey
+      const Rgb expected = s.mask.kinds[cell] ? kObstacleGrey
                                                 : diverging(0.5 + 0.5 * fields.vorticity[cell] / range.high);
       CHECK(pixel_of_cell(image, l, 3, ii, jj) == expected);
     }

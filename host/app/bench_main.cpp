@@ -62,8 +62,8 @@ Params box_params(int n) {
 ObstacleMask box_mask(int n) {
   ObstacleMask m(n, n);
   for (int i = 0; i < n; ++i) {
-    m.blocked[i] = m.blocked[i + static_cast<std::size_t>(n - 1) * n] = 1;
-    m.blocked[static_cast<std::size_t>(i) * n] = m.blocked[n - 1 + static_cast<std::size_t>(i) * n] = 1;
+    m.kinds[i] = m.kinds[i + static_cast<std::size_t>(n - 1) * n] = 1;
+    m.kinds[static_cast<std::size_t>(i) * n] = m.kinds[n - 1 + static_cast<std::size_t>(i) * n] = 1;
   }
   return m;
 }

@@ -85,8 +85,8 @@ BenchOptions parse(int argc, char* argv[]) {
 // The coursework's closed box: walls on all four edges.
 ObstacleMask box(const Params& p) {
   ObstacleMask m(p.nx, p.ny);
-  for (int x = 0; x < p.nx; ++x) m.blocked[x] = m.blocked[x + static_cast<std::size_t>(p.ny - 1) * p.nx] = 1;
-  for (int y = 0; y < p.ny; ++y) m.blocked[static_cast<std::size_t>(y) * p.nx] = m.blocked[p.nx - 1 + static_cast<std::size_t>(y) * p.nx] = 1;
+  for (int x = 0; x < p.nx; ++x) m.kinds[x] = m.kinds[x + static_cast<std::size_t>(p.ny - 1) * p.nx] = 1;
+  for (int y = 0; y < p.ny; ++y) m.kinds[static_cast<std::size_t>(y) * p.nx] = m.kinds[p.nx - 1 + static_cast<std::size_t>(y) * p.nx] = 1;
   return m;
 }
 

@@ -288,10 +288,10 @@ std::uint64_t file_hash(const std::string& path) {
 }
 
 std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
-  if (mask.links.empty()) return XXH3_64bits(mask.blocked.data(), mask.blocked.size());
+  if (mask.links.empty()) return XXH3_64bits(mask.kinds.data(), mask.kinds.size());
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
-  XXH3_64bits_update(state, mask.blocked.data(), mask.blocked.size());
+  XXH3_64bits_update(state, mask.kinds.data(), mask.kinds.size());
   XXH3_64bits_update(state, mask.links.data(), mask.links.size());
   const std::uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);

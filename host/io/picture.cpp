@@ -155,7 +155,7 @@ std::string bar_label(PictureField field, double value) {
 
 ColourRange own_range(PictureField field, const FlowFields& fields, const ObstacleMask& mask) {
   const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
-  const std::uint8_t* blocked = mask.blocked.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
+  const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
   double largest = 0.0;
   for (std::size_t cell = 0; cell < values.size(); ++cell)
     if (!blocked[cell] && std::isfinite(values[cell])) largest = std::max(largest, std::fabs(values[cell]));
@@ -177,7 +177,7 @@ RgbImage render_picture(PictureField field, const FlowFields& fields, const Obst
 std::vector<Rgb> cell_colours(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
                               const ColourRange& range) {
   const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
-  const std::uint8_t* blocked = mask.blocked.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
+  const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
   std::vector<Rgb> cells(values.size());
   for (std::size_t cell = 0; cell < values.size(); ++cell)
     cells[cell] = blocked[cell] ? kObstacleGrey : field_colour(field, values[cell], range);

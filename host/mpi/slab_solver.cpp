@@ -105,12 +105,12 @@ class SlabSolver final : public Solver, public HoldsRows {
 ObstacleMask slab_mask(const Params& params, const ObstacleMask& mask, const Slab& slab) {
   ObstacleMask local(params.nx, slab.rows + 2);
   const std::size_t nx = static_cast<std::size_t>(params.nx);
-  const std::size_t grid_cells = mask.blocked.size(), local_cells = local.blocked.size();
+  const std::size_t grid_cells = mask.kinds.size(), local_cells = local.kinds.size();
   if (!mask.links.empty()) local.links.resize(8 * local_cells);
   for (int row = 0; row < slab.rows + 2; ++row) {
     const std::size_t from = static_cast<std::size_t>((slab.first_row - 1 + row + params.ny) % params.ny) * nx;
     const std::size_t to = static_cast<std::size_t>(row) * nx;
-    std::copy_n(mask.blocked.begin() + from, nx, local.blocked.begin() + to);
+    std::copy_n(mask.kinds.begin() + from, nx, local.kinds.begin() + to);
     for (std::size_t plane = 0; plane < 8 && !mask.links.empty(); ++plane)
       std::copy_n(mask.links.begin() + plane * grid_cells + from, nx, local.links.begin() + plane * local_cells + to);
   }

@@ -35,7 +35,7 @@ double trt_omega_minus(double omega, double magic) { return 1.0 / (magic / (1.0 
 
 
 std::size_t ObstacleMask::fluid_cells() const {
-  return static_cast<std::size_t>(std::count(blocked.begin(), blocked.end(), std::uint8_t{0}));
+  return static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), std::uint8_t{0}));
 }
 
 std::string read_text_file(const std::string& filename, std::uint64_t max_bytes) {
@@ -218,7 +218,7 @@ ObstacleMask parse_obstacles(const std::string& text, const std::string& filenam
       throw InputError(where(filename, lineno) + ": y = " + fields[1] + " is outside the grid [0, " +
                        std::to_string(params.ny - 1) + "]");
     if (b != 1) throw InputError(where(filename, lineno) + ": blocked value must be 1, got " + fields[2]);
-    mask.blocked[static_cast<std::size_t>(x) + static_cast<std::size_t>(y) * params.nx] = 1;
+    mask.kinds[static_cast<std::size_t>(x) + static_cast<std::size_t>(y) * params.nx] = 1;
   }
   if (mask.fluid_cells() == 0) throw InputError(filename + ": every cell is blocked; there is no fluid to simulate");
   return mask;

@@ -104,7 +104,7 @@ struct Params {
   double viscosity() const { return (2.0 / omega - 1.0) / 6.0; }
 };
 
-// Cell kinds in ObstacleMask::blocked. Both kinds are obstacles (bounce-back);
+// Cell kinds in ObstacleMask::kinds. Both kinds are obstacles (bounce-back);
 // kMovingWall cells add Extensions::wall_velocity's momentum.
 constexpr std::uint8_t kFluid = 0;
 constexpr std::uint8_t kWall = 1;
@@ -121,17 +121,17 @@ inline int cell_body(std::uint8_t b) { return b >> kBodyShift; }
 struct ObstacleMask {
   int nx = 0;
   int ny = 0;
-  std::vector<std::uint8_t> blocked;
+  std::vector<std::uint8_t> kinds;  // one byte per cell: kFluid, or an obstacle's kind and body
   // Curved walls' links (Extensions::curved_walls; host/problem/curved_links.hpp),
-  // which the kernels' `obstacles` argument holds after blocked: empty, or 8 planes of one byte per cell, plane k-1 for speed k: 0, or
+  // which the kernels' `obstacles` argument holds after kinds: empty, or 8 planes of one byte per cell, plane k-1 for speed k: 0, or
   // where a wall cuts the link to neighbour (ii, jj) - e_k, code / 255 of
   // its length from the cell.
   std::vector<std::uint8_t> links;
 
   ObstacleMask() = default;
   ObstacleMask(int nx_, int ny_)
-      : nx(nx_), ny(ny_), blocked(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_), 0) {}
-  bool at(int ii, int jj) const { return blocked[static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx] != 0; }
+      : nx(nx_), ny(ny_), kinds(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_), 0) {}
+  bool at(int ii, int jj) const { return kinds[static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx] != 0; }
   std::size_t fluid_cells() const;
 };
 

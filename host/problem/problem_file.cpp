@@ -696,7 +696,7 @@ class Parser {
       fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) + " is too large to hold in memory");
     }
     auto set = [&](long long i, long long j, std::uint8_t kind) {
-      mask.blocked[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)] = kind;
+      mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)] = kind;
     };
     auto edge_cells = [&](int e, std::uint8_t kind) {
       if (e < 2)

@@ -32,7 +32,7 @@ void check_distributions(const Params& params, const ObstacleMask& mask, const s
   for (std::size_t cell = 0; cell < n; ++cell) {
     double rho = 0.0;
     for (int k = 0; k < kSpeeds; ++k) rho += f[k * n + cell];
-    const bool bad = !std::isfinite(rho) || (!mask.blocked[cell] && !(rho > 0.0));
+    const bool bad = !std::isfinite(rho) || (!mask.kinds[cell] && !(rho > 0.0));
     if (!bad) continue;
     std::ostringstream detail;
     detail << "density " << rho << " at cell (" << cell % params.nx << ", " << cell / params.nx << ")";

@@ -137,7 +137,7 @@ void ReferenceSolver<Real>::interpolate_links() {
         g = own[k] + (own[o] - own[k]) / two_q;
       if (bodies == 0) continue;
       const int ii = static_cast<int>(i % nx), jj = static_cast<int>(i / nx);
-      const int wall = cell_body(mask_.blocked[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx]);
+      const int wall = cell_body(mask_.kinds[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx]);
       if (wall == 0) continue;
       const Real d = own[o] - g;
       link_forces_[2 * (wall - 1)] += static_cast<double>(Real(kEx[k]) * d);
@@ -191,10 +191,10 @@ void ReferenceSolver<Real>::rebound() {
   const Vec2 wall = params_.extensions.wall_velocity;
   const Real density = static_cast<Real>(params_.density);
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    if (!mask_.blocked[i]) continue;
+    if (!mask_.kinds[i]) continue;
     for (int k = 1; k < kSpeeds; ++k) {
       cells_[i][k] = tmp_cells_[i][kOpposite[k]];
-      if (cell_kind(mask_.blocked[i]) == kMovingWall)
+      if (cell_kind(mask_.kinds[i]) == kMovingWall)
         cells_[i][k] += Real(6) * kWeight<Real>[k] * density *
                         (Real(kEx[k]) * static_cast<Real>(wall.x) + Real(kEy[k]) * static_cast<Real>(wall.y));
     }
@@ -211,7 +211,7 @@ void ReferenceSolver<Real>::measure_body_forces() {
   const std::size_t first = body_forces_.size();
   body_forces_.resize(first + 2 * static_cast<std::size_t>(bodies), 0.0);
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    const int body = cell_body(mask_.blocked[i]);
+    const int body = cell_body(mask_.kinds[i]);
     if (body == 0) continue;
     const Cell& g = tmp_cells_[i];
     Cell f = cells_[i];
@@ -233,7 +233,7 @@ struct Collision {
   const std::array<Real, kSpeeds>* g;  // incoming distributions
   std::array<Real, kSpeeds>* f;        // the new state (fluid cells)
   Real* speed;                         // |u| per cell, 0 on obstacles
-  const std::uint8_t* blocked;
+  const std::uint8_t* kinds;
   std::size_t cells;
   Real omega, omega_minus, fx, fy;  // omega_minus: TRT's odd rate; fx, fy: the body force (forced only)
   bool forced;
@@ -251,7 +251,7 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
   const Real keep = Real(1) - c.omega;
   for (std::size_t i = 0; i < c.cells; ++i) {
     c.speed[i] = 0;
-    if (c.blocked[i]) continue;
+    if (c.kinds[i]) continue;
     const auto& g = c.g[i];
     auto& f = c.f[i];
     Real rho = 0;
@@ -355,7 +355,7 @@ template <typename Real>
 void ReferenceSolver<Real>::collision() {
   const Vec2 force = params_.extensions.body_force;
   const Extensions& x = params_.extensions;
-  collide_all(Collision<Real>{tmp_cells_.data(), cells_.data(), speed_.data(), mask_.blocked.data(), cells_.size(),
+  collide_all(Collision<Real>{tmp_cells_.data(), cells_.data(), speed_.data(), mask_.kinds.data(), cells_.size(),
                               static_cast<Real>(params_.omega),
                               static_cast<Real>(trt_omega_minus(params_.omega, x.trt_magic)),
                               static_cast<Real>(force.x), static_cast<Real>(force.y), x.forced()},
@@ -367,7 +367,7 @@ Real ReferenceSolver<Real>::av_velocity() const {
   Real tot_u = 0;
   std::size_t tot_cells = 0;
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    if (mask_.blocked[i]) continue;
+    if (mask_.kinds[i]) continue;
     tot_u += speed_[i];
     ++tot_cells;
   }

@@ -22,8 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data) + 2, size - 2);
   try {
     const ObstacleMask m = parse_obstacles(text, "fuzz.dat", p);
-    fuzz::require(m.nx == p.nx && m.ny == p.ny && m.blocked.size() == p.cells(), "mask has the wrong shape");
-    fuzz::require(std::all_of(m.blocked.begin(), m.blocked.end(), [](std::uint8_t b) { return b <= 1; }),
+    fuzz::require(m.nx == p.nx && m.ny == p.ny && m.kinds.size() == p.cells(), "mask has the wrong shape");
+    fuzz::require(std::all_of(m.kinds.begin(), m.kinds.end(), [](std::uint8_t b) { return b <= 1; }),
                   "mask holds a value other than 0 or 1");
     fuzz::require(m.fluid_cells() > 0, "accepted a mask with no fluid");
   } catch (const InputError& e) {
