@@ -10,9 +10,9 @@
 #include "solver_runs.hpp"
 #ifdef D2Q9_HAVE_CUDA
 #include "cuda/cuda_driver.hpp"
-#include "cuda/cuda_solver.hpp"
+#include "cuda/cuda_backend.hpp"
 #endif
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L kernels
 TEST_SUITE_BEGIN("kernels");

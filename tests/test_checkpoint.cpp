@@ -16,7 +16,7 @@
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "problem/limits.hpp"
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 #include "reference/reference_solver.hpp"
 #include "app/run_loop.hpp"
 #include "problem/stability.hpp"

@@ -8,7 +8,7 @@
 
 #include "helpers.hpp"
 #include <nlohmann/json.hpp>
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L cli
 TEST_SUITE_BEGIN("cli");

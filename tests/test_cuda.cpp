@@ -9,13 +9,13 @@
 
 #include "io/compare.hpp"
 #include "cuda/cuda_driver.hpp"
-#include "cuda/cuda_solver.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "cuda/nvrtc_compile.hpp"
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "solver_runs.hpp"
 #include "device/kernel_source.hpp"
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 #include "reference/reference_solver.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L kernels
@@ -55,9 +55,11 @@ std::string no_cuda_device_reason() {
     D2Q9_SKIP("needs an NVIDIA GPU: " << why_skipped);                                 \
   }
 
-// A CUDA solver with graphs on or off (the registry always uses them).
+// A CUDA solver with graphs on or off (runs use them unless told otherwise).
 std::unique_ptr<Solver> cuda_solver(const Params& p, const ObstacleMask& m, const SolverConfig& c, bool graphs) {
-  return make_cuda_solver(p, m, c.device, *plan_for(Backend::Cuda, p, c), graphs);
+  SolverConfig with_graphs = c;
+  with_graphs.cuda_graphs = graphs;
+  return make_solver(Backend::Cuda, p, m, with_graphs);
 }
 
 using d2q9::test::count_lines;
@@ -289,7 +291,7 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kern
     CAPTURE(std::string(to_string(precision)));
     auto a = cuda_solver(p, m, config(precision, LocalSize{8, 2}, KernelVariant::Split), false);
     const RunOutput ra = run(*a, 120);
-    CHECK(cuda_launch_mode(*a) == "plain launches (graphs turned off)");
+    CHECK(a->launch_mode() == "plain launches (graphs turned off)");
 
     for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2}) {
       for (bool graphs : {true, false}) {
@@ -301,7 +303,7 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kern
         b->run(51, rb.av_vels);  // in pieces, so the unaccelerated hand-over between calls is covered
         b->run(69, rb.av_vels);
         rb.f = b->distributions();
-        CHECK(cuda_launch_mode(*b) == (graphs ? "graphs" : "plain launches (graphs turned off)"));
+        CHECK(b->launch_mode() == (graphs ? "graphs" : "plain launches (graphs turned off)"));
         CHECK(ra.av_vels == rb.av_vels);
         CHECK(ra.f == rb.f);
       }

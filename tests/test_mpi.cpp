@@ -22,7 +22,7 @@
 #include "io/output.hpp"
 #include "io/picture.hpp"
 #include "problem/stability.hpp"
-#include "mpi/slab_layout.hpp"
+#include "device/slab_layout.hpp"
 #include "reference/reference_solver.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L mpi

@@ -6,7 +6,7 @@
 #include "solver_runs.hpp"
 #include "device/kernel_source.hpp"
 #include "backend_config.hpp"
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 #include "reference/reference_solver.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L kernels

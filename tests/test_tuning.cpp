@@ -10,7 +10,7 @@
 
 #include "backend_config.hpp"
 #include "helpers.hpp"
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 #include "app/backend.hpp"
 #include "device/kernel_cache.hpp"
 #include "app/launch_policy.hpp"

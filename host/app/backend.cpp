@@ -2,25 +2,37 @@
 
 #include <algorithm>
 
-#include "device/slab_device.hpp"
+#include "device/lattice_device.hpp"
+#include "device/step_loop.hpp"
 #include "opencl/cl_common.hpp"
 #include "opencl/device_table.hpp"
 #include "opencl/driver_check.hpp"
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 #include "reference/reference_solver.hpp"
 #ifdef D2Q9_HAVE_CUDA
 #include "cuda/cuda_driver.hpp"
-#include "cuda/cuda_solver.hpp"
+#include "cuda/cuda_backend.hpp"
 #endif
 #ifdef D2Q9_WITH_MPI
+#include "mpi/mpi_links.hpp"
 #include "mpi/mpi_ranks.hpp"
-#include "mpi/slab_layout.hpp"
-#include "mpi/slab_solver.hpp"
 #endif
 
 namespace d2q9 {
 
 namespace {
+
+// The backend's device holding `lattice`.
+std::unique_ptr<LatticeDevice> make_device(Backend b, const SolverConfig& config, const LaunchPlan& plan,
+                                           const DeviceLattice& lattice) {
+  switch (b) {
+    case Backend::OpenCL: return make_opencl_device(config.device, plan, lattice);
+#ifdef D2Q9_HAVE_CUDA
+    case Backend::Cuda: return make_cuda_device(config.device, plan, lattice, config.cuda_graphs);
+#endif
+    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
+  }
+}
 
 #ifdef D2Q9_WITH_MPI
 // `requested` when given (>= 0); else distinct GPUs for the ranks of a host,
@@ -41,17 +53,6 @@ int rank_device(Backend b, int requested, int node_rank) {
     if (d.is_gpu) gpus.push_back(d.index);
   if (gpus.empty()) return default_opencl_device(devices);
   return gpus[node_rank % static_cast<int>(gpus.size())];
-}
-
-std::unique_ptr<SlabDevice> make_slab_device(Backend b, const DeviceConfig& config, const LaunchPlan& plan,
-                                             const SlabLattice& lattice) {
-  switch (b) {
-    case Backend::OpenCL: return make_opencl_slab_device(config, plan, lattice);
-#ifdef D2Q9_HAVE_CUDA
-    case Backend::Cuda: return make_cuda_slab_device(config, plan, lattice);
-#endif
-    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
-  }
 }
 
 std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const ObstacleMask& mask, SolverConfig config,
@@ -82,9 +83,10 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
-  const SlabLattice lattice = slab_lattice(params, mask, config.device.precision, plan, slabs.at(ranks.rank()));
-  return make_slab_solver(b, config.device.precision, params, mask, plan, slabs, comm,
-                          make_slab_device(b, config.device, plan, lattice));
+  const DeviceLattice lattice = device_lattice(params, mask, config.device.precision, plan, slabs.at(ranks.rank()));
+  std::unique_ptr<LatticeDevice> device = make_device(b, config, plan, lattice);
+  return std::make_unique<StepLoop>(b, config.device.precision, params, mask, plan,
+                                    Decomposition{std::move(slabs), make_mpi_links(comm)}, std::move(device));
 }
 #endif
 
@@ -147,16 +149,15 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
       if (is_16bit(config.device.precision))
         return std::make_unique<ReferenceSolver<float>>(params, mask, config.device.precision);
       return std::make_unique<ReferenceSolver<float>>(params, mask);
-    case Backend::OpenCL:
-      return make_opencl_solver(params, mask, config.device, *plan_for(b, params, config));
-#ifdef D2Q9_HAVE_CUDA
-    case Backend::Cuda:
-      return make_cuda_solver(params, mask, config.device, *plan_for(b, params, config));
-#endif
-    default: break;
+    default: {
+      // One device holds the whole grid, in the same step loop as slabs.
+      const LaunchPlan plan = *plan_for(b, params, config);
+      std::unique_ptr<LatticeDevice> device =
+          make_device(b, config, plan, device_lattice(params, mask, config.device.precision, plan));
+      return std::make_unique<StepLoop>(b, config.device.precision, params, mask, plan, Decomposition{},
+                                        std::move(device));
+    }
   }
-  require_built(b);
-  return nullptr;
 }
 
 DeviceDescription describe_device(Backend b, int device) {

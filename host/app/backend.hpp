@@ -29,6 +29,7 @@ struct SolverConfig {
   LaunchRequest launch;
   std::vector<int> slab_rows;  // split across ranks: rows per rank, bottom to top (empty: even split)
   bool slabs_on_one_rank = false;  // one rank still runs a slab, exchanging halos with itself (benchmarks)
+  bool cuda_graphs = true;         // CUDA: replay each chunk of steps as a graph (false: launch kernels one by one)
 };
 
 // The plan a solver of `b` would run with on the configured device (none

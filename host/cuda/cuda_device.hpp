@@ -11,7 +11,7 @@
 #include "device/launch_plan.hpp"
 
 #include "cuda/cuda_driver.hpp"
-#include "cuda/cuda_solver.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "cuda/nvrtc_compile.hpp"
 
 namespace d2q9 {

@@ -55,6 +55,9 @@ class Solver {
   virtual std::string decomposition() const { return ""; }
   // Where its set-up went; zeros where it does not say (the reference).
   virtual SetupTimes setup_times() const { return {}; }
+  // How it submits launches, where its backend has a choice (CUDA: "graphs",
+  // or "plain launches" and why); else empty.
+  virtual std::string launch_mode() const { return ""; }
   // Advances `steps` timesteps and appends one average velocity per step;
   // InstabilityError as soon as one is not finite. av_vels holds the run's
   // average velocities so far: its size is the number of the first step

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "opencl/opencl_solver.hpp"
+#include "opencl/opencl_backend.hpp"
 
 namespace d2q9 {
 

@@ -1,4 +1,7 @@
-// OpenCL backend: builds cl/d2q9_bgk.cl for the chosen device at run time.
+// OpenCL backend: what the registry (app/backend.cpp) asks of it beyond its
+// LatticeDevice (device/lattice_device.hpp, built in opencl_device.cpp):
+// its devices, their limits and copy bandwidth. Builds cl/d2q9_bgk.cl for the
+// chosen device at run time.
 #pragma once
 
 #include <memory>
@@ -32,8 +35,5 @@ DeviceLimits opencl_limits(int device_index);
 // Device-to-device copy bandwidth in bytes/s (bytes read + bytes written),
 // measured with cl/bandwidth.cl over two buffers of `bytes` each.
 double measure_opencl_copy_bandwidth(int device_index, const std::string& kernels_dir, std::size_t bytes);
-
-std::unique_ptr<Solver> make_opencl_solver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config,
-                                           const LaunchPlan& plan);
 
 }  // namespace d2q9

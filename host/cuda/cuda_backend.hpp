@@ -1,5 +1,7 @@
 // CUDA backend: compiles the same cl/d2q9_bgk.cl through NVRTC (with
 // cl/cuda_prelude.h) and runs it with the driver API, loaded at run time.
+// What the registry (app/backend.cpp) asks of it beyond its LatticeDevice
+// (cuda_lattice_device.cpp): its devices, their limits and copy bandwidth.
 #pragma once
 
 #include <memory>
@@ -32,17 +34,5 @@ double measure_cuda_copy_bandwidth(int device_index, const std::string& kernels_
 // "CUDA driver 13.0" and the like.
 std::string cuda_driver_version();
 
-// `use_graphs`: replay each chunk of steps as a CUDA graph (launch overhead
-// ~1 us per kernel instead of ~4 us); false launches kernels one by one.
-std::unique_ptr<Solver> make_cuda_solver(const Params& params, const ObstacleMask& mask, const DeviceConfig& config,
-                                         const LaunchPlan& plan, bool use_graphs = true);
-
 }  // namespace d2q9
 
-namespace d2q9 {
-
-// How a CUDA solver launches its steps: "graphs", or "plain launches" followed
-// by why graphs are not used. Empty for other backends.
-std::string cuda_launch_mode(const Solver& solver);
-
-}  // namespace d2q9

@@ -1,4 +1,4 @@
-#include "mpi/slab_layout.hpp"
+#include "device/slab_layout.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,29 +1,32 @@
-// A slab on an OpenCL device: the lattice's in-order queue runs the kernels,
-// a second in-order queue the copies; markers and barriers order them.
+// A lattice (the whole grid or a slab) on an OpenCL device: the lattice's
+// in-order queue runs the kernels, a second in-order queue the copies;
+// markers and barriers order them.
 #include <map>
 
-#include "device/slab_device.hpp"
+#include "device/lattice_device.hpp"
+#include "core/stopwatch.hpp"
 #include "opencl/opencl_lattice.hpp"
 
 namespace d2q9 {
 
 namespace {
 
-class OpenCLSlabDevice final : public SlabDevice {
+class OpenCLDevice final : public LatticeDevice {
  public:
-  OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan& plan, const SlabLattice& slab);
-  ~OpenCLSlabDevice() override;
-  OpenCLSlabDevice(const OpenCLSlabDevice&) = delete;
-  OpenCLSlabDevice& operator=(const OpenCLSlabDevice&) = delete;
+  OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab);
+  ~OpenCLDevice() override;
+  OpenCLDevice(const OpenCLDevice&) = delete;
+  OpenCLDevice& operator=(const OpenCLDevice&) = delete;
 
   std::string device_name() const override { return lattice_.device_name; }
+  SetupTimes setup_times() const override { return lattice_.setup; }
   EdgeBuffers edge_buffers() override { return edges_; }
   void fill_at_rest(int state) override;
   void upload(int state, const std::vector<double>& f) override;
   std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
+  std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;
   void accelerate(int state) override;
-  void collide(int state, int first_group_row, int group_rows, int partial_offset, bool accelerate_next,
-               int step) override;
+  void launch(const std::vector<StepLaunch>& launches) override;
   void read_edges(int state) override;
   void wait_edges() override;
   void write_halos(int state) override;
@@ -52,7 +55,8 @@ class OpenCLSlabDevice final : public SlabDevice {
   // The kernel queue's later work waits for `event`.
   void kernels_wait_for(const cl::Event& event);
 
-  Params params_;  // the slab's lattice
+  Params params_;  // the lattice's
+  bool halo_rows_;
   LaunchPlan plan_;
   OpenCLLattice lattice_;
   std::size_t row_bytes_;
@@ -77,14 +81,16 @@ class OpenCLSlabDevice final : public SlabDevice {
   cl::Event edges_read_;
 };
 
-OpenCLSlabDevice::OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan& plan, const SlabLattice& slab)
+OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab)
     : params_(slab.lattice),
+      halo_rows_(slab.halo_rows),
       plan_(plan),
       lattice_(opencl_device_at(config.device), slab.lattice, plan, config.precision, config.kernels_dir, slab.defines,
                slab.partial_values, slab.obstacles),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
       slot_bytes_(slab.chunk_values * real_size(config.precision)) {
   guarded("setting up", [&] { copies_ = cl::CommandQueue(lattice_.context, lattice_.device); });
+  if (!halo_rows_) return;
   unsigned char* p = pinned(12 * row_bytes_).host;
   for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
     *edge = p;
@@ -92,7 +98,7 @@ OpenCLSlabDevice::OpenCLSlabDevice(const DeviceConfig& config, const LaunchPlan&
   }
 }
 
-OpenCLSlabDevice::~OpenCLSlabDevice() {
+OpenCLDevice::~OpenCLDevice() {
   drain();
   try {
     for (const Pinned& p : pinned_) copies_.enqueueUnmapMemObject(p.buffer, p.host);
@@ -101,7 +107,7 @@ OpenCLSlabDevice::~OpenCLSlabDevice() {
   }
 }
 
-OpenCLSlabDevice::Pinned OpenCLSlabDevice::pinned(std::size_t bytes) {
+OpenCLDevice::Pinned OpenCLDevice::pinned(std::size_t bytes) {
   return guarded("allocating host memory", [&] {
     Pinned p;
     p.buffer = cl::Buffer(lattice_.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
@@ -112,29 +118,38 @@ OpenCLSlabDevice::Pinned OpenCLSlabDevice::pinned(std::size_t bytes) {
   });
 }
 
-std::vector<cl::Event> OpenCLSlabDevice::kernels_so_far() {
+std::vector<cl::Event> OpenCLDevice::kernels_so_far() {
   cl::Event marker;
   lattice_.queue.enqueueMarkerWithWaitList(nullptr, &marker);
   lattice_.queue.flush();  // so that the copy queue's wait can end
   return {marker};
 }
 
-void OpenCLSlabDevice::kernels_wait_for(const cl::Event& event) {
+void OpenCLDevice::kernels_wait_for(const cl::Event& event) {
   const std::vector<cl::Event> waits = {event};
   lattice_.queue.enqueueBarrierWithWaitList(&waits);
 }
 
-void OpenCLSlabDevice::fill_at_rest(int state) {
+void OpenCLDevice::fill_at_rest(int state) {
   drain();
-  lattice_.fill_at_rest(state, params_);
+  Stopwatch watch;
+  // The whole grid is uploaded, not filled on the device, so that oclgrind
+  // can check reads of uninitialised memory: its shadow of a buffer keeps
+  // only the last host write (a fill is many small ones). One grid fits the
+  // host; a slab of a large grid may not.
+  if (halo_rows_)
+    lattice_.fill_at_rest(state, params_);
+  else
+    lattice_.upload(state, initial_distributions(params_));
+  lattice_.setup.upload_s += watch.lap();
 }
 
-void OpenCLSlabDevice::upload(int state, const std::vector<double>& f) {
+void OpenCLDevice::upload(int state, const std::vector<double>& f) {
   drain();
   lattice_.upload(state, f);
 }
 
-std::vector<unsigned char> OpenCLSlabDevice::read_rows(int state, int first_row, int rows) {
+std::vector<unsigned char> OpenCLDevice::read_rows(int state, int first_row, int rows) {
   drain();
   const std::size_t plane = static_cast<std::size_t>(rows) * row_bytes_;
   std::vector<unsigned char> out(kSpeeds * plane);
@@ -147,30 +162,48 @@ std::vector<unsigned char> OpenCLSlabDevice::read_rows(int state, int first_row,
   return out;
 }
 
-void OpenCLSlabDevice::accelerate(int state) {
+// Nine small reads per cell, not the whole lattice: probes every few steps.
+std::vector<unsigned char> OpenCLDevice::read_cells(int state, const std::vector<std::size_t>& cells) {
+  drain();
+  const std::size_t size = stored_size(lattice_.precision);
+  std::vector<unsigned char> raw(kSpeeds * cells.size() * size);
+  guarded("reading probes", [&] {
+    for (int k = 0; k < kSpeeds; ++k)
+      for (std::size_t c = 0; c < cells.size(); ++c)
+        lattice_.queue.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, (k * lattice_.cells + cells[c]) * size,
+                                         size, raw.data() + (k * cells.size() + c) * size);
+    lattice_.queue.finish();
+  });
+  return raw;
+}
+
+void OpenCLDevice::accelerate(int state) {
   guarded("running", [&] {
     lattice_.queue.enqueueNDRangeKernel(lattice_.accelerate[state], cl::NullRange, cl::NDRange(params_.nx),
                                         cl::NullRange);
   });
 }
 
-void OpenCLSlabDevice::collide(int state, int first_group_row, int group_rows, int partial_offset,
-                               bool accelerate_next, int step) {
+void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
   guarded("running", [&] {
-    cl::Kernel& k = lattice_.collide[state];
-    k.setArg(4, partial_offset);
-    k.setArg(5, accelerate_next ? 1 : 0);
-    k.setArg(7, first_group_row);
-    k.setArg(8, step);
     const LocalSize l = plan_.local;
-    lattice_.queue.enqueueNDRangeKernel(
-        k, cl::NullRange,
-        cl::NDRange(static_cast<std::size_t>(plan_.groups_x) * l.x, static_cast<std::size_t>(group_rows) * l.y),
-        cl::NDRange(l.x, l.y));
+    for (const StepLaunch& s : launches) {
+      if (s.accelerate_before) accelerate(s.state);
+      cl::Kernel& k = s.two_step_kernel ? lattice_.collide_x2[s.state] : lattice_.collide[s.state];
+      k.setArg(4, s.partial_offset);
+      k.setArg(5, s.accelerate_next ? 1 : 0);
+      k.setArg(6, s.steps);
+      k.setArg(7, s.first_group_row);
+      k.setArg(8, s.step);
+      lattice_.queue.enqueueNDRangeKernel(
+          k, cl::NullRange,
+          cl::NDRange(static_cast<std::size_t>(plan_.groups_x) * l.x, static_cast<std::size_t>(s.group_rows) * l.y),
+          cl::NDRange(l.x, l.y));
+    }
   });
 }
 
-void OpenCLSlabDevice::read_edges(int state) {
+void OpenCLDevice::read_edges(int state) {
   guarded("reading edge rows", [&] {
     const std::vector<cl::Event> after = kernels_so_far();
     const int top = params_.ny - 2;
@@ -184,11 +217,11 @@ void OpenCLSlabDevice::read_edges(int state) {
   });
 }
 
-void OpenCLSlabDevice::wait_edges() {
+void OpenCLDevice::wait_edges() {
   guarded("reading edge rows", [&] { edges_read_.wait(); });
 }
 
-void OpenCLSlabDevice::write_halos(int state) {
+void OpenCLDevice::write_halos(int state) {
   guarded("writing halo rows", [&] {
     cl::Event written;
     const int top_halo = params_.ny - 1;
@@ -203,7 +236,7 @@ void OpenCLSlabDevice::write_halos(int state) {
   });
 }
 
-int OpenCLSlabDevice::read_partials(std::size_t first, std::size_t count) {
+int OpenCLDevice::read_partials(std::size_t first, std::size_t count) {
   int slot = 0;
   while (slot < static_cast<int>(slots_.size()) && slots_[slot].in_use) ++slot;
   if (slot == static_cast<int>(slots_.size())) slots_.push_back({pinned(slot_bytes_).host, cl::Event(), false});
@@ -219,7 +252,7 @@ int OpenCLSlabDevice::read_partials(std::size_t first, std::size_t count) {
   return slot;
 }
 
-const void* OpenCLSlabDevice::partials(int slot, bool wait) {
+const void* OpenCLDevice::partials(int slot, bool wait) {
   PartialsSlot& s = slots_.at(slot);
   return guarded("reading partial sums", [&]() -> const void* {
     if (wait)
@@ -230,19 +263,19 @@ const void* OpenCLSlabDevice::partials(int slot, bool wait) {
   });
 }
 
-void OpenCLSlabDevice::reuse_partials(std::size_t first) {
+void OpenCLDevice::reuse_partials(std::size_t first) {
   const auto read = last_read_from_.find(first);
   if (read != last_read_from_.end()) guarded("running", [&] { kernels_wait_for(read->second); });
 }
 
-void OpenCLSlabDevice::flush() {
+void OpenCLDevice::flush() {
   guarded("running", [&] {
     lattice_.queue.flush();
     copies_.flush();
   });
 }
 
-void OpenCLSlabDevice::drain() noexcept {
+void OpenCLDevice::drain() noexcept {
   try {
     lattice_.queue.finish();
     copies_.finish();
@@ -252,9 +285,9 @@ void OpenCLSlabDevice::drain() noexcept {
 
 }  // namespace
 
-std::unique_ptr<SlabDevice> make_opencl_slab_device(const DeviceConfig& config, const LaunchPlan& plan,
-                                                    const SlabLattice& slab) {
-  return std::make_unique<OpenCLSlabDevice>(config, plan, slab);
+std::unique_ptr<LatticeDevice> make_opencl_device(const DeviceConfig& config, const LaunchPlan& plan,
+                                                  const DeviceLattice& slab) {
+  return std::make_unique<OpenCLDevice>(config, plan, slab);
 }
 
 }  // namespace d2q9

@@ -1,0 +1,374 @@
+// A lattice (the whole grid or a slab) on a CUDA device: kernels on one
+// stream, copies on another, events between them; the edge buffers and
+// partial sums in pinned host memory, so that every copy is asynchronous.
+// Prepared launch sequences (a single device's chunks) replay as CUDA graphs.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "cuda/cuda_device.hpp"
+#include "core/stopwatch.hpp"
+#include "device/kernel_source.hpp"
+#include "device/lattice_device.hpp"
+
+namespace d2q9 {
+
+namespace {
+
+#define CU_CALL(call, ...) check_cuda(drv_.call(__VA_ARGS__), #call)
+
+class CudaDevice final : public LatticeDevice {
+ public:
+  CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab, bool use_graphs);
+  ~CudaDevice() override { release(); }
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  std::string device_name() const override { return lattice_.device_name(); }
+  SetupTimes setup_times() const override { return lattice_.setup; }
+  std::string launch_mode() const override {
+    if (halo_rows_) return "plain launches (a slab's steps are launched band by band)";
+    return graphs_failed_.empty() ? (use_graphs_ ? "graphs" : "plain launches (graphs turned off)")
+                                  : "plain launches (" + graphs_failed_ + ")";
+  }
+  EdgeBuffers edge_buffers() override { return edges_; }
+  void fill_at_rest(int state) override;
+  void upload(int state, const std::vector<double>& f) override;
+  std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
+  std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;
+  void accelerate(int state) override;
+  void launch(const std::vector<StepLaunch>& launches) override;
+  void prepare(const std::vector<std::vector<StepLaunch>>& sequences) override;
+  void read_edges(int state) override;
+  void wait_edges() override { CU_CALL(cuEventSynchronize, edges_read_); }
+  void write_halos(int state) override;
+  int read_partials(std::size_t first, std::size_t count) override;
+  const void* partials(int slot, bool wait) override;
+  void release_partials(int slot) override { slots_.at(slot).in_use = false; }
+  void reuse_partials(std::size_t first) override;
+  void flush() override {}  // launches and copies are submitted as they are made
+  void drain() noexcept override {
+    if (kernels_) drv_.cuStreamSynchronize(kernels_);
+    if (copies_) drv_.cuStreamSynchronize(copies_);
+  }
+
+ private:
+  void setup();
+  void release() noexcept;
+  // A sequence is fully described by its launches, apart from the steps'
+  // numbers, which only an inlet's ramp reads.
+  using GraphKey = std::vector<std::tuple<int, int, int, int, bool, bool, bool, int>>;
+  static GraphKey graph_key(const std::vector<StepLaunch>& launches);
+  void launch_plainly(const std::vector<StepLaunch>& launches);
+  // The sequence's graph, captured on first use; nullptr once graphs have
+  // failed, so that the caller launches plainly. `prepared`: kept all run long.
+  CUgraphExec graph_for(const std::vector<StepLaunch>& launches, bool prepared);
+  CUgraphExec capture(const std::vector<StepLaunch>& launches);
+  CUdeviceptr row_at(int state, int speed, int row) const {
+    return lattice_.cells(state) +
+           (static_cast<std::size_t>(speed) * lattice_.cell_count() + static_cast<std::size_t>(row) * nx_) *
+               stored_size(precision_);
+  }
+  // The copy stream's later work waits for the kernel stream's work so far.
+  void copies_after_kernels();
+  void synchronize() {
+    CU_CALL(cuStreamSynchronize, kernels_);
+    CU_CALL(cuStreamSynchronize, copies_);
+  }
+
+  const CudaDriver& drv_;
+  Precision precision_;
+  double density_;
+  int nx_;
+  int rows_;  // the lattice's own, halo rows not counted
+  bool halo_rows_;
+  int ramp_steps_;  // an inlet's ramp: steps whose launches are never replayed
+  bool use_graphs_;
+  std::string graphs_failed_;  // why graphs were given up, empty while they work
+  std::map<GraphKey, CUgraphExec> graphs_;
+  std::map<GraphKey, CUgraphExec> passing_graphs_;  // a call's last chunk, kept until another ends differently
+  std::size_t row_bytes_;
+  std::size_t slot_bytes_;
+  CudaLattice lattice_;
+  CUstream kernels_ = nullptr;
+  CUstream copies_ = nullptr;
+  unsigned char* staging_ = nullptr;  // pinned: the edge buffers
+  EdgeBuffers edges_;
+  struct PartialsSlot {
+    void* host = nullptr;  // pinned
+    CUevent read = nullptr;
+    bool in_use = false;
+  };
+  std::vector<PartialsSlot> slots_;
+  std::map<std::size_t, CUevent> last_read_from_;  // by first value: the slot event recorded after it
+  CUevent kernels_done_ = nullptr;  // re-recorded whenever the copy stream must wait for the kernels
+  CUevent edges_read_ = nullptr;
+  CUevent halos_written_ = nullptr;
+};
+
+CudaDevice::CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab, bool use_graphs)
+    : drv_(cuda_driver()),
+      precision_(config.precision),
+      density_(slab.lattice.density),
+      nx_(slab.lattice.nx),
+      rows_(slab.rows()),
+      halo_rows_(slab.halo_rows),
+      ramp_steps_(slab.lattice.extensions.inlet_ramp_steps),
+      use_graphs_(use_graphs),
+      row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
+      slot_bytes_(slab.chunk_values * real_size(config.precision)),
+      lattice_(config, slab.lattice, plan, slab.defines, slab.partial_values * real_size(config.precision),
+               slab.obstacles, slab.what()) {
+  // A throwing constructor runs no destructor (but lattice_'s): free what was made so far.
+  try {
+    setup();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+void CudaDevice::setup() {
+  CU_CALL(cuStreamCreate, &kernels_, CU_STREAM_NON_BLOCKING);
+  CU_CALL(cuStreamCreate, &copies_, CU_STREAM_NON_BLOCKING);
+  for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_})
+    CU_CALL(cuEventCreate, e, CU_EVENT_DISABLE_TIMING);
+  if (!halo_rows_) return;
+  void* staging = nullptr;
+  CU_CALL(cuMemAllocHost, &staging, 12 * row_bytes_);
+  staging_ = static_cast<unsigned char*>(staging);
+  unsigned char* p = staging_;
+  for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
+    *edge = p;
+    p += 3 * row_bytes_;
+  }
+}
+
+// Errors cannot be reported from here; frees what exists (the lattice frees its own).
+void CudaDevice::release() noexcept {
+  try {
+    lattice_.make_current();
+  } catch (const DeviceError&) {
+  }
+  drain();
+  for (auto* graphs : {&graphs_, &passing_graphs_}) {
+    for (auto& entry : *graphs) drv_.cuGraphExecDestroy(entry.second);
+    graphs->clear();
+  }
+  for (const PartialsSlot& s : slots_) {
+    if (s.read) drv_.cuEventDestroy(s.read);
+    if (s.host) drv_.cuMemFreeHost(s.host);
+  }
+  slots_.clear();
+  for (CUevent e : {halos_written_, edges_read_, kernels_done_})
+    if (e) drv_.cuEventDestroy(e);
+  if (staging_) drv_.cuMemFreeHost(staging_);
+  for (CUstream s : {copies_, kernels_})
+    if (s) drv_.cuStreamDestroy(s);
+  halos_written_ = edges_read_ = kernels_done_ = nullptr;
+  staging_ = nullptr;
+  copies_ = kernels_ = nullptr;
+}
+
+void CudaDevice::fill_at_rest(int state) {
+  lattice_.make_current();
+  synchronize();
+  Stopwatch watch;
+  lattice_.fill_at_rest(kernels_, state);
+  lattice_.setup.upload_s += watch.lap();
+}
+
+void CudaDevice::upload(int state, const std::vector<double>& f) {
+  if (f.size() != kSpeeds * lattice_.cell_count()) throw std::invalid_argument("load_distributions: wrong number of values");
+  const std::vector<unsigned char> raw = to_device_reals(f, precision_, density_);
+  lattice_.make_current();
+  synchronize();
+  CU_CALL(cuMemcpyHtoDAsync, lattice_.cells(state), raw.data(), raw.size(), kernels_);
+  CU_CALL(cuStreamSynchronize, kernels_);
+}
+
+std::vector<unsigned char> CudaDevice::read_rows(int state, int first_row, int rows) {
+  const std::size_t plane = static_cast<std::size_t>(rows) * row_bytes_;
+  std::vector<unsigned char> out(kSpeeds * plane);
+  lattice_.make_current();
+  synchronize();
+  for (int k = 0; k < kSpeeds; ++k)
+    CU_CALL(cuMemcpyDtoHAsync, out.data() + k * plane, row_at(state, k, first_row), plane, kernels_);
+  CU_CALL(cuStreamSynchronize, kernels_);
+  return out;
+}
+
+// Nine small copies per cell, not the whole lattice: probes every few steps.
+std::vector<unsigned char> CudaDevice::read_cells(int state, const std::vector<std::size_t>& cells) {
+  const std::size_t size = stored_size(precision_);
+  std::vector<unsigned char> raw(kSpeeds * cells.size() * size);
+  lattice_.make_current();
+  synchronize();
+  for (int k = 0; k < kSpeeds; ++k)
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      CU_CALL(cuMemcpyDtoHAsync, raw.data() + (k * cells.size() + c) * size,
+              lattice_.cells(state) + (k * lattice_.cell_count() + cells[c]) * size, size, kernels_);
+  CU_CALL(cuStreamSynchronize, kernels_);
+  return raw;
+}
+
+void CudaDevice::accelerate(int state) { lattice_.launch_accelerate(kernels_, state); }
+
+CudaDevice::GraphKey CudaDevice::graph_key(const std::vector<StepLaunch>& launches) {
+  GraphKey key;
+  for (const StepLaunch& l : launches)
+    key.emplace_back(l.state, l.first_group_row, l.group_rows, l.steps, l.two_step_kernel, l.accelerate_before,
+                     l.accelerate_next, l.partial_offset);
+  return key;
+}
+
+void CudaDevice::launch_plainly(const std::vector<StepLaunch>& launches) {
+  for (const StepLaunch& l : launches) {
+    if (l.accelerate_before) lattice_.launch_accelerate(kernels_, l.state);
+    lattice_.launch_step(kernels_, l.state, l.two_step_kernel, l.group_rows, l.first_group_row, l.partial_offset,
+                         l.accelerate_next, l.steps, l.step);
+  }
+}
+
+CUgraphExec CudaDevice::capture(const std::vector<StepLaunch>& launches) {
+  // Graphs hold their launches' arguments: captured past an inlet's ramp,
+  // where the step no longer matters (sequences inside it launch plainly).
+  std::vector<StepLaunch> past_ramp = launches;
+  for (StepLaunch& l : past_ramp) l.step = ramp_steps_ + (l.step - launches.front().step);
+  CU_CALL(cuStreamBeginCapture, kernels_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  std::string failure;
+  try {
+    launch_plainly(past_ramp);
+  } catch (const DeviceError& e) {
+    failure = e.what();
+  }
+  CUgraph graph = nullptr;
+  const CUresult ended = drv_.cuStreamEndCapture(kernels_, &graph);
+  if (!failure.empty() || ended != CUDA_SUCCESS) {
+    if (graph) drv_.cuGraphDestroy(graph);
+    if (failure.empty()) check_cuda(ended, "cuStreamEndCapture");
+    throw DeviceError(failure);
+  }
+  CUgraphExec exec = nullptr;
+  const CUresult instantiated = drv_.cuGraphInstantiate(&exec, graph, 0);
+  drv_.cuGraphDestroy(graph);
+  check_cuda(instantiated, "cuGraphInstantiate");
+  return exec;
+}
+
+CUgraphExec CudaDevice::graph_for(const std::vector<StepLaunch>& launches, bool prepared) {
+  if (!use_graphs_ || !graphs_failed_.empty()) return nullptr;
+  const GraphKey key = graph_key(launches);
+  if (const auto found = graphs_.find(key); found != graphs_.end()) return found->second;
+  if (const auto found = passing_graphs_.find(key); found != passing_graphs_.end()) return found->second;
+  // Prepared sequences are reused all run long; another (a call's last
+  // chunk) is kept only until another call ends differently, so the cache
+  // stays small.
+  auto& graphs = prepared ? graphs_ : passing_graphs_;
+  if (!prepared) {
+    for (auto& entry : passing_graphs_) drv_.cuGraphExecDestroy(entry.second);
+    passing_graphs_.clear();
+  }
+  try {
+    return graphs[key] = capture(launches);
+  } catch (const DeviceError& e) {
+    graphs.erase(key);
+    graphs_failed_ = std::string("graph capture failed: ") + e.what();
+    return nullptr;
+  }
+}
+
+void CudaDevice::prepare(const std::vector<std::vector<StepLaunch>>& sequences) {
+  lattice_.make_current();
+  Stopwatch watch;
+  for (const auto& launches : sequences)
+    if (!launches.empty()) graph_for(launches, true);
+  lattice_.setup.compile_s += watch.lap();  // the graphs are the kernels' launches, prepared
+}
+
+void CudaDevice::launch(const std::vector<StepLaunch>& launches) {
+  if (launches.empty()) return;
+  lattice_.make_current();
+  const bool ramping = launches.front().step < ramp_steps_;
+  // One launch (a slab's band) gains nothing from a graph.
+  if (CUgraphExec graph = ramping || (launches.size() < 2 && halo_rows_) ? nullptr : graph_for(launches, false))
+    CU_CALL(cuGraphLaunch, graph, kernels_);
+  else
+    launch_plainly(launches);
+}
+
+void CudaDevice::copies_after_kernels() {
+  CU_CALL(cuEventRecord, kernels_done_, kernels_);
+  CU_CALL(cuStreamWaitEvent, copies_, kernels_done_, 0);
+}
+
+void CudaDevice::read_edges(int state) {
+  copies_after_kernels();
+  for (int i = 0; i < 3; ++i) {
+    CU_CALL(cuMemcpyDtoHAsync, edges_.send_up + i * row_bytes_, row_at(state, kNorthGoing[i], rows_), row_bytes_,
+            copies_);
+    CU_CALL(cuMemcpyDtoHAsync, edges_.send_down + i * row_bytes_, row_at(state, kSouthGoing[i], 1), row_bytes_,
+            copies_);
+  }
+  CU_CALL(cuEventRecord, edges_read_, copies_);
+}
+
+void CudaDevice::write_halos(int state) {
+  for (int i = 0; i < 3; ++i) {
+    CU_CALL(cuMemcpyHtoDAsync, row_at(state, kNorthGoing[i], 0), edges_.from_below + i * row_bytes_, row_bytes_,
+            copies_);
+    CU_CALL(cuMemcpyHtoDAsync, row_at(state, kSouthGoing[i], rows_ + 1), edges_.from_above + i * row_bytes_,
+            row_bytes_, copies_);
+  }
+  CU_CALL(cuEventRecord, halos_written_, copies_);
+  CU_CALL(cuStreamWaitEvent, kernels_, halos_written_, 0);
+}
+
+int CudaDevice::read_partials(std::size_t first, std::size_t count) {
+  int slot = 0;
+  while (slot < static_cast<int>(slots_.size()) && slots_[slot].in_use) ++slot;
+  if (slot == static_cast<int>(slots_.size())) {
+    PartialsSlot fresh;
+    CU_CALL(cuMemAllocHost, &fresh.host, slot_bytes_);
+    const CUresult made = drv_.cuEventCreate(&fresh.read, CU_EVENT_DISABLE_TIMING);
+    if (made != CUDA_SUCCESS) drv_.cuMemFreeHost(fresh.host);
+    check_cuda(made, "cuEventCreate");
+    slots_.push_back(fresh);
+  }
+  PartialsSlot& s = slots_[slot];
+  const std::size_t size = real_size(precision_);
+  copies_after_kernels();
+  CU_CALL(cuMemcpyDtoHAsync, s.host, lattice_.partials() + first * size, count * size, copies_);
+  CU_CALL(cuEventRecord, s.read, copies_);
+  s.in_use = true;
+  last_read_from_[first] = s.read;
+  return slot;
+}
+
+const void* CudaDevice::partials(int slot, bool wait) {
+  const PartialsSlot& s = slots_.at(slot);
+  if (wait) {
+    CU_CALL(cuEventSynchronize, s.read);
+  } else {
+    const CUresult ready = drv_.cuEventQuery(s.read);
+    if (ready == CUDA_ERROR_NOT_READY) return nullptr;
+    check_cuda(ready, "cuEventQuery");
+  }
+  return s.host;
+}
+
+// A slot's event re-recorded for a later read still covers this one: the
+// copy stream is in order.
+void CudaDevice::reuse_partials(std::size_t first) {
+  const auto read = last_read_from_.find(first);
+  if (read != last_read_from_.end()) CU_CALL(cuStreamWaitEvent, kernels_, read->second, 0);
+}
+
+}  // namespace
+
+std::unique_ptr<LatticeDevice> make_cuda_device(const DeviceConfig& config, const LaunchPlan& plan,
+                                                const DeviceLattice& slab, bool use_graphs) {
+  return std::make_unique<CudaDevice>(config, plan, slab, use_graphs);
+}
+
+}  // namespace d2q9

@@ -1,0 +1,137 @@
+// What the step loop (device/step_loop.hpp) asks of one device, whatever its
+// backend: one lattice, the whole grid or an MPI rank's slab of it, in two
+// copies (the state and the next), worked through two in-order streams.
+// Kernels go on one, copies on the other, so that a slab's halo rows travel
+// while its interior is updated; marks between the streams order them only
+// where the data demand. Each backend implements this one interface.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/launch_plan.hpp"
+#include "device/solver.hpp"
+
+namespace d2q9 {
+
+// Speeds a slab's top row sends up (into the upper neighbour's bottom halo
+// row) and its bottom row sends down: exactly what the pull stencil reads
+// across a slab edge, in the order they sit in the edge buffers.
+inline constexpr int kNorthGoing[3] = {2, 5, 6};
+inline constexpr int kSouthGoing[3] = {4, 7, 8};
+
+// The lattice one device holds: the whole grid (periodic across its edges in
+// the kernels), or a slab, whose rows have a halo row below (row 0) and above
+// (row rows + 1) that its neighbours fill.
+struct DeviceLattice {
+  Params lattice;                    // nx by ny: the grid, or a slab's rows + 2
+  std::vector<std::string> defines;  // the kernel build's (FIRST_ROW, LAST_ROW, ACCEL_ROW ... for a slab)
+  ObstacleMask obstacles;            // the lattice's cells', halo rows included
+  std::size_t partial_values = 0;    // size of the partial-sum buffer
+  std::size_t chunk_values = 0;      // the most one read_partials takes
+  bool halo_rows = false;            // a slab's
+  int rows() const { return halo_rows ? lattice.ny - 2 : lattice.ny; }
+  // Row index of the lattice's first own row.
+  int first_own_row() const { return halo_rows ? 1 : 0; }
+  std::string what() const {
+    return halo_rows ? "slab " + std::to_string(lattice.nx) + "x" + std::to_string(rows()) + " (with its halo rows)"
+                     : "grid " + std::to_string(lattice.nx) + "x" + std::to_string(lattice.ny);
+  }
+};
+
+// One kernel launch: from lattice `state` into the other, over `group_rows`
+// work-group rows from `first_group_row`, running `steps` steps (the plan's
+// step kernel, or propagate_rebound_collide_x2 for two), their partial sums
+// from group `partial_offset` on. `step` is the number of the first step from
+// the run's start (the kernels' `step`, which an inlet's ramp reads).
+struct StepLaunch {
+  int state = 0;
+  int first_group_row = 0;
+  int group_rows = 0;
+  int steps = 1;
+  bool two_step_kernel = false;
+  bool accelerate_before = false;  // split: accelerate_flow on `state` first
+  bool accelerate_next = false;    // fused: the next step's acceleration inside
+  int partial_offset = 0;
+  int step = 0;
+};
+
+class LatticeDevice {
+ public:
+  virtual ~LatticeDevice() = default;
+  virtual std::string device_name() const = 0;
+  // Where its set-up went.
+  virtual SetupTimes setup_times() const = 0;
+  // How it submits launches, where it has a choice ("graphs" ...); else empty.
+  virtual std::string launch_mode() const { return ""; }
+
+  // Staging for a slab's halo exchange in host memory the device copies to
+  // and from directly (pinned): three rows each, speeds in kNorthGoing /
+  // kSouthGoing order. send_up: the top row's north-going speeds; send_down:
+  // the bottom row's south-going ones; from_below / from_above: what the
+  // neighbours sent, for the bottom / top halo row.
+  struct EdgeBuffers {
+    unsigned char* send_up = nullptr;
+    unsigned char* send_down = nullptr;
+    unsigned char* from_below = nullptr;
+    unsigned char* from_above = nullptr;
+  };
+  virtual EdgeBuffers edge_buffers() = 0;
+
+  // Blocking, after everything queued: lattice `state` at rest (on the
+  // device: a large lattice's worth of doubles would cost the host
+  // gigabytes), or given (all nine planes of the lattice, halo rows
+  // included), or read (rows [first_row, first_row + rows) of all nine
+  // planes, as stored), or read at a few cells (lattice indices; the nine
+  // planes of cells.size() values, as stored).
+  virtual void fill_at_rest(int state) = 0;
+  virtual void upload(int state, const std::vector<double>& f) = 0;
+  virtual std::vector<unsigned char> read_rows(int state, int first_row, int rows) = 0;
+  virtual std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) = 0;
+
+  // Kernel stream: accelerate_flow on lattice `state`; launches in order.
+  virtual void accelerate(int state) = 0;
+  virtual void launch(const std::vector<StepLaunch>& launches) = 0;
+  // The launch sequences a run will submit whole (a single device's chunks),
+  // for a backend that records them before the timed loop; default: nothing.
+  virtual void prepare(const std::vector<std::vector<StepLaunch>>& sequences) { (void)sequences; }
+
+  // Copy stream, after the kernel stream's work so far: the edge rows of
+  // lattice `state` into send_up / send_down. wait_edges: until they are there.
+  virtual void read_edges(int state) = 0;
+  virtual void wait_edges() = 0;
+  // Copy stream: from_below / from_above into lattice `state`'s halo rows;
+  // the kernel stream's later work waits for them.
+  virtual void write_halos(int state) = 0;
+
+  // Copy stream, after the kernel stream's work so far: `count` partial sums
+  // from value `first` into host memory of their own (pinned, so the host
+  // sums them where they land); returns the slot they go to, which stays
+  // theirs until release_partials. partials: the slot's values once they
+  // have arrived (nullptr while they have not, unless `wait`).
+  // reuse_partials(first): the kernel stream's later work waits until the
+  // last read that started at value `first` is done, so that kernels may
+  // overwrite what it read.
+  virtual int read_partials(std::size_t first, std::size_t count) = 0;
+  virtual const void* partials(int slot, bool wait) = 0;
+  virtual void release_partials(int slot) = 0;
+  virtual void reuse_partials(std::size_t first) = 0;
+
+  // Submits what is queued on both streams.
+  virtual void flush() = 0;
+  // Waits for everything queued (errors swallowed: for unwinding).
+  virtual void drain() noexcept = 0;
+};
+
+// The backends' devices, defined where each backend is built (DeviceError
+// when the device cannot hold the lattice or build its kernels).
+std::unique_ptr<LatticeDevice> make_opencl_device(const DeviceConfig& config, const LaunchPlan& plan,
+                                                  const DeviceLattice& lattice);
+// `use_graphs`: replay each prepared sequence as a CUDA graph (launch overhead
+// ~1 us per kernel instead of ~4 us); false launches kernels one by one.
+std::unique_ptr<LatticeDevice> make_cuda_device(const DeviceConfig& config, const LaunchPlan& plan,
+                                                const DeviceLattice& lattice, bool use_graphs = true);
+
+}  // namespace d2q9

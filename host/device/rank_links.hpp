@@ -1,0 +1,45 @@
+// What the step loop asks of the other ranks when the grid is split into
+// slabs: the halo exchange, the running partial sums passed up the ranks, and
+// the gathering of the state. Implemented over MPI in host/mpi/; a single
+// device needs none of it.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "device/lattice_device.hpp"
+#include "device/slab_layout.hpp"
+
+namespace d2q9 {
+
+class RankLinks {
+ public:
+  virtual ~RankLinks() = default;
+  virtual int rank() const = 0;
+  virtual int ranks() const = 0;
+
+  // Blocking: send_up to the rank above, send_down to the rank below (the
+  // ranks wrap around), and from_below / from_above filled from them;
+  // `bytes` in each of the four.
+  virtual void exchange_edges(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) = 0;
+
+  // Started, not waited for: `count` running sums from the rank below into
+  // `into`, or from `from` to the rank above (which must stay valid until
+  // done). Returns a handle for done(), which says whether the transfer has
+  // finished (waiting for it with `wait`) and forgets the handle once it has.
+  virtual int receive_sums_from_below(double* into, int count) = 0;
+  virtual int send_sums_up(const double* from, int count) = 0;
+  virtual bool done(int handle, bool wait) = 0;
+
+  // The top rank's `count` values onto every rank.
+  virtual void broadcast_from_top(double* values, int count) = 0;
+
+  // Each rank's own rows of the nine planes (as stored, `value_bytes` per
+  // value) gathered onto rank 0 as the whole grid's nine planes; empty on the
+  // other ranks.
+  virtual std::vector<unsigned char> gather_planes(const std::vector<unsigned char>& mine,
+                                                   const std::vector<Slab>& slabs, int nx,
+                                                   std::size_t value_bytes) = 0;
+};
+
+}  // namespace d2q9

@@ -1,0 +1,134 @@
+// The one step loop, for one device or N ranks (FluidX3D's LBM steps its
+// D domains in one loop; a single GPU is D = 1). Each rank holds its lattice
+// on a LatticeDevice of any backend: the whole grid, or a horizontal slab of
+// it whose edge rows are updated first and exchanged (RankLinks) while its
+// interior is updated.
+//
+// Steps run in chunks: each chunk's per-group partial sums of |u| are read
+// back into a slot of host memory while the device runs the next chunk, and
+// are added in the grid's group order, as one device adds them: every rank
+// continues the running sums of the ranks below over its own groups and
+// passes them up. So a split run's results are byte-identical to a
+// single-device run with the same work-group shape.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "device/lattice_device.hpp"
+#include "device/rank_links.hpp"
+#include "device/slab_layout.hpp"
+#include "device/solver.hpp"
+#include "io/state_rows.hpp"
+
+namespace d2q9 {
+
+// The lattice one device holds: the whole grid (no `slab`), or slab `slab`'s
+// rows with a halo row below and above, their obstacle flags, its kernel
+// build and the size of its partial sums.
+DeviceLattice device_lattice(const Params& params, const ObstacleMask& mask, Precision precision,
+                             const LaunchPlan& plan, const std::optional<Slab>& slab = std::nullopt);
+
+// Where one rank's lattice lies in the grid, and how it reaches the others:
+// the whole grid with no links (one device), or one slab per rank, bottom to
+// top, on whole work-group rows of the plan, with the links between them.
+struct Decomposition {
+  std::vector<Slab> slabs;             // empty: the whole grid on one device
+  std::unique_ptr<RankLinks> links;    // with slabs
+};
+
+// `plan` is the whole grid's; with slabs a one-step variant. Local in
+// construction and load_distributions(); run() and distributions() are
+// collective across the ranks (so a rank that fails to build its device can
+// report it before any rank blocks). run() appends the average velocities
+// on every rank; distributions() returns the whole grid on rank 0 and nothing
+// elsewhere; own_rows() this rank's rows alone (the final outputs).
+class StepLoop final : public Solver, public HoldsRows {
+ public:
+  StepLoop(Backend backend, Precision precision, const Params& params, const ObstacleMask& mask,
+           const LaunchPlan& plan, Decomposition decomposition, std::unique_ptr<LatticeDevice> device);
+  ~StepLoop() override;
+
+  Backend backend() const override { return backend_; }
+  std::string backend_name() const override;
+  std::string device_name() const override { return device_->device_name(); }
+  Precision precision() const override { return precision_; }
+  std::optional<LaunchPlan> launch_plan() const override { return plan_; }
+  std::string decomposition() const override;
+  SetupTimes setup_times() const override { return device_->setup_times(); }
+  std::string launch_mode() const override { return device_->launch_mode(); }
+  void run(int steps, std::vector<double>& av_vels) override;
+  std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
+  std::vector<double> distributions() override;
+  std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override;
+  void load_distributions(const std::vector<double>& f) override;
+  StateRows own_rows() override;
+
+  // A range of whole work-group rows of the lattice.
+  struct Band {
+    int first_group_row = 0;
+    int group_rows = 0;
+  };
+  // The launches of a chunk of `steps` steps on one device, from lattice
+  // `state`, partial sums into half `half` of the buffer, the first step
+  // being number `first_step`; `ends_call`: its last step leaves the state
+  // unaccelerated, so that distributions() between calls sees the model's state.
+  std::vector<StepLaunch> chunk_launches(int state, int half, int steps, int first_step, bool ends_call) const;
+
+ private:
+  bool split() const { return !slabs_.empty(); }
+  // Sends lattice `state`'s edge rows (read into the edge buffers) to the
+  // neighbours and queues what they sent into its halo rows.
+  void exchange_halos(int state);
+  StepLaunch band_launch(const Band& band, int partial_base, bool accelerate_next, int step) const;
+  // Continues the oldest chunks' sums over this lattice's groups, in group
+  // order: a little at a time between steps (`poll`), or waiting for every
+  // chunk but the newest `keep`.
+  void continue_sums(bool poll, std::size_t keep);
+  // A finished chunk's sums: into the run's average velocities at once on one
+  // device (which so stops at the first unstable chunk), else kept for the
+  // broadcast at the end of run().
+  void finish_sums(std::vector<double>& sums);
+  void append(const double* sums, int steps);
+
+  Backend backend_;
+  Precision precision_;
+  Params params_;  // the whole grid's
+  LaunchPlan plan_;
+  std::vector<Slab> slabs_;  // empty: the whole grid
+  std::unique_ptr<RankLinks> links_;
+  Slab own_;  // this rank's rows of the grid
+  int rank_ = 0;
+  int ranks_ = 1;
+  std::size_t fluid_cells_;  // of the whole grid
+  std::size_t edge_bytes_;   // three rows as stored
+  DeviceLattice lattice_;
+  std::unique_ptr<LatticeDevice> device_;
+  LatticeDevice::EdgeBuffers edges_;
+
+  int current_ = 0;
+  int num_groups_ = 0;  // this lattice's
+  int group_rows_ = 0;
+  Band edge_bands_[2];  // slabs: the group rows touching the halo rows (one band when the slab has one group row)
+  int edge_band_count_ = 0;
+  Band interior_;       // slabs: the rest, which needs no halo, so it runs while halos travel
+  struct ChunkSums {
+    int slot = 0;  // the device's host slot for this lattice's partial sums, steps x num_groups_
+    int steps = 0;
+    const void* partials = nullptr;  // the slot's values, once they have arrived
+    std::vector<double> sums;        // running, in from the rank below (zeros on the first)
+    int incoming = -1;               // the receive from below, while it is pending
+    int continued = 0;               // steps whose sums include this lattice's groups
+  };
+  std::deque<ChunkSums> chunks_;  // oldest first
+  std::deque<std::pair<int, std::vector<double>>> outgoing_sums_;
+  std::vector<double> finished_sums_;  // the top of several ranks: this run() call's, in step order
+  std::vector<double>* av_vels_ = nullptr;  // run()'s, on one device
+  int sums_ = 1;                            // per group and step: |u|, then Fx, Fy per measured body
+  std::vector<double> body_forces_;         // the whole grid's, since take_body_forces()
+};
+
+}  // namespace d2q9

@@ -1,0 +1,190 @@
+// The one step loop (device/step_loop.hpp) driven through a fake device that
+// records what it is asked to do and writes known partial sums: what each
+// backend's device sees, independently of any backend.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "device/step_loop.hpp"
+#include "problem/stability.hpp"
+
+using namespace d2q9;
+
+TEST_SUITE_BEGIN("unit");
+
+namespace {
+
+// A device whose "kernels" write, for step s and group g, the partial sum
+// s + g / 1024 (NaN from step nan_from on), and record every launch.
+class RecordingDevice final : public LatticeDevice {
+ public:
+  RecordingDevice(int num_groups, std::size_t partial_values, int nan_from)
+      : num_groups_(num_groups), buffer_(partial_values), nan_from_(nan_from) {}
+
+  std::vector<StepLaunch> launches;
+  std::vector<std::vector<StepLaunch>> sequences, prepared;
+  int accelerations = 0;
+  int slots_in_use = 0, most_slots_in_use = 0;
+
+  std::string device_name() const override { return "recording"; }
+  SetupTimes setup_times() const override { return {}; }
+  EdgeBuffers edge_buffers() override { return {}; }
+  void fill_at_rest(int) override {}
+  void upload(int, const std::vector<double>&) override {}
+  std::vector<unsigned char> read_rows(int, int, int) override { return {}; }
+  std::vector<unsigned char> read_cells(int, const std::vector<std::size_t>&) override { return {}; }
+  void accelerate(int) override { ++accelerations; }
+  void launch(const std::vector<StepLaunch>& ls) override {
+    sequences.push_back(ls);
+    for (const StepLaunch& l : ls) {
+      launches.push_back(l);
+      for (int s = 0; s < l.steps; ++s)
+        for (int g = 0; g < num_groups_; ++g)
+          buffer_.at(static_cast<std::size_t>(l.partial_offset + s * num_groups_ + g)) =
+              l.step + s >= nan_from_ ? std::numeric_limits<float>::quiet_NaN()
+                                      : static_cast<float>(l.step + s) + static_cast<float>(g) / 1024.0f;
+    }
+  }
+  void prepare(const std::vector<std::vector<StepLaunch>>& s) override { prepared = s; }
+  void read_edges(int) override {}
+  void wait_edges() override {}
+  void write_halos(int) override {}
+  int read_partials(std::size_t first, std::size_t count) override {
+    slots_.emplace_back(buffer_.begin() + static_cast<std::ptrdiff_t>(first),
+                        buffer_.begin() + static_cast<std::ptrdiff_t>(first + count));
+    most_slots_in_use = std::max(most_slots_in_use, ++slots_in_use);
+    return static_cast<int>(slots_.size()) - 1;
+  }
+  const void* partials(int slot, bool) override { return slots_.at(static_cast<std::size_t>(slot)).data(); }
+  void release_partials(int) override { --slots_in_use; }
+  void reuse_partials(std::size_t) override {}
+  void flush() override {}
+  void drain() noexcept override {}
+
+ private:
+  int num_groups_;
+  std::vector<float> buffer_;
+  std::vector<std::vector<float>> slots_;
+  int nan_from_;
+};
+
+std::vector<std::vector<int>> fields(const std::vector<std::vector<StepLaunch>>& sequences) {
+  std::vector<std::vector<int>> out;
+  for (const auto& seq : sequences)
+    for (const StepLaunch& l : seq)
+      out.push_back({l.state, l.first_group_row, l.group_rows, l.steps, l.two_step_kernel, l.accelerate_before,
+                     l.accelerate_next, l.partial_offset, l.step});
+  return out;
+}
+
+struct Fixture {
+  Params params;
+  ObstacleMask mask{16, 8};
+  LaunchPlan plan;
+  RecordingDevice* device = nullptr;
+  std::unique_ptr<StepLoop> loop;
+
+  Fixture(KernelVariant variant, int chunk_steps, int max_iters, int nan_from = 1 << 30) {
+    params.nx = 16;
+    params.ny = 8;
+    params.max_iters = max_iters;
+    params.density = 0.1;
+    params.accel = 0.005;
+    params.omega = 1.85;
+    plan.variant = variant;
+    plan.local = {8, 2};
+    plan.groups_x = 2;
+    plan.groups_y = 4;
+    plan.chunk_steps = chunk_steps;
+    plan.block_steps = 3;
+    auto fake = std::make_unique<RecordingDevice>(plan.num_groups(),
+                                                  device_lattice(params, mask, Precision::Float, plan).partial_values,
+                                                  nan_from);
+    device = fake.get();
+    loop = std::make_unique<StepLoop>(Backend::OpenCL, Precision::Float, params, mask, plan, Decomposition{},
+                                      std::move(fake));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("step loop: one device gets each chunk as one sequence of launches that covers every step once") {
+  Fixture f(KernelVariant::FusedX2, 8, 13);
+  // The whole run's chunks are offered to the device before the first step
+  // (CUDA records them as graphs), exactly as run() then submits them.
+  REQUIRE(f.device->prepared.size() == 2);
+  std::vector<double> av_vels;
+  f.loop->run(13, av_vels);
+  REQUIRE(f.device->sequences.size() == 2);
+  CHECK(fields(f.device->sequences) == fields(f.device->prepared));
+  std::vector<int> steps;
+  for (const StepLaunch& l : f.device->launches) steps.push_back(l.steps);
+  CHECK(steps == std::vector<int>{2, 2, 2, 2, 2, 2, 1});
+  int state = 0, step = 0;
+  for (const StepLaunch& l : f.device->launches) {
+    CHECK(l.state == state);  // each launch swaps the lattices once
+    CHECK(l.step == step);
+    CHECK(l.two_step_kernel == (l.steps == 2));
+    CHECK(l.group_rows == f.plan.groups_y);
+    CHECK_FALSE(l.accelerate_before);
+    state = 1 - state;
+    step += l.steps;
+  }
+  // Chunk halves alternate in the partial-sum buffer; the last step leaves
+  // the state unaccelerated; the first step's acceleration runs alone.
+  CHECK(f.device->sequences[1][0].partial_offset == 8 * f.plan.num_groups());
+  CHECK_FALSE(f.device->launches.back().accelerate_next);
+  CHECK(f.device->launches.front().accelerate_next);
+  CHECK(f.device->accelerations == 1);
+  // Each step's average velocity: its groups' partial sums added in group
+  // order, over the fluid cells.
+  REQUIRE(av_vels.size() == 13);
+  for (int s = 0; s < 13; ++s) {
+    double sum = 0;
+    for (int g = 0; g < f.plan.num_groups(); ++g) sum += static_cast<float>(s) + static_cast<float>(g) / 1024.0f;
+    CHECK(av_vels[static_cast<std::size_t>(s)] == sum / static_cast<double>(f.mask.fluid_cells()));
+  }
+  // A second call numbers its steps on from the first's.
+  f.loop->run(3, av_vels);
+  CHECK(f.device->launches.back().step == 15);  // steps 13-14 in two, 15 alone
+  CHECK(av_vels.size() == 16);
+}
+
+TEST_CASE("step loop: split runs accelerate_flow before every launch, blocked launches run up to their steps") {
+  Fixture split(KernelVariant::Split, 4, 6);
+  std::vector<double> av_vels;
+  split.loop->run(6, av_vels);
+  CHECK(split.device->launches.size() == 6);
+  for (const StepLaunch& l : split.device->launches) {
+    CHECK(l.accelerate_before);
+    CHECK_FALSE(l.accelerate_next);
+  }
+  CHECK(split.device->accelerations == 0);  // the device does it, inside each launch
+
+  Fixture blocked(KernelVariant::Blocked, 8, 10);
+  av_vels.clear();
+  blocked.loop->run(10, av_vels);
+  std::vector<int> steps;
+  for (const StepLaunch& l : blocked.device->launches) steps.push_back(l.steps);
+  CHECK(steps == std::vector<int>{3, 3, 2, 2});  // chunks of 8 and 2 steps, at most 3 per launch
+  CHECK(av_vels.size() == 10);
+}
+
+TEST_CASE("step loop: one device stops at the first unstable step, summing while the next chunk runs") {
+  Fixture f(KernelVariant::Fused, 4, 40, 10);
+  std::vector<double> av_vels;
+  CHECK_THROWS_AS(f.loop->run(40, av_vels), InstabilityError);
+  REQUIRE(av_vels.size() == 11);  // steps 0..10, the last not finite
+  CHECK(std::isfinite(av_vels[9]));
+  CHECK_FALSE(std::isfinite(av_vels[10]));
+  // Chunks of 4: the one holding step 10 (the third) is summed while the
+  // fourth runs, and nothing after that is launched.
+  CHECK(f.device->sequences.size() == 4);
+  CHECK(f.device->most_slots_in_use <= 2);
+  CHECK(f.device->slots_in_use == 0);
+}
+
+TEST_SUITE_END();
