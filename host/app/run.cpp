@@ -21,6 +21,7 @@
 #include "app/outputs.hpp"
 #include "app/progress.hpp"
 #include "app/run_loop.hpp"
+#include "app/simulation.hpp"
 #include "app/summary.hpp"
 #include "app/version.hpp"
 #include "app/backend.hpp"
@@ -244,16 +245,10 @@ void run(const Options& given, Ranks& ranks) {
       check_params_fit_precision(p, o.precision, o.param_file);
       check_problem_fits(p, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
     };
-    if (is_problem_file(o.param_file)) {  // grid, flow and obstacles in one file
-      Problem problem = read_problem_file(o.param_file, check_fits);
-      params = problem.params;
-      mask = std::move(problem.mask);
-      measure = problem.measure;
-    } else {
-      params = read_params(o.param_file);
-      check_fits(params);
-      mask = read_obstacles(o.obstacle_file, params);
-    }
+    Problem problem = load_problem(o.param_file, o.obstacle_file, check_fits);  // the library's (app/simulation.hpp)
+    params = problem.params;
+    mask = std::move(problem.mask);
+    measure = problem.measure;
     // Checkpoints record what the files give; --collision is an option, recorded as one.
     file_extensions = params.extensions;
     if (o.collision) {

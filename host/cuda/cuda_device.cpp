@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <future>
+#include <mutex>
+#include <set>
 #include <vector>
 
 #include "device/kernel_source.hpp"
@@ -98,6 +100,20 @@ void fill_cuda_lattice_at_rest(const CudaDriver& drv, CUdeviceptr lattice, std::
 
 #define CU_CALL(call, ...) check_cuda(drv_.call(__VA_ARGS__), #call)
 
+// The device's primary context lives as long as the process once made, as
+// OpenCL's shared contexts do: a program that runs one simulation after
+// another (the library API, the launch search) pays for it once. Returns
+// whether this call made it so (false: kept already).
+static bool keep_primary_context(const CudaDriver& drv, CUdevice device) {
+  static std::mutex guard;
+  static auto* kept = new std::set<CUdevice>();  // never freed: the contexts stay until exit
+  const std::lock_guard<std::mutex> lock(guard);
+  if (!kept->insert(device).second) return false;
+  CUcontext context = nullptr;
+  if (drv.cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS) kept->erase(device);
+  return true;
+}
+
 CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, const LaunchPlan& plan,
                          const std::vector<std::string>& defines, std::size_t partial_bytes,
                          const ObstacleMask& mask, const std::string& what)
@@ -121,6 +137,7 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
       return compile_kernels_nvrtc(config.kernels_dir, kKernelFile, defines, target);
     });
     CU_CALL(cuDevicePrimaryCtxRetain, &context_, device_);
+    setup.context_reused = !keep_primary_context(drv_, device_);
     CU_CALL(cuCtxSetCurrent, context_);
     setup.context_s = watch.lap();
 

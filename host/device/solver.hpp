@@ -33,6 +33,7 @@ struct DeviceConfig {
 struct SetupTimes {
   double context_s = 0, compile_s = 0, upload_s = 0;
   bool kernels_cached = false;  // the compiled kernels came from the cache
+  bool context_reused = false;  // the device's context was made for an earlier solver of this process
   // What compiling these kernels takes (now, or when they were cached):
   // compile_s is only the part the run waited for.
   double compile_cost_s = 0;

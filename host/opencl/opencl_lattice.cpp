@@ -1,5 +1,7 @@
 #include "opencl/opencl_lattice.hpp"
 
+#include <mutex>
+
 #include <algorithm>
 
 #include "device/kernel_source.hpp"
@@ -27,6 +29,23 @@ DeviceLimits opencl_device_limits(const cl::Device& device) {
   return l;
 }
 
+// One context per device for the whole process: a program that runs one
+// simulation after another (the library API, the launch search) pays for it
+// once. Never freed: some drivers fail when a context outlives their unload.
+static cl::Context shared_context(const cl::Device& device, bool* reused) {
+  static std::mutex guard;
+  static auto* contexts = new std::vector<std::pair<cl_device_id, cl::Context>>();
+  const std::lock_guard<std::mutex> lock(guard);
+  for (const auto& [id, context] : *contexts)
+    if (id == device()) {
+      *reused = true;
+      return context;
+    }
+  contexts->emplace_back(device(), cl::Context(device));
+  *reused = false;
+  return contexts->back().second;
+}
+
 OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const LaunchPlan& plan, Precision p,
                              const std::string& kernels_dir, const std::vector<std::string>& defines,
                              std::size_t partial_values, const ObstacleMask& mask)
@@ -42,7 +61,7 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
                       device_name);
   try {
     Stopwatch watch;
-    context = cl::Context(device);
+    context = shared_context(device, &setup.context_reused);
     queue = cl::CommandQueue(context, device);
     setup.context_s = watch.lap();
     program = build_opencl_program(context, device, kernels_dir, kKernelFile, defines, &setup);
