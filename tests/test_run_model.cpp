@@ -138,6 +138,42 @@ TEST_CASE("run model: --collision trt keeps the problem file's Lambda") {
   CHECK(slurp(dir.file("a/final_state.dat")) != slurp(dir.file("c/final_state.dat")));
 }
 
+TEST_CASE("run model: a meaningless result, or a measurement that cannot be made, is an error line and no file") {
+  TempDir dir;
+  const std::string base = slurp(problem_file("cylinder_library.toml"));
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = base;
+    REQUIRE(text.find(from) != std::string::npos);
+    return text.replace(text.find(from), from.size(), to);
+  };
+  struct Case {
+    std::string name, problem, message;
+  };
+  const std::vector<Case> cases = {
+      // Accel 0.3 at omega 1.99 stays finite but runs at 30 times the speed of sound.
+      {"supersonic", slurp(problem_file("supersonic_box.toml")),
+       "is above the speed of sound (0.57735): the flow is supersonic"},
+      {"slow", edited("velocity = 0.053", "velocity = 1e-300"), "p.toml:21: velocity 1e-300 is too small"},
+      {"rare", edited("every = 10", "every = 500"), "p.toml:24: every = 500 is more than the run's 300 steps"},
+      {"overlap",
+       base + "[[obstacle]]\nname = \"a\"\ncircle = { center = [40.0, 15.0], radius = 3.0 }\n"
+              "[[obstacle]]\nname = \"b\"\ncircle = { center = [44.0, 15.0], radius = 3.0 }\n",
+       "p.toml:31: this obstacle (body b) overlaps body a at cell (42, 13)"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const std::string out = dir.path + "/" + c.name;
+    const std::string p = dir.write("p.toml", c.problem);
+    const Result r = run_shell("'" + kExe + "' '" + p + "' -q --no-png -b reference -o '" + out + "'");
+    CHECK(r.status == 1);
+    CHECK(r.err.rfind("error: ", 0) == 0);
+    CHECK(count_lines(r.err) == 1);
+    CHECK_MESSAGE(contains(r.err, c.message), r.err);
+    CHECK(slurp(out + "/av_vels.dat").empty());
+    CHECK(slurp(out + "/final_state.dat").empty());
+  }
+}
+
 TEST_CASE("run model: a file-size limit is an error line, and leaves no temporary files") {
   TempDir dir;
   // 400 blocks of 512 bytes: av_vels.dat fits, final_state.dat (256x256 cells, 70 bytes a line) does not.

@@ -1,5 +1,7 @@
 #include "io/output.hpp"
 
+#include "problem/stability.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -160,7 +162,12 @@ std::string unstable_cell(const Params& params, const ObstacleMask& mask, const 
     double rho = 0.0;
     for (int k = 0; k < kSpeeds; ++k) rho += state.f[k * plane + cell];
     const std::size_t global = cell + static_cast<std::size_t>(state.first_row) * params.nx;
-    if (std::isfinite(rho) && (mask.kinds[global] || rho > 0.0)) continue;
+    if (std::isfinite(rho) && (mask.kinds[global] || rho > 0.0)) {
+      if (mask.kinds[global]) continue;
+      const std::string supersonic = supersonic_cell(params, state.f.data(), plane, cell, global);
+      if (supersonic.empty()) continue;
+      return supersonic;
+    }
     std::ostringstream detail;
     detail << "density " << rho << " at cell (" << global % params.nx << ", " << global / params.nx << ")";
     return detail.str();

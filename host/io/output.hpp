@@ -32,7 +32,8 @@ std::string final_state_lines(const Params& params, const ObstacleMask& mask, co
 
 // "density D at cell (ii, jj)" for the first cell, in row order, of the rows
 // `state` holds whose density is not finite (or not positive in a fluid
-// cell), as check_distributions words it; empty when there is none.
+// cell), or whose speed is at or above the speed of sound, as
+// check_distributions words it; empty when there is none.
 std::string unstable_cell(const Params& params, const ObstacleMask& mask, const StateRows& state);
 
 // A file written under a temporary name beside `path` and renamed over it by

@@ -635,6 +635,13 @@ class Parser {
       check_keys(*t, "[forces]", kForcesKeys);
       if (const toml::node* n = t->get("velocity")) measure_.velocity = positive(*n, "velocity");
       if (const toml::node* n = t->get("length")) measure_.length = positive(*n, "length");
+      // Below this a coefficient's scale 2 / (density velocity^2 length)
+      // overflows, and no lattice flow is that slow.
+      constexpr double kSlowest = 1e-10;
+      if (measure_.velocity && *measure_.velocity < kSlowest)
+        fail(line_of(*t->get("velocity")), "velocity " + shortest_text(*measure_.velocity) +
+                                               " is too small to scale the coefficients by (at least " +
+                                               shortest_text(kSlowest) + " in lattice units)");
       if (measure_.velocity.has_value() != measure_.length.has_value())
         fail(line_of(*t), std::string("[forces] needs ") + (measure_.velocity ? "length" : "velocity") +
                               " as well for the coefficients C = 2 F / (density velocity^2 length)");
@@ -657,6 +664,9 @@ class Parser {
     if (!every) fail(line_of(*t), "[probes] needs every = N: the steps between two rows of probes.csv");
     measure_.probe_every = int32(*every, "every");
     if (measure_.probe_every < 1) fail(line_of(*every), "every must be positive, got " + describe(*every));
+    if (measure_.probe_every > params_.max_iters)
+      fail(line_of(*every), "every = " + std::to_string(measure_.probe_every) + " is more than the run's " +
+                                std::to_string(params_.max_iters) + " steps: probes.csv would hold no row");
     for (const Entry& e : in_file_order(*t)) {
       const std::string name(e.first->str());
       if (name == "every") continue;
@@ -717,6 +727,16 @@ class Parser {
     for (const ShapeSpec& s : shapes_) {
       last_line = std::max(last_line, s.line);
       const std::uint8_t shape_byte = static_cast<std::uint8_t>(kWall | s.body << kBodyShift);
+      // A cell takes one body's force: two measured bodies may not share it.
+      auto set = [&](long long i, long long j, std::uint8_t kind) {
+        std::uint8_t& cell = mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)];
+        const int other = cell >> kBodyShift;
+        if (s.body != 0 && other != 0 && other != s.body)
+          fail(s.line, "this obstacle (body " + measure_.bodies[s.body - 1] + ") overlaps body " +
+                           measure_.bodies[other - 1] + " at cell (" + std::to_string(i) + ", " + std::to_string(j) +
+                           "): measured bodies may not share cells, whose force would go to one of them");
+        cell = kind;
+      };
       if (s.kind == ShapeSpec::Rectangle) {
         for (long long j = s.from[1]; j <= s.to[1]; ++j)
           for (long long i = s.from[0]; i <= s.to[0]; ++i) set(i, j, shape_byte);
