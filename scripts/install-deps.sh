@@ -6,12 +6,14 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # Open MPI splits a grid across devices and hosts (host/mpi/; the build works without it).
-# OpenCL: ICD loader, C and C++ headers, PoCL as a CPU device where no GPU driver is present, and
-# oclgrind, a second OpenCL implementation the tests run the kernels under.
+# OpenCL: ICD loader, C and C++ headers, PoCL as a CPU device where no GPU driver is present,
+# oclgrind, a second OpenCL implementation the tests run the kernels under, and Mesa's rusticl
+# (mesa-opencl-icd; its CPU device llvmpipe shows with RUSTICL_ENABLE=llvmpipe), a third, which
+# the conformance tests run on too (ctest -L rusticl; docs/opencl-implementations.md).
 # python3 runs the validation checks (validation/*.py, standard library only).
 $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ python3 \
-  ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo \
+  ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd mesa-opencl-icd clinfo \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev \
   libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev oclgrind >/dev/null
 # clang and its libFuzzer runtime, for the "fuzz" CMake preset only (Debian 12

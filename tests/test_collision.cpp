@@ -159,6 +159,7 @@ TEST_CASE("collision: OpenCL stores the reference's values bit for bit, every op
 }
 
 TEST_CASE("collision: double precision agrees with the reference to rounding") {
+  if (d2q9::test::no_fp64(Backend::OpenCL, Precision::Double)) D2Q9_SKIP("this case runs in double only");
   for (const char* op : {"trt", "regularised"}) {
     CAPTURE(std::string(op));
     const Problem pr = problem(with_collision(kEverything, op));

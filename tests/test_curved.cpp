@@ -154,6 +154,7 @@ TEST_CASE("curved walls: OpenCL gives the reference's distributions bit for bit 
 }
 
 TEST_CASE("curved walls: double precision agrees with the reference to rounding") {
+  if (d2q9::test::no_fp64(Backend::OpenCL, Precision::Double)) D2Q9_SKIP("this case runs in double only");
   const Problem pr = problem(kCylinder);
   const RunOutput ref = d2q9::test::reference(pr.params, pr.mask, Precision::Double);
   auto solver = make_solver(Backend::OpenCL, pr.params, pr.mask, config(Precision::Double, {8, 2}, KernelVariant::Fused));

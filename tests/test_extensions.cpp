@@ -134,6 +134,7 @@ TEST_CASE("extensions: OpenCL stores the reference's values bit for bit, every v
 }
 
 TEST_CASE("extensions: double precision agrees with the reference to rounding") {
+  if (d2q9::test::no_fp64(Backend::OpenCL, Precision::Double)) D2Q9_SKIP("this case runs in double only");
   const Problem pr = problem(kAll);
   const RunOutput ref = d2q9::test::reference(pr.params, pr.mask, Precision::Double);
   auto solver = make_solver(Backend::OpenCL, pr.params, pr.mask, config(Precision::Double, {8, 2}, KernelVariant::Fused));

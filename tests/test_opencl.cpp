@@ -38,6 +38,7 @@ TEST_CASE("an OpenCL device is present (PoCL on machines without a GPU)") {
 }
 
 TEST_CASE("OpenCL: several rows per work-item match the reference") {
+  if (d2q9::test::no_fp64(Backend::OpenCL, Precision::Double)) D2Q9_SKIP("this case runs in double only");
   const Params p = d2q9::test::make_params(23, 17, 150, 0.02);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   const RunOutput ref = reference(p, m, Precision::Double);
@@ -60,6 +61,7 @@ TEST_CASE("OpenCL: the fused-rows kernel gives the split kernel's distributions,
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   for (Precision precision : {Precision::Float, Precision::Double}) {
+    if (d2q9::test::no_fp64(Backend::OpenCL, precision)) continue;
     CAPTURE(std::string(to_string(precision)));
     auto a = make_solver(Backend::OpenCL, p, m, config(precision, LocalSize{8, 2}, KernelVariant::Split));
     const RunOutput ra = run(*a, 120);
@@ -83,6 +85,7 @@ TEST_CASE("OpenCL: the fused-rows kernel's peeled edge columns and column chunks
     for (int x = 0; x < nx; x += 3) m.kinds[x + 2 * nx] = 1;
     m.kinds[nx - 1 + 5 * nx] = 1;  // in the accelerated row, at the wrapping edge
     for (Precision precision : {Precision::Float, Precision::Double}) {
+      if (d2q9::test::no_fp64(Backend::OpenCL, precision)) continue;
       CAPTURE(std::string(to_string(precision)));
       auto a = make_solver(Backend::OpenCL, p, m, config(precision, LocalSize{1, 1}, KernelVariant::Split));
       const RunOutput ra = run(*a, 40);

@@ -171,12 +171,17 @@ TEST_CASE("tuning: a search times the default, the shapes, then the other varian
     CHECK(choice.reason.find("none of " + std::to_string(choice.table.size()) + " launches timed now was faster") !=
           std::string::npos);
 
-    built = 0;
-    choice = choose_launch(make, p, false, search);
-    CHECK(choice.how == LaunchSource::Cached);
-    CHECK(choice.reason == "fused-rows: the fastest in an earlier search, cached in " + tuning_cache_path());
-    CHECK(built == 1);
-    CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedRows);
+    // The next run's decision takes the cached launch (decide_launch; LaunchPolicy reads the cache).
+    DeviceLimits cpu;
+    cpu.name = "paced";
+    cpu.gpu = false;
+    const auto cached = load_tuned_launch(search.key);
+    REQUIRE(cached.has_value());
+    const LaunchDecision next = decide_launch(p, cpu, LaunchRequest{}, Precision::Float, 1,
+                                              CachedLaunch{*cached, tuning_cache_path()});
+    CHECK(next.how == LaunchSource::Cached);
+    CHECK(next.reason == "fused-rows: the fastest in an earlier search, cached in " + tuning_cache_path());
+    CHECK(next.plan.variant == KernelVariant::FusedRows);
   }
   SUBCASE("a faster launch replaces the default; the other variants are timed at the fastest shape") {
     const auto make = paced_factory(400e-6, {{"fused-rows", 300e-6}, {"fused 32x2", 200e-6}, {"fused-x2 32x2", 100e-6}});

@@ -60,21 +60,24 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
   if (b == Backend::Reference)
     throw DeviceError("--backend reference runs on one process; under mpirun the opencl and cuda backends split the grid");
   MPI_Comm comm = ranks.solver_comm();
-  config.launch.slabs = true;
+  config.launch.slabs = true;  // also for one rank's slab (benchmarks)
   LaunchPlan plan;
+  DeviceLimits limits;
   std::exception_ptr failure;
   try {
     config.device.device = rank_device(b, config.device.device, node_rank(comm));
-    plan = plan_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
+    limits = device_limits(b, config.device.device);
+    plan = decide_launch(params, limits, config.launch, config.device.precision, ranks.size()).plan;
   } catch (...) {
     failure = std::current_exception();
   }
   ranks.agree(failure);  // before the collective below
-  // One shape for all (rank 0's): each slab's groups must be groups of the whole grid.
+  // One shape for all (rank 0's): each slab's groups must be groups of the
+  // whole grid. A rank whose device decided otherwise is asked for that shape.
   const LocalSize shape{ranks.broadcast(plan.local.x), ranks.broadcast(plan.local.y)};
   if (!(shape == plan.local)) {
     config.launch.local = shape;
-    plan = plan_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
+    plan = decide_launch(params, limits, config.launch, config.device.precision, ranks.size()).plan;
   }
   std::vector<Slab> slabs;
   try {
@@ -97,7 +100,11 @@ DeviceLimits device_limits(Backend b, int device) {
   switch (b) {
     case Backend::OpenCL: return opencl_limits(device);
 #ifdef D2Q9_HAVE_CUDA
-    case Backend::Cuda: return cuda_limits(device);
+    case Backend::Cuda: {
+      DeviceLimits l = cuda_limits(device);  // fp64 on every CUDA device
+      l.platform = "CUDA";
+      return l;
+    }
 #endif
     default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
   }
@@ -126,10 +133,37 @@ void require_built(Backend b) {
                     " backend (configure it where the CUDA toolkit is installed)");
 }
 
-std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const SolverConfig& config) {
+std::optional<LaunchDecision> decide_for(Backend b, const Params& params, const SolverConfig& config) {
   require_built(b);
   if (b == Backend::Reference) return std::nullopt;
-  return plan_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
+  return decide_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
+}
+
+std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const SolverConfig& config) {
+  const auto d = decide_for(b, params, config);
+  if (!d) return std::nullopt;
+  return d->plan;
+}
+
+std::unique_ptr<Solver> make_planned_solver(Backend b, const Params& params, const ObstacleMask& mask,
+                                            const DeviceConfig& device, const LaunchPlan& plan, bool cuda_graphs) {
+  require_built(b);
+  switch (b) {
+    case Backend::Reference:
+      if (device.precision == Precision::Double) return std::make_unique<ReferenceSolver<double>>(params, mask);
+      if (is_16bit(device.precision)) return std::make_unique<ReferenceSolver<float>>(params, mask, device.precision);
+      return std::make_unique<ReferenceSolver<float>>(params, mask);
+    default: {
+      // One device holds the whole grid, in the same step loop as slabs.
+      SolverConfig config;
+      config.device = device;
+      config.cuda_graphs = cuda_graphs;
+      std::unique_ptr<LatticeDevice> lattice_device =
+          make_device(b, config, plan, device_lattice(params, mask, device.precision, plan));
+      return std::make_unique<StepLoop>(b, device.precision, params, mask, plan, Decomposition{},
+                                        std::move(lattice_device));
+    }
+  }
 }
 
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
@@ -143,21 +177,8 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
   }
   if (!config.slab_rows.empty() && (config.slab_rows.size() != 1 || config.slab_rows[0] != params.ny))
     throw InputError("--slab-rows splits the grid between MPI ranks: give it under mpirun with one height per rank");
-  switch (b) {
-    case Backend::Reference:
-      if (config.device.precision == Precision::Double) return std::make_unique<ReferenceSolver<double>>(params, mask);
-      if (is_16bit(config.device.precision))
-        return std::make_unique<ReferenceSolver<float>>(params, mask, config.device.precision);
-      return std::make_unique<ReferenceSolver<float>>(params, mask);
-    default: {
-      // One device holds the whole grid, in the same step loop as slabs.
-      const LaunchPlan plan = *plan_for(b, params, config);
-      std::unique_ptr<LatticeDevice> device =
-          make_device(b, config, plan, device_lattice(params, mask, config.device.precision, plan));
-      return std::make_unique<StepLoop>(b, config.device.precision, params, mask, plan, Decomposition{},
-                                        std::move(device));
-    }
-  }
+  if (b == Backend::Reference) return make_planned_solver(b, params, mask, config.device, LaunchPlan{});
+  return make_planned_solver(b, params, mask, config.device, *plan_for(b, params, config), config.cuda_graphs);
 }
 
 DeviceDescription describe_device(Backend b, int device) {

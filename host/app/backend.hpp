@@ -32,16 +32,24 @@ struct SolverConfig {
   bool cuda_graphs = true;         // CUDA: replay each chunk of steps as a graph (false: launch kernels one by one)
 };
 
-// The plan a solver of `b` would run with on the configured device (none
-// for the reference), resolved without building anything.
+// The launch decision (decide_launch) for `b` on the configured device, one
+// rank and no cache (none for the reference), made without building anything.
+std::optional<LaunchDecision> decide_for(Backend b, const Params& params, const SolverConfig& config);
+// Its plan.
 std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const SolverConfig& config);
+
+// A solver of `b` for the whole grid on one device, launched as `plan` (a
+// decide_launch plan for that device; ignored by the reference).
+std::unique_ptr<Solver> make_planned_solver(Backend b, const Params& params, const ObstacleMask& mask,
+                                            const DeviceConfig& device, const LaunchPlan& plan, bool cuda_graphs = true);
 
 // A solver of `b` for the whole grid on one device; with `ranks` of more
 // than one process, this rank's slab of it (DeviceError for the reference).
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
                                     const SolverConfig& config, Ranks* ranks = nullptr);
 
-// What device `device` of `b` allows (DeviceError for the reference).
+// What device `device` of `b` allows, all the launch decision reads of it
+// (DeviceError for the reference).
 DeviceLimits device_limits(Backend b, int device);
 
 struct DeviceDescription {

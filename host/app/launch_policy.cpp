@@ -27,35 +27,56 @@ LaunchChoice LaunchPolicy::start() {
     return choice;
   }
   const DeviceLimits limits = device_limits(backend_, config_.device.device);
-  const LaunchRequest& request = config_.launch;
-  const bool local_given = !request.local.is_auto();
-  const std::string reason = variant_reason(request.variant, params_, limits.gpu, config_.device.precision, local_given);
+  LaunchRequest request = config_.launch;
+  request.slabs = request.slabs || config_.slabs_on_one_rank;
+  const Precision precision = config_.device.precision;
+  const int ranks = ranks_ ? ranks_->size() : 1;
+  search_.key = tuning_key(backend_, limits.name, params_, precision, request);
+  std::optional<CachedLaunch> cached;
+  if (!force_search_ && request.local.is_auto() && ranks <= 1)
+    if (auto c = load_tuned_launch(search_.key)) cached = CachedLaunch{*c, tuning_cache_path()};
+  // The one decision; a request the device cannot run fails here.
+  LaunchDecision decision = decide_launch(params_, limits, request, precision, ranks, cached);
+  reason_ = decision.reason;
+  choice.how = decision.how;
+  choice.reason = decision.reason;
   // Each rank's slab is another grid than any searched on one device: the
-  // ranks run the plan's choice (see plan_launch for what slabs allow).
-  if (local_given || (ranks_ && ranks_->size() > 1)) {
+  // ranks run the decision's plan, with a shape they agree on (make_solver).
+  if (ranks > 1 || config_.slabs_on_one_rank) {
     choice.solver = make_solver(backend_, params_, mask_, config_, ranks_);
-    choice.how = local_given ? LaunchSource::Given : LaunchSource::Default;
-    const auto plan = choice.solver->launch_plan();
-    choice.reason = (local_given ? "local size as given; " : "") +
-                    (plan && plan->variant != resolve_kernel_variant(request.variant, params_, limits.gpu, config_.device.precision, local_given)
-                         ? std::string(to_string(plan->variant)) + ": the one-step kernel MPI slabs run on GPUs"
-                         : reason);
-    reason_ = choice.reason;
     return choice;
   }
-  const LaunchPlan plan = plan_launch(params_, limits, request, config_.device.precision);  // a request the device cannot run fails here
+  if (decision.how == LaunchSource::Cached) {
+    try {
+      choice.solver = make_planned_solver(backend_, params_, mask_, config_.device, decision.plan);
+      return choice;
+    } catch (const DeviceError&) {
+      // A stale entry (a kernel the driver now builds with another limit): decided without it.
+      decision = decide_launch(params_, limits, request, precision, ranks);
+      reason_ = choice.reason = decision.reason;
+      choice.how = decision.how;
+    }
+  }
+  if (decision.how == LaunchSource::Given) {
+    choice.solver = make_planned_solver(backend_, params_, mask_, config_.device, decision.plan);
+    return choice;
+  }
+  const LaunchPlan& plan = decision.plan;
   search_.default_launch = {plan.variant, plan.variant == KernelVariant::FusedRows ? LocalSize{} : plan.local};
-  search_.default_reason = reason;
+  search_.default_reason = decision.reason;
   search_.variants = request.variant == KernelVariant::Auto ? runnable_variants(limits)
                                                             : std::vector<KernelVariant>{request.variant};
-  search_.key = tuning_key(backend_, limits.name, params_, config_.device.precision, request);
   make_ = [backend = backend_, params = params_, &mask = mask_, config = config_](const LaunchCandidate& launch) {
     SolverConfig c = config;
     c.launch.variant = launch.variant;
     c.launch.local = launch.local;
     return make_solver(backend, params, mask, c);
   };
-  choice = choose_launch(make_, params_, force_search_, search_);
+  if (force_search_) {
+    choice = choose_launch(make_, params_, true, search_);
+  } else {
+    choice.solver = make_planned_solver(backend_, params_, mask_, config_.device, plan);  // the default
+  }
   may_search_ = choice.how == LaunchSource::Default;
   reason_ = choice.reason;
   return choice;

@@ -38,7 +38,7 @@ struct SweepRow {
 KernelVariant swept_variant(const Sweep& sweep, const Params& params, std::string& note);
 
 // The plans of every shape to time: powers of two x and y up to nx and ny
-// rounded up to powers of two, that plan_launch accepts on the device
+// rounded up to powers of two, that decide_launch accepts on the device
 // (work-group size and dimension limits), smallest work-groups first.
 std::vector<LaunchPlan> sweep_plans(const Sweep& sweep, const Params& params, KernelVariant variant);
 

@@ -24,7 +24,7 @@ struct CudaDeviceInfo {
 // DeviceError when the driver is missing or fails.
 std::vector<CudaDeviceInfo> list_cuda_devices();
 
-// The limits of CUDA device `device_index` (-1: device 0) for plan_launch.
+// The limits of CUDA device `device_index` (-1: device 0) for decide_launch.
 DeviceLimits cuda_limits(int device_index);
 
 // Device-to-device copy bandwidth in bytes/s (bytes read + bytes written),

@@ -33,26 +33,14 @@ std::string variant_text(const LaunchPlan& plan) {
   return text;
 }
 
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, Precision precision,
-                                     bool local_size_given) {
-  if (v != KernelVariant::Auto) return v;
-  if (!gpu) return local_size_given ? KernelVariant::Fused : KernelVariant::FusedRows;
-  return is_16bit(precision) && params.cells() > kBlocked16MaxCells ? KernelVariant::Fused : KernelVariant::Blocked;
+std::string LaunchCandidate::text() const {
+  return local.is_auto() ? to_string(variant) : std::string(to_string(variant)) + " " + local.text();
 }
 
-std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, Precision precision,
-                           bool local_size_given) {
-  const KernelVariant v = resolve_kernel_variant(requested, params, gpu, precision, local_size_given);
-  const std::string name = to_string(v);
-  if (requested != KernelVariant::Auto) return name + " as given";
-  if (!gpu)
-    return local_size_given ? name + ": a local size was given, and fused-rows (the CPU default) takes none"
-                            : name + ": the default on CPU devices (a row per work-item, no barriers)";
-  if (!is_16bit(precision)) return name + ": the default on GPUs in " + to_string(precision) + " (several steps per launch)";
-  return v == KernelVariant::Blocked ? name + ": the default on GPUs for 16-bit grids of up to " +
-                                           std::to_string(kBlocked16MaxCells) + " cells (several steps per launch)"
-                                     : name + ": the default on GPUs for 16-bit grids above " +
-                                           std::to_string(kBlocked16MaxCells) + " cells";
+bool is_rusticl(const DeviceLimits& device) { return device.platform == "rusticl"; }
+
+KernelVariant cpu_default_variant(const DeviceLimits& device) {
+  return is_rusticl(device) ? KernelVariant::Blocked : KernelVariant::FusedRows;
 }
 
 std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs) {
@@ -60,7 +48,8 @@ std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool sl
   if (!slabs) out = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2};
   else out = {KernelVariant::Fused};
   // Several steps per launch pay off where launches cost more than steps: GPUs.
-  if (!slabs && device.gpu) out.push_back(KernelVariant::Blocked);
+  if (!slabs && (device.gpu || cpu_default_variant(device) == KernelVariant::Blocked))
+    out.push_back(KernelVariant::Blocked);
   if (device.has_rows_kernel) out.push_back(KernelVariant::FusedRows);
   return out;
 }
@@ -123,18 +112,63 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
 
 }  // namespace
 
-LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
-                       Precision precision) {
-  LaunchPlan plan;
-  plan.variant = resolve_kernel_variant(request.variant, params, device.gpu, precision, !request.local.is_auto());
-  if (request.slabs && (plan.variant == KernelVariant::Split || plan.variant == KernelVariant::FusedX2 ||
-                        plan.variant == KernelVariant::Blocked)) {
-    // Several steps per launch would need as many halo rows; split has no slab kernels.
-    if (request.variant != KernelVariant::Auto)
-      throw DeviceError(std::string("--kernel-variant ") + to_string(request.variant) +
-                        " is not available with several MPI ranks: they run fused or fused-rows (or auto)");
-    plan.variant = KernelVariant::Fused;
+namespace {
+
+// The variant "auto" stands for, and why: on CPU devices the
+// implementation's default (cpu_default_variant), fused where the user gave a
+// shape that fused-rows cannot take; on GPUs several steps per launch
+// (blocked), except for 16-bit storage above kBlocked16MaxCells, which runs
+// one (fused). Under MPI slabs only the one-step kernels run.
+struct Resolved {
+  KernelVariant variant;
+  std::string reason;
+};
+
+Resolved resolve_variant(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+                         Precision precision, bool slabs) {
+  const bool local_given = !request.local.is_auto();
+  if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " as given"};
+  KernelVariant v;
+  std::string why;
+  if (!device.gpu) {
+    const KernelVariant cpu = cpu_default_variant(device);
+    if (cpu == KernelVariant::FusedRows && local_given) {
+      v = KernelVariant::Fused;
+      why = ": a local size was given, and fused-rows (the CPU default) takes none";
+    } else {
+      v = cpu;
+      why = cpu == KernelVariant::FusedRows
+                ? ": the default on CPU devices (a row per work-item, no barriers)"
+                : ": the default on " + device.platform + "'s CPU device (several steps per launch; measured in "
+                  "results/cpu-implementations/)";
+    }
+  } else if (!is_16bit(precision)) {
+    v = KernelVariant::Blocked;
+    why = std::string(": the default on GPUs in ") + to_string(precision) + " (several steps per launch)";
+  } else if (params.cells() <= kBlocked16MaxCells) {
+    v = KernelVariant::Blocked;
+    why = ": the default on GPUs for 16-bit grids of up to " + std::to_string(kBlocked16MaxCells) +
+          " cells (several steps per launch)";
+  } else {
+    v = KernelVariant::Fused;
+    why = ": the default on GPUs for 16-bit grids above " + std::to_string(kBlocked16MaxCells) + " cells";
   }
+  // MPI slabs: several steps per launch would need as many halo rows, and
+  // split has no slab kernels.
+  if (slabs && (v == KernelVariant::Split || v == KernelVariant::FusedX2 || v == KernelVariant::Blocked))
+    return {KernelVariant::Fused, std::string("fused: the one-step kernel MPI slabs run on ") +
+                                      (device.gpu ? "GPUs" : "CPUs")};
+  return {v, to_string(v) + why};
+}
+
+LaunchPlan plan_variant(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+                        Precision precision, KernelVariant variant, bool slabs) {
+  LaunchPlan plan;
+  plan.variant = variant;
+  // Only an explicit request gets here with a kernel slabs lack (resolve_variant turns auto into fused).
+  if (slabs && (variant == KernelVariant::Split || variant == KernelVariant::FusedX2 || variant == KernelVariant::Blocked))
+    throw DeviceError(std::string("--kernel-variant ") + to_string(variant) +
+                      " is not available with several MPI ranks: they run fused or fused-rows (or auto)");
   if (plan.variant == KernelVariant::FusedRows && !device.has_rows_kernel)
     throw DeviceError("--kernel-variant fused-rows is for CPU OpenCL devices; " + device.name +
                       " runs split, fused or fused-x2");
@@ -190,6 +224,45 @@ LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const L
     else if (plan.chunk_steps > 1) plan.chunk_steps &= ~1;
   }
   return plan;
+}
+
+}  // namespace
+
+LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+                             Precision precision, int ranks, const std::optional<CachedLaunch>& cached) {
+  if (precision == Precision::Double && !device.fp64)
+    throw DeviceError(device.name + " does not support double precision (cl_khr_fp64); use --precision float");
+  const bool slabs = request.slabs || ranks > 1;
+  const bool local_given = !request.local.is_auto();
+  if (cached && !local_given && !slabs) {
+    LaunchRequest asked = request;
+    asked.variant = cached->launch.variant;
+    asked.local = cached->launch.local;
+    try {
+      return {plan_variant(params, device, asked, precision, asked.variant, slabs),
+              cached->launch.text() + ": the fastest in an earlier search, cached in " + cached->where,
+              LaunchSource::Cached};
+    } catch (const DeviceError&) {
+      // A stale entry (a changed driver limit, say): decided afresh below.
+    }
+  }
+  Resolved r = resolve_variant(params, device, request, precision, slabs);
+  LaunchPlan plan;
+  try {
+    plan = plan_variant(params, device, request, precision, r.variant, slabs);
+  } catch (const DeviceError&) {
+    // Blocked by default, but not even its smallest tile fits the device's
+    // local memory: one step per launch, which needs none.
+    if (request.variant != KernelVariant::Auto || r.variant != KernelVariant::Blocked || request.block_steps > 0 ||
+        !request.tile.is_auto())
+      throw;
+    r = {KernelVariant::Fused, "fused: blocked's smallest tile does not fit the " +
+                                   std::to_string(device.local_mem_bytes) + " bytes of local memory of " + device.name};
+    plan = plan_variant(params, device, request, precision, r.variant, slabs);
+  }
+  LaunchDecision d{plan, r.reason, local_given ? LaunchSource::Given : LaunchSource::Default};
+  if (local_given) d.reason = "local size as given; " + d.reason;
+  return d;
 }
 
 void check_kernel_group_limit(const LaunchPlan& plan, long long kernel_max, const std::string& kernel,

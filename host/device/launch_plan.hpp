@@ -3,6 +3,7 @@
 // take the plan as given; none of them resolves "auto" on its own.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,17 +25,31 @@ const char* to_string(KernelVariant v);
 // "auto", "split", "fused", "fused-x2", "fused-rows" or "blocked"; std::invalid_argument otherwise.
 KernelVariant parse_kernel_variant(const std::string& text);
 
-// What a device allows, as its backend reports it.
+// What a device allows, as its backend reports it: everything the launch
+// decision reads of the device.
 struct DeviceLimits {
   std::string name;
+  // The implementation: the OpenCL platform's name ("Portable Computing
+  // Language" for PoCL, "rusticl", "NVIDIA CUDA", ...), "CUDA" for the CUDA
+  // backend. CPU defaults differ between implementations (see cpu_default_variant).
+  std::string platform;
   bool gpu = true;
   int max_x = 1024, max_y = 1024;  // per work-group dimension
-  int max_threads = 1024;          // per work-group
+  // Work-items per work-group: the device's limit, and where a backend can
+  // tell (OpenCL: CL_KERNEL_WORK_GROUP_SIZE of a probe kernel) the smaller
+  // limit its compiled kernels have (rusticl's llvmpipe: 32 of 1024).
+  int max_threads = 1024;
   long long max_groups_y = 1LL << 31;
   bool has_rows_kernel = true;     // propagate_rebound_collide_rows can be built (OpenCL)
   long long local_mem_bytes = 48 * 1024;  // local (shared) memory a work-group may use
   int compute_units = 1;                  // work-groups that run at once, at least
+  bool fp64 = true;                       // double precision (cl_khr_fp64; every CUDA device)
 };
+
+// The OpenCL CPU implementations whose defaults were measured
+// (results/cpu-implementations/): Mesa's rusticl (llvmpipe), and PoCL, whose
+// rule every other CPU implementation takes.
+bool is_rusticl(const DeviceLimits& device);
 
 // What the user asked for; zeros and Auto leave the choice to the plan.
 struct LaunchRequest {
@@ -46,6 +61,17 @@ struct LaunchRequest {
   LocalSize tile;       // blocked: cells each work-group owns
   bool slabs = false;  // the grid is split across MPI ranks: only the fused one-step kernel
 };
+
+// One way to launch the steps: a variant (never Auto) and its work-group
+// shape (auto for fused-rows, which takes none).
+struct LaunchCandidate {
+  KernelVariant variant = KernelVariant::Fused;
+  LocalSize local;
+  std::string text() const;  // "fused 128x2", "fused-rows"
+};
+
+// Where a run's launch came from.
+enum class LaunchSource { Given, Cached, Tuned, Default };
 
 struct LaunchPlan {
   KernelVariant variant = KernelVariant::Fused;  // never Auto
@@ -83,10 +109,32 @@ struct LaunchPlan {
 constexpr int kMaxChunkSteps = 512;
 constexpr int kMaxChunkValues = 1 << 22;
 
-// The plan; DeviceError naming the device for a shape or variant it cannot run.
+// A launch found fastest by an earlier search, and where it is cached.
+struct CachedLaunch {
+  LaunchCandidate launch;
+  std::string where;  // the cache file, for the reason
+};
+
+// The launch decision and why it was made (for the run's summary).
+struct LaunchDecision {
+  LaunchPlan plan;
+  std::string reason;
+  LaunchSource how = LaunchSource::Default;
+};
+
+// THE launch decision, a pure function of the problem, the device's limits,
+// the user's request, the precision, the number of MPI ranks sharing the
+// grid and the launch cached for this problem (if any): the plan and its
+// reason. Every launch the program makes comes from here; backends take the
+// plan and never re-plan. What it chooses by itself is legal on the device
+// (work-group limits, local memory); an explicit request the device cannot
+// run is a DeviceError naming the device (so is double on a device without
+// fp64). A cached launch is taken only where nothing was asked of the shape
+// and one rank runs the grid, and only if the device can still run it.
 // The precision sets how many cells the blocked kernel's local memory holds.
-LaunchPlan plan_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
-                       Precision precision = Precision::Float);
+LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+                             Precision precision = Precision::Float, int ranks = 1,
+                             const std::optional<CachedLaunch>& cached = std::nullopt);
 
 // Local memory the blocked kernel needs for `steps` steps on `tile` with
 // work-groups of `items`: two copies of nine distributions and the mask per
@@ -112,18 +160,16 @@ std::string variant_text(const LaunchPlan& plan);
 // changes over.
 constexpr std::size_t kBlocked16MaxCells = 256 * 256;
 
-// The variant "auto" stands for: on CPU devices a row per work-item (fused
-// unless the user gave a shape, which that kernel cannot use); on GPUs
-// several steps per launch (blocked), except for 16-bit storage above
-// kBlocked16MaxCells, which runs one (fused).
-KernelVariant resolve_kernel_variant(KernelVariant v, const Params& params, bool gpu, Precision precision,
-                                     bool local_size_given = false);
-
-// Why resolve_kernel_variant chose as it did, for the run's summary.
-std::string variant_reason(KernelVariant requested, const Params& params, bool gpu, Precision precision,
-                           bool local_size_given = false);
+// The variant "auto" stands for on a CPU device without a shape given, per
+// implementation, from the measurements in results/cpu-implementations/:
+// fused-rows (a row per work-item, no barriers) on PoCL and any other,
+// blocked on rusticl's llvmpipe, whose work-groups of at most 32 items each
+// run as one SIMD loop.
+KernelVariant cpu_default_variant(const DeviceLimits& device);
 
 // The variants a device runs; with several MPI ranks only the one-step ones.
+// Blocked (several steps per launch) where launches cost more than steps
+// (GPUs) or where it is the CPU default.
 std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs = false);
 
 // Rows per work-item of the one-step kernels: `requested` where given (> 0),

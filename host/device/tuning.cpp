@@ -78,10 +78,6 @@ std::string tuning_cache_path() {
   return dir.empty() ? "" : dir + "/tuning.json";
 }
 
-std::string LaunchCandidate::text() const {
-  return local.is_auto() ? to_string(variant) : std::string(to_string(variant)) + " " + local.text();
-}
-
 std::optional<LaunchCandidate> load_tuned_launch(const std::string& key) {
   const nlohmann::json cache = read_cache();
   const auto it = cache.find(key);
@@ -220,16 +216,6 @@ LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool
                            const LaunchSearch& search) {
   LaunchChoice choice;
   if (!force_search) {
-    if (auto cached = load_tuned_launch(search.key)) {
-      try {
-        choice.solver = make(*cached);
-        choice.how = LaunchSource::Cached;
-        choice.reason = cached->text() + ": the fastest in an earlier search, cached in " + tuning_cache_path();
-        return choice;
-      } catch (const DeviceError&) {
-        // A stale entry (e.g. a changed driver limit): search again.
-      }
-    }
     choice.solver = make(search.default_launch);
     choice.how = LaunchSource::Default;
     choice.reason = search.default_reason;

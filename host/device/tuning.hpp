@@ -13,14 +13,6 @@
 
 namespace d2q9 {
 
-// One way to launch the steps: a variant (never Auto) and its work-group
-// shape (auto for fused-rows, which takes none).
-struct LaunchCandidate {
-  KernelVariant variant = KernelVariant::Fused;
-  LocalSize local;
-  std::string text() const;  // "fused 128x2", "fused-rows"
-};
-
 // Builds a solver for the problem launched as `launch`; throws DeviceError
 // for launches the device rejects.
 using SolverFactory = std::function<std::unique_ptr<Solver>(const LaunchCandidate& launch)>;
@@ -65,8 +57,6 @@ constexpr double kSearchBudget = 0.05;
 // this fraction, so that timing noise never caches a slower choice.
 constexpr double kTuneMargin = 0.03;
 
-enum class LaunchSource { Given, Cached, Tuned, Default };
-
 struct LaunchChoice {
   std::unique_ptr<Solver> solver;   // built with the chosen launch
   std::vector<TuningResult> table;  // filled when a search ran, the default first
@@ -84,9 +74,9 @@ struct LaunchSearch {
   StepTimer timer = time_steps;
 };
 
-// The launch for a run that leaves the shape to us: a new search when
-// `force_search`, else the launch cached under the key, else the default
-// (which a LaunchPolicy may search from during the run). A search times the default, the shapes of the
+// The launch for a run that leaves the shape to us and has none cached
+// (decide_launch takes a cached one): a new search when `force_search`, else
+// the default (which a LaunchPolicy may search from during the run). A search times the default, the shapes of the
 // default's variant (of fused where the default takes no shape), then the
 // other variants at the fastest shape; the fastest and the default are then
 // timed twice more, alternately, and the fastest is cached unless the

@@ -29,7 +29,7 @@ std::vector<OpenCLDeviceInfo> list_opencl_devices();
 // The default device: the first GPU, else the first device.
 int default_opencl_device(const std::vector<OpenCLDeviceInfo>& devices);
 
-// The limits of device `device_index` (-1: the default device) for plan_launch.
+// The limits of device `device_index` (-1: the default device) for decide_launch.
 DeviceLimits opencl_limits(int device_index);
 
 // Device-to-device copy bandwidth in bytes/s (bytes read + bytes written),

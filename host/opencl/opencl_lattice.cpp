@@ -3,6 +3,8 @@
 #include <mutex>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "device/kernel_source.hpp"
 #include "core/stopwatch.hpp"
@@ -10,16 +12,54 @@
 
 namespace d2q9 {
 
+namespace {
+
+// Work-items per work-group that a kernel of ours may take on `device`:
+// CL_KERNEL_WORK_GROUP_SIZE of a probe kernel with a barrier and local
+// memory, as ours have, built once per device and process. NVIDIA's and
+// PoCL's give the device's own limit, so only rusticl pays for the probe
+// (its llvmpipe gives 32 of its 1024). Each solver still checks its own
+// kernels when built (check_kernel_group_limit): a kernel may allow fewer.
+int kernel_group_limit(const cl::Device& device, const std::string& platform, int device_max) {
+  if (platform != "rusticl") return device_max;
+  static std::mutex mutex;
+  static std::map<cl_device_id, int> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = known.find(device()); it != known.end()) return it->second;
+  int limit = device_max;
+  try {
+    const cl::Context context(device);
+    cl::Program program(context,
+                        "__kernel void probe(__global float* out, __local float* scratch) {\n"
+                        "  scratch[get_local_id(0)] = (float)get_global_id(0);\n"
+                        "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                        "  out[get_global_id(0)] = scratch[0];\n"
+                        "}\n");
+    program.build({device});
+    const cl::Kernel kernel(program, "probe");
+    const std::size_t kernel_max = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+    if (kernel_max > 0) limit = static_cast<int>(std::min<std::size_t>(kernel_max, device_max));
+  } catch (const cl::Error&) {
+    // The device's own limit: the solver's kernels are checked when built.
+  }
+  known.emplace(device(), limit);
+  return limit;
+}
+
+}  // namespace
+
 DeviceLimits opencl_device_limits(const cl::Device& device) {
   DeviceLimits l;
   try {
     l.name = trimmed(device.getInfo<CL_DEVICE_NAME>());
+    l.platform = trimmed(cl::Platform(device.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_NAME>());
+    l.fp64 = device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
     l.gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
     const auto items = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
     const auto clamp = [](std::size_t v) { return static_cast<int>(std::min<std::size_t>(v, 1 << 30)); };
     l.max_x = clamp(items.at(0));
     l.max_y = clamp(items.at(1));
-    l.max_threads = clamp(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>());
+    l.max_threads = kernel_group_limit(device, l.platform, clamp(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()));
     l.has_rows_kernel = true;
     l.local_mem_bytes = static_cast<long long>(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
     l.compute_units = static_cast<int>(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());

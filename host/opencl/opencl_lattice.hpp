@@ -13,7 +13,8 @@
 
 namespace d2q9 {
 
-// The limits plan_launch needs, read from the device.
+// The limits decide_launch reads, from the device (and a probe kernel built
+// once per device: the work-items per group its kernels may take).
 DeviceLimits opencl_device_limits(const cl::Device& device);
 
 struct OpenCLLattice {

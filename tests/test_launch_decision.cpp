@@ -1,0 +1,174 @@
+// The launch decision (decide_launch) as the pure function it is: fake
+// devices' limits in, a plan and its reason out. No device is used.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "device/launch_plan.hpp"
+#include "helpers.hpp"
+
+// CTest label (tests/CMakeLists.txt): ctest -L unit
+TEST_SUITE_BEGIN("unit");
+
+using namespace d2q9;
+
+namespace {
+
+// rusticl's llvmpipe as it reports itself (Mesa 22.3, Debian 12): 1024
+// work-items per group for the device, 32 for any compiled kernel (which
+// DeviceLimits::max_threads carries), 32 KiB of local memory, no fp64.
+DeviceLimits llvmpipe() {
+  DeviceLimits d;
+  d.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  d.platform = "rusticl";
+  d.gpu = false;
+  d.max_x = d.max_y = 1024;
+  d.max_threads = 32;
+  d.local_mem_bytes = 32 * 1024;
+  d.compute_units = 8;
+  d.fp64 = false;
+  return d;
+}
+
+// PoCL on the 2-core CI machine.
+DeviceLimits pocl() {
+  DeviceLimits d;
+  d.name = "pthread-haswell-AMD EPYC";
+  d.platform = "Portable Computing Language";
+  d.gpu = false;
+  d.max_x = d.max_y = d.max_threads = 4096;
+  d.local_mem_bytes = 512 * 1024;
+  d.compute_units = 2;
+  return d;
+}
+
+// An H100 as NVIDIA's OpenCL reports it.
+DeviceLimits h100() {
+  DeviceLimits d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.platform = "NVIDIA CUDA";
+  d.local_mem_bytes = 49152;
+  d.compute_units = 132;
+  d.has_rows_kernel = true;
+  return d;
+}
+
+LaunchRequest asked(KernelVariant v, LocalSize local = {}) {
+  LaunchRequest r;
+  r.variant = v;
+  r.local = local;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("launch decision: an explicit variant without a shape gets one a 32-item device runs") {
+  const Params p = d2q9::test::make_params(128, 128, 100);
+  for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2, KernelVariant::Blocked}) {
+    CAPTURE(std::string(to_string(v)));
+    const LaunchDecision d = decide_launch(p, llvmpipe(), asked(v));
+    CHECK(d.plan.variant == v);
+    CHECK(d.plan.local == LocalSize{32, 1});
+    CHECK(d.reason == std::string(to_string(v)) + " as given");
+    CHECK(d.how == LaunchSource::Default);
+  }
+  // An explicit shape beyond the limit is refused, naming the device and the limit.
+  CHECK_THROWS_WITH_AS(decide_launch(p, llvmpipe(), asked(KernelVariant::Blocked, {64, 1})),
+                       doctest::Contains("local size 64x1 is not valid on llvmpipe (LLVM 15.0.6, 256 bits) (at most "
+                                         "1024x1024 and 32 work-items in all)"),
+                       DeviceError);
+}
+
+TEST_CASE("launch decision: the CPU default follows the implementation (rusticl: blocked; PoCL: fused-rows)") {
+  const Params p = d2q9::test::make_params(128, 128, 100);
+  const LaunchDecision r = decide_launch(p, llvmpipe(), LaunchRequest{});
+  CHECK(r.plan.variant == KernelVariant::Blocked);
+  CHECK(r.plan.local == LocalSize{32, 1});
+  CHECK(r.plan.block_steps == 4);
+  CHECK(blocked_local_bytes(r.plan.tile, r.plan.block_steps, 32, Precision::Float) <= 32 * 1024);
+  CHECK(r.reason ==
+        "blocked: the default on rusticl's CPU device (several steps per launch; measured in "
+        "results/cpu-implementations/)");
+  const LaunchDecision q = decide_launch(p, pocl(), LaunchRequest{});
+  CHECK(q.plan.variant == KernelVariant::FusedRows);
+  CHECK(q.plan.local == LocalSize{1, 1});
+  CHECK(q.reason == "fused-rows: the default on CPU devices (a row per work-item, no barriers)");
+  // A shape given on PoCL: fused (fused-rows takes none); on rusticl the default takes it.
+  const LaunchDecision qs = decide_launch(p, pocl(), asked(KernelVariant::Auto, {32, 1}));
+  CHECK(qs.plan.variant == KernelVariant::Fused);
+  CHECK(qs.how == LaunchSource::Given);
+  CHECK(qs.reason == "local size as given; fused: a local size was given, and fused-rows (the CPU default) takes none");
+  CHECK(decide_launch(p, llvmpipe(), asked(KernelVariant::Auto, {16, 2})).plan.variant == KernelVariant::Blocked);
+  // The search during a run tries blocked only where it can be the default.
+  const auto has_blocked = [](const DeviceLimits& d) {
+    for (KernelVariant v : runnable_variants(d))
+      if (v == KernelVariant::Blocked) return true;
+    return false;
+  };
+  CHECK(has_blocked(llvmpipe()));
+  CHECK_FALSE(has_blocked(pocl()));
+  CHECK(has_blocked(h100()));
+}
+
+TEST_CASE("launch decision: no fp64 refuses double up front; small local memory shrinks the tile or falls back") {
+  const Params p = d2q9::test::make_params(64, 64, 100);
+  CHECK_THROWS_WITH_AS(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Double),
+                       doctest::Contains("llvmpipe (LLVM 15.0.6, 256 bits) does not support double precision (cl_khr_fp64)"),
+                       DeviceError);
+  CHECK(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Fp16s).plan.variant == KernelVariant::Blocked);
+
+  DeviceLimits small = h100();
+  small.local_mem_bytes = 16384;  // a 14x14 float region: a 6x6 tile with 4 steps per launch
+  const LaunchDecision d = decide_launch(p, small, LaunchRequest{});
+  CHECK(d.plan.variant == KernelVariant::Blocked);
+  CHECK(d.plan.tile == LocalSize{6, 6});
+  CHECK(blocked_local_bytes(d.plan.tile, 4, d.plan.local.x * d.plan.local.y, Precision::Float) <= 16384);
+
+  small.local_mem_bytes = 1024;  // no tile fits with 4 steps per launch: auto runs fused instead
+  const LaunchDecision f = decide_launch(p, small, LaunchRequest{});
+  CHECK(f.plan.variant == KernelVariant::Fused);
+  CHECK(f.plan.local == LocalSize{64, 1});
+  CHECK(f.reason.find("fused: blocked's smallest tile does not fit the 1024 bytes of local memory") == 0);
+  // Asked for explicitly, it is refused with the numbers.
+  CHECK_THROWS_WITH_AS(decide_launch(p, small, asked(KernelVariant::Blocked)),
+                       doctest::Contains("bytes of local memory, but NVIDIA H100 80GB HBM3 has 1024"), DeviceError);
+}
+
+TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and the cache") {
+  const Params small = d2q9::test::make_params(128, 128, 100);
+  const Params large = d2q9::test::make_params(1024, 1024, 100);
+  const LaunchDecision b = decide_launch(small, h100(), LaunchRequest{});
+  CHECK(b.plan.variant == KernelVariant::Blocked);
+  CHECK(b.plan.local == LocalSize{256, 1});
+  CHECK(b.reason == "blocked: the default on GPUs in float (several steps per launch)");
+  const LaunchDecision f = decide_launch(large, h100(), LaunchRequest{}, Precision::Fp16s);
+  CHECK(f.plan.variant == KernelVariant::Fused);
+  CHECK(f.plan.local == LocalSize{128, 1});
+  CHECK(f.plan.rows_per_item == 4);
+  CHECK(f.reason == "fused: the default on GPUs for 16-bit grids above 65536 cells");
+
+  // Several ranks: the one-step kernel, said once; an explicit multi-step variant is refused.
+  const LaunchDecision s = decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 2);
+  CHECK(s.plan.variant == KernelVariant::Fused);
+  CHECK(s.reason == "fused: the one-step kernel MPI slabs run on GPUs");
+  CHECK_THROWS_WITH_AS(decide_launch(small, h100(), asked(KernelVariant::Blocked), Precision::Float, 3),
+                       doctest::Contains("--kernel-variant blocked is not available with several MPI ranks"),
+                       DeviceError);
+  CHECK(decide_launch(small, pocl(), LaunchRequest{}, Precision::Float, 2).plan.variant == KernelVariant::FusedRows);
+
+  // A cached launch is taken where it runs, ignored under a given shape, several ranks, or where the device cannot run it.
+  const CachedLaunch cached{{KernelVariant::Split, LocalSize{64, 2}}, "/cache/tuning.json"};
+  const LaunchDecision c = decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 1, cached);
+  CHECK(c.how == LaunchSource::Cached);
+  CHECK(c.plan.variant == KernelVariant::Split);
+  CHECK(c.plan.local == LocalSize{64, 2});
+  CHECK(c.reason == "split 64x2: the fastest in an earlier search, cached in /cache/tuning.json");
+  CHECK(decide_launch(small, h100(), asked(KernelVariant::Auto, {32, 1}), Precision::Float, 1, cached).how ==
+        LaunchSource::Given);
+  CHECK(decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 2, cached).plan.variant == KernelVariant::Fused);
+  const LaunchDecision stale = decide_launch(small, llvmpipe(), LaunchRequest{}, Precision::Float, 1, cached);
+  CHECK(stale.how == LaunchSource::Default);  // 128 items on a 32-item device: decided afresh
+  CHECK(stale.plan.variant == KernelVariant::Blocked);
+}
+
+TEST_SUITE_END();
