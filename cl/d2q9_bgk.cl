@@ -907,7 +907,8 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     PERIODIC_NEIGHBOURS(x, y);                                                    \
     pull_from(src, x, y, x_e, x_w, y_n, y_s, h);                                  \
     /* the step-1 share of the curved links' force is the centre's alone */       \
-    pull_curved(src, obstacles, x, y, x_e, x_w, y_n, y_s, h, k == 0 ? body_force : unused_force); \
+    pull_curved(src, obstacles, x, y, x_e, x_w, y_n, y_s, h,                      \
+                k == 0 ? body_force : unused_force);                              \
     const int blocked1 = obstacles[CELL(x, y)];                                   \
     const real s = collide(h, blocked1, x, y, step, y == ACCEL_ROW, f1);          \
     g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
