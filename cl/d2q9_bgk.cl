@@ -385,18 +385,11 @@ ALWAYS_INLINE void link_walls(__global const uchar* obstacles, const int ii, con
 }
 #endif
 
-#ifdef FORCE_BODIES
-#define LINK_FORCE_PARAM , real* link_force
-#define LINK_FORCE_ARG(sums) , (sums)
-#else
-#define LINK_FORCE_PARAM
-#define LINK_FORCE_ARG(sums)
-#endif
 // The pull of cell (ii, jj) from device memory (neighbours given), corrected
 // on its curved links; with measured bodies, their links' share of the force
 // is added to link_force.
 ALWAYS_INLINE void pull_curved(__global const stored* src, __global const uchar* obstacles, const int ii, const int jj,
-                               const int x_e, const int x_w, const int y_n, const int y_s, real* g LINK_FORCE_PARAM) {
+                               const int x_e, const int x_w, const int y_n, const int y_s, real* g, real* link_force) {
   int code[9];
   real own[9];
   const int curved = pull_links(src, obstacles, CELL(ii, jj), code, own, g);
@@ -414,12 +407,25 @@ ALWAYS_INLINE void pull_curved(__global const stored* src, __global const uchar*
   (void)x_w;
   (void)y_n;
   (void)y_s;
+  (void)link_force;
 #endif
 }
-#define PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, sums) \
-  pull_curved(src, obstacles, ii, jj, x_e, x_w, y_n, y_s, g LINK_FORCE_ARG(sums))
 #else
-#define PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, sums)
+// Without curved walls the plain pull stands. (A function that does nothing,
+// rather than a macro, so that every kernel reads the same with and without.)
+ALWAYS_INLINE void pull_curved(__global const stored* src, __global const uchar* obstacles, const int ii, const int jj,
+                               const int x_e, const int x_w, const int y_n, const int y_s, real* g, real* link_force) {
+  (void)src;
+  (void)obstacles;
+  (void)ii;
+  (void)jj;
+  (void)x_e;
+  (void)x_w;
+  (void)y_n;
+  (void)y_s;
+  (void)g;
+  (void)link_force;
+}
 #endif
 
 #if defined(INLET) || defined(OUTLET)
@@ -475,144 +481,92 @@ ALWAYS_INLINE void open_edges(const int ii, const int jj, const int t, real* g) 
 }
 #endif
 
-#ifdef BODY_FORCE
-// Guo, Zheng & Shi (Phys. Rev. E 65, 046308, 2002): the forcing term of speed
-// (ex, ey) for a cell of velocity (ux, uy), second-order accurate together
-// with the half-force shift of the velocity.
-ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const real ux, const real uy) {
-  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
-  const real eu = (real)ex * ux + (real)ey * uy;
-  const real ef = (real)ex * fx + (real)ey * fy;
-  return ((real)1 - (real)0.5 * (real)OMEGA) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
-}
-#endif
+// ---------------------------------------------------------------------------
+// The collision of one cell, in the order it happens: the open edges set
+// their unknowns, the moments, the collision operator and its share of the
+// body force, then rebound on obstacles and the next step's acceleration.
+// The arithmetic contract (docs/arithmetic.md) holds throughout: every
+// operation is one IEEE operation or one fma, in the order written here, in
+// every backend and the serial reference (ReferenceSolver::collision).
 
-#ifdef MOVING_WALL
-// What a wall moving at (WALL_UX, WALL_UY) adds to the distribution of speed
-// (ex, ey) it bounces back: 2 w rho (e.u_w) / c^2 (Ladd, J. Fluid Mech. 271,
-// 285, 1994), with the problem's density.
-ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey) {
-  return (real)6 * w * (real)DENSITY * ((real)ex * (real)WALL_UX + (real)ey * (real)WALL_UY);
-}
-#endif
+// The lattice weights w_k: rest (speed 0), axis (1-4) and diagonal (5-8) speeds.
+#define W0 ((real)4 / (real)9)
+#define W1 ((real)1 / (real)9)
+#define W2 ((real)1 / (real)36)
 
-#ifdef COLLISION_TRT
-#ifdef BODY_FORCE
-#define FORCE_X_OR_0 FORCE_X
-#define FORCE_Y_OR_0 FORCE_Y
-#else
-#define FORCE_X_OR_0 0
-#define FORCE_Y_OR_0 0
-#endif
-// Two relaxation times (Ginzburg, d'Humieres & Kuzmin 2008) for the pair of
-// opposite speeds k and o = opposite(k) of weight w: the even part
-// (g_k + g_o)/2 relaxes to its equilibrium at OMEGA, the odd part at
-// OMEGA_MINUS, the host's choice from the "magic" parameter
-// Lambda = (1/OMEGA - 1/2)(1/OMEGA_MINUS - 1/2). eu = e_k.u, ef = e_k.F and
-// uf = u.F for the body force: Guo's term splits alike, its even part scaled
-// by 1 - OMEGA/2 and its odd part by 1 - OMEGA_MINUS/2.
-ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, const real w, const real rho,
-                            const real eu, const real ef, const real a, const real uf) {
-  const real wrho = w * rho;
-  const real even = (real)0.5 * (g[k] + g[o]) - wrho * fma(eu * eu, (real)4.5, a);
-  const real odd = (real)0.5 * (g[k] - g[o]) - wrho * ((real)3 * eu);
-  const real de = (real)OMEGA * even, dd = (real)OMEGA_MINUS * odd;
-  f[k] = g[k] - de - dd;
-  f[o] = g[o] - de + dd;
-#ifdef BODY_FORCE
-  const real fe = ((real)1 - (real)0.5 * (real)OMEGA) * (w * ((real)9 * eu * ef - (real)3 * uf));
-  const real fo = ((real)1 - (real)0.5 * (real)OMEGA_MINUS) * (w * ((real)3 * ef));
-  f[k] += fe + fo;
-  f[o] += fe - fo;
-#else
-  (void)ef;
-  (void)uf;
-#endif
-}
-#endif
+// What every collision operator needs of a fluid cell's incoming distributions.
+typedef struct {
+  real rho;     // density
+  real ux, uy;  // velocity; with a body force (momentum + F/2) / rho, Guo's shift
+  real u_sq;    // u.u, of which |u| is also taken
+  real a;       // 1 - 3/2 u.u: the part of every equilibrium that e_k.u leaves alone
+} cell_moments;
 
-// The new state f of a cell from its incoming distributions g: rebound on
-// obstacles, collision on fluid (BGK, or TRT or regularised BGK where a
-// problem chooses them). t is the step's number (the inlet's ramp). Returns |u| of the new state (0 on
-// obstacles), as the coursework's av_velocity measures it. With `accelerate`
-// (the cell is in row ACCEL_ROW and a next step follows) it then applies that
-// step's accelerate_flow, with the same arithmetic as the separate kernel.
-//
-// Every cell is collided and obstacles then keep their bounced-back values:
-// branch-free, so CPU compilers can vectorise across work-items and GPU warps
-// do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int jj, const int t, const int accelerate,
-                           real* f) {
-  const real w0 = (real)4 / (real)9;
-  const real w1 = (real)1 / (real)9;
-  const real w2 = (real)1 / (real)36;
-  const real omega = (real)OMEGA;
-
-#if defined(INLET) || defined(OUTLET)
-  // g with the open edges' unknowns set; rebound keeps g. Copied without a
-  // loop, which would keep the rows kernel scalar on CPUs (see store()).
-  real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
-  if (!blocked) open_edges(ii, jj, t, g_open);
-  g = g_open;
-#else
-  (void)ii;
-  (void)jj;
-  (void)t;
-#endif
-  // The arithmetic contract (docs/arithmetic.md): every operation below is
-  // one IEEE operation or one fma, in this order, in every backend and the
-  // reference. One division per cell.
-  const real rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
-  const real inv_rho = (real)1 / rho;
+// One division per cell: rho's reciprocal.
+ALWAYS_INLINE cell_moments moments_of(const real* g) {
+  cell_moments m;
+  m.rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
+  const real inv_rho = (real)1 / m.rho;
   real mx = g[1] + g[5] + g[8] - (g[3] + g[6] + g[7]);
   real my = g[2] + g[5] + g[6] - (g[4] + g[7] + g[8]);
 #ifdef BODY_FORCE
   mx += (real)0.5 * (real)FORCE_X;  // the velocity is the momentum plus half the force
   my += (real)0.5 * (real)FORCE_Y;
 #endif
-  const real ux = mx * inv_rho;
-  const real uy = my * inv_rho;
-  const real u_sq = fma(ux, ux, uy * uy);
+  m.ux = mx * inv_rho;
+  m.uy = my * inv_rho;
+  m.u_sq = fma(m.ux, m.ux, m.uy * m.uy);
+  m.a = fma(m.u_sq, (real)-1.5, (real)1);
+  return m;
+}
 
-  const real a = fma(u_sq, (real)-1.5, (real)1);
-#if defined(COLLISION_TRT)
-  // Two relaxation times: the even part of each pair of opposite speeds
-  // relaxes at OMEGA, the odd part at OMEGA_MINUS (trt_pair).
-#ifdef BODY_FORCE
-  const real u_force = ux * (real)FORCE_X + uy * (real)FORCE_Y;
-#else
-  const real u_force = (real)0;
-#endif
-  f[0] = g[0] - omega * (g[0] - w0 * rho * a);
-#ifdef BODY_FORCE
-  f[0] += ((real)1 - (real)0.5 * omega) * (w0 * ((real)-3 * u_force));
-#endif
-  trt_pair(g, f, 1, 3, w1, rho, ux, (real)FORCE_X_OR_0, a, u_force);
-  trt_pair(g, f, 2, 4, w1, rho, uy, (real)FORCE_Y_OR_0, a, u_force);
-  trt_pair(g, f, 5, 7, w2, rho, ux + uy, (real)FORCE_X_OR_0 + (real)FORCE_Y_OR_0, a, u_force);
-  trt_pair(g, f, 6, 8, w2, rho, uy - ux, (real)FORCE_Y_OR_0 - (real)FORCE_X_OR_0, a, u_force);
-#else
-  // feq_k = w_k rho (1 - 3/2 u.u + 3 e.u + 9/2 (e.u)^2), and
-  // f_k = g_k + omega (feq_k - g_k) = (1 - omega) g_k + omega w_k rho p_k
-  // with p_k = fma(e.u, fma(e.u, 9/2, 3), 1 - 3/2 u.u).
+// feq_k = w_k rho p_k with p_k = 1 - 3/2 u.u + 3 eu + 9/2 eu^2, eu = e_k.u:
+// p_k = fma(eu, fma(eu, 9/2, 3), a). Speeds 3, 4, 7 and 8 pass -eu of their
+// opposites (exact).
+ALWAYS_INLINE real equilibrium_factor(const real eu, const real a) {
+  return fma(eu, fma(eu, (real)4.5, (real)3), a);
+}
+
+// --- Collision operators: f, the post-collision state of a fluid cell, from
+// its incoming distributions g and their moments m. One is compiled in
+// (collide_fluid), as the problem chooses.
+
+// BGK: f_k = g_k + omega (feq_k - g_k) = (1 - omega) g_k + omega w_k rho p_k.
+ALWAYS_INLINE void collide_bgk(const real* g, const cell_moments m, real* f) {
+  const real omega = (real)OMEGA;
   const real keep = (real)1 - omega;
-  const real u5 = ux + uy, u6 = uy - ux;
-  const real c = (real)4.5, b = (real)3;
-#if defined(COLLISION_REGULARISED)
-  // Regularised BGK (Latt & Chopard 2006): the non-equilibrium part is
-  // replaced by its projection onto the second-order Hermite moments,
-  // f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq, Q_k = e_k e_k - I/3.
-  const real q0 = w0 * rho, q1 = w1 * rho, q2 = w2 * rho;
+  const real r0 = omega * W0 * m.rho, r1 = omega * W1 * m.rho, r2 = omega * W2 * m.rho;
+  const real u5 = m.ux + m.uy, u6 = m.uy - m.ux;  // e_k.u of speeds 5 (NE) and 6 (NW)
+  f[0] = fma(keep, g[0], r0 * m.a);
+  f[1] = fma(keep, g[1], r1 * equilibrium_factor(m.ux, m.a));
+  f[2] = fma(keep, g[2], r1 * equilibrium_factor(m.uy, m.a));
+  f[3] = fma(keep, g[3], r1 * equilibrium_factor(-m.ux, m.a));
+  f[4] = fma(keep, g[4], r1 * equilibrium_factor(-m.uy, m.a));
+  f[5] = fma(keep, g[5], r2 * equilibrium_factor(u5, m.a));
+  f[6] = fma(keep, g[6], r2 * equilibrium_factor(u6, m.a));
+  f[7] = fma(keep, g[7], r2 * equilibrium_factor(-u5, m.a));
+  f[8] = fma(keep, g[8], r2 * equilibrium_factor(-u6, m.a));
+}
+
+#ifdef COLLISION_REGULARISED
+// Regularised BGK (Latt & Chopard 2006): the non-equilibrium part is
+// replaced by its projection onto the second-order Hermite moments,
+// f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq, Q_k = e_k e_k - I/3.
+ALWAYS_INLINE void collide_regularised(const real* g, const cell_moments m, real* f) {
+  const real keep = (real)1 - (real)OMEGA;
+  const real q0 = W0 * m.rho, q1 = W1 * m.rho, q2 = W2 * m.rho;
+  const real u5 = m.ux + m.uy, u6 = m.uy - m.ux;
   real feq[9];
-  feq[0] = q0 * a;
-  feq[1] = q1 * fma(ux, fma(ux, c, b), a);
-  feq[2] = q1 * fma(uy, fma(uy, c, b), a);
-  feq[3] = q1 * fma(-ux, fma(-ux, c, b), a);
-  feq[4] = q1 * fma(-uy, fma(-uy, c, b), a);
-  feq[5] = q2 * fma(u5, fma(u5, c, b), a);
-  feq[6] = q2 * fma(u6, fma(u6, c, b), a);
-  feq[7] = q2 * fma(-u5, fma(-u5, c, b), a);
-  feq[8] = q2 * fma(-u6, fma(-u6, c, b), a);
+  feq[0] = q0 * m.a;
+  feq[1] = q1 * equilibrium_factor(m.ux, m.a);
+  feq[2] = q1 * equilibrium_factor(m.uy, m.a);
+  feq[3] = q1 * equilibrium_factor(-m.ux, m.a);
+  feq[4] = q1 * equilibrium_factor(-m.uy, m.a);
+  feq[5] = q2 * equilibrium_factor(u5, m.a);
+  feq[6] = q2 * equilibrium_factor(u6, m.a);
+  feq[7] = q2 * equilibrium_factor(-u5, m.a);
+  feq[8] = q2 * equilibrium_factor(-u6, m.a);
+  // Pi_neq from the non-equilibrium parts n_k = g_k - feq_k.
   const real n1 = g[1] - feq[1], n2 = g[2] - feq[2], n3 = g[3] - feq[3], n4 = g[4] - feq[4];
   const real n5 = g[5] - feq[5], n6 = g[6] - feq[6], n7 = g[7] - feq[7], n8 = g[8] - feq[8];
   const real diagonal = (n5 + n6) + (n7 + n8);
@@ -620,7 +574,7 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int j
   const real pyy = (n2 + n4) + diagonal;
   const real pxy = (n5 + n7) - (n6 + n8);
   const real trace = pxx + pyy;
-  const real k0 = keep * w0, k1 = keep * w1, k2 = keep * w2;
+  const real k0 = keep * W0, k1 = keep * W1, k2 = keep * W2;
   const real qx = (real)3 * pxx - (real)1.5 * pyy;
   const real qy = (real)3 * pyy - (real)1.5 * pxx;
   const real qd = (real)3 * trace;
@@ -634,80 +588,211 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int j
   f[6] = fma(k2, qd - qxy, feq[6]);
   f[7] = fma(k2, qd + qxy, feq[7]);
   f[8] = fma(k2, qd - qxy, feq[8]);
-#else
-  const real r0 = omega * w0 * rho, r1 = omega * w1 * rho, r2 = omega * w2 * rho;
-  f[0] = fma(keep, g[0], r0 * a);
-  f[1] = fma(keep, g[1], r1 * fma(ux, fma(ux, c, b), a));
-  f[2] = fma(keep, g[2], r1 * fma(uy, fma(uy, c, b), a));
-  f[3] = fma(keep, g[3], r1 * fma(-ux, fma(-ux, c, b), a));
-  f[4] = fma(keep, g[4], r1 * fma(-uy, fma(-uy, c, b), a));
-  f[5] = fma(keep, g[5], r2 * fma(u5, fma(u5, c, b), a));
-  f[6] = fma(keep, g[6], r2 * fma(u6, fma(u6, c, b), a));
-  f[7] = fma(keep, g[7], r2 * fma(-u5, fma(-u5, c, b), a));
-  f[8] = fma(keep, g[8], r2 * fma(-u6, fma(-u6, c, b), a));
+}
 #endif
+
+#ifdef COLLISION_TRT
+// Two relaxation times (Ginzburg, d'Humieres & Kuzmin 2008) for the pair of
+// opposite speeds k and o = opposite(k) of weight w, eu = e_k.u: the even
+// part (g_k + g_o)/2 relaxes to its equilibrium at OMEGA, the odd part at
+// OMEGA_MINUS, the host's choice from the "magic" parameter
+// Lambda = (1/OMEGA - 1/2)(1/OMEGA_MINUS - 1/2).
+ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, const real w, const real rho,
+                            const real eu, const real a) {
+  const real wrho = w * rho;
+  const real even = (real)0.5 * (g[k] + g[o]) - wrho * fma(eu * eu, (real)4.5, a);
+  const real odd = (real)0.5 * (g[k] - g[o]) - wrho * ((real)3 * eu);
+  const real de = (real)OMEGA * even, dd = (real)OMEGA_MINUS * odd;
+  f[k] = g[k] - de - dd;
+  f[o] = g[o] - de + dd;
+}
+
+ALWAYS_INLINE void collide_trt(const real* g, const cell_moments m, real* f) {
+  f[0] = g[0] - (real)OMEGA * (g[0] - W0 * m.rho * m.a);  // the rest speed is all even
+  trt_pair(g, f, 1, 3, W1, m.rho, m.ux, m.a);
+  trt_pair(g, f, 2, 4, W1, m.rho, m.uy, m.a);
+  trt_pair(g, f, 5, 7, W2, m.rho, m.ux + m.uy, m.a);
+  trt_pair(g, f, 6, 8, W2, m.rho, m.uy - m.ux, m.a);
+}
+#endif
+
+// --- Forcing: a body force (FORCE_X, FORCE_Y) per unit volume on the fluid,
+// Guo, Zheng & Shi (Phys. Rev. E 65, 046308, 2002), second-order accurate
+// together with the half-force shift of the velocity (moments_of). Each
+// operator takes the term in its own form, added to its post-collision state.
 #ifdef BODY_FORCE
-#ifdef COLLISION_REGULARISED
-  // g's momentum is rho u - F/2: BGK keeps (1 - omega) of that difference,
-  // and so must the regularised state (kw = (1 - omega) w_k).
-#define KEPT_FORCE(kw, ex, ey) (kw) * ((real)-1.5 * ((real)(ex) * (real)FORCE_X + (real)(ey) * (real)FORCE_Y)) +
+// Guo's term of speed (ex, ey) of weight w for a cell of velocity (ux, uy).
+ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const real ux, const real uy) {
+  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
+  const real eu = (real)ex * ux + (real)ey * uy;
+  const real ef = (real)ex * fx + (real)ey * fy;
+  return ((real)1 - (real)0.5 * (real)OMEGA) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
+}
+
+ALWAYS_INLINE void add_guo_forcing(const cell_moments m, real* f) {
+  f[0] += guo_term(W0, 0, 0, m.ux, m.uy);
+  f[1] += guo_term(W1, 1, 0, m.ux, m.uy);
+  f[2] += guo_term(W1, 0, 1, m.ux, m.uy);
+  f[3] += guo_term(W1, -1, 0, m.ux, m.uy);
+  f[4] += guo_term(W1, 0, -1, m.ux, m.uy);
+  f[5] += guo_term(W2, 1, 1, m.ux, m.uy);
+  f[6] += guo_term(W2, -1, 1, m.ux, m.uy);
+  f[7] += guo_term(W2, -1, -1, m.ux, m.uy);
+  f[8] += guo_term(W2, 1, -1, m.ux, m.uy);
+}
+
+// g's momentum is rho u - F/2: BGK keeps (1 - omega) of that difference, and
+// so must the regularised state, which keeps no part of g as it is; kw is
+// (1 - omega) w_k.
+ALWAYS_INLINE real kept_force(const real kw, const int ex, const int ey) {
+  return kw * ((real)-1.5 * ((real)ex * (real)FORCE_X + (real)ey * (real)FORCE_Y));
+}
+
+ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, real* f) {
+  const real keep = (real)1 - (real)OMEGA;
+  const real k0 = keep * W0, k1 = keep * W1, k2 = keep * W2;
+  f[0] += kept_force(k0, 0, 0) + guo_term(W0, 0, 0, m.ux, m.uy);
+  f[1] += kept_force(k1, 1, 0) + guo_term(W1, 1, 0, m.ux, m.uy);
+  f[2] += kept_force(k1, 0, 1) + guo_term(W1, 0, 1, m.ux, m.uy);
+  f[3] += kept_force(k1, -1, 0) + guo_term(W1, -1, 0, m.ux, m.uy);
+  f[4] += kept_force(k1, 0, -1) + guo_term(W1, 0, -1, m.ux, m.uy);
+  f[5] += kept_force(k2, 1, 1) + guo_term(W2, 1, 1, m.ux, m.uy);
+  f[6] += kept_force(k2, -1, 1) + guo_term(W2, -1, 1, m.ux, m.uy);
+  f[7] += kept_force(k2, -1, -1) + guo_term(W2, -1, -1, m.ux, m.uy);
+  f[8] += kept_force(k2, 1, -1) + guo_term(W2, 1, -1, m.ux, m.uy);
+}
+
+#ifdef COLLISION_TRT
+// TRT splits Guo's term as it splits the state: for the pair k, o = opposite(k)
+// (eu = e_k.u, ef = e_k.F, uf = u.F) its even part is scaled by 1 - OMEGA/2,
+// its odd part by 1 - OMEGA_MINUS/2.
+ALWAYS_INLINE void add_trt_pair_forcing(real* f, const int k, const int o, const real w, const real eu, const real ef,
+                                        const real uf) {
+  const real fe = ((real)1 - (real)0.5 * (real)OMEGA) * (w * ((real)9 * eu * ef - (real)3 * uf));
+  const real fo = ((real)1 - (real)0.5 * (real)OMEGA_MINUS) * (w * ((real)3 * ef));
+  f[k] += fe + fo;
+  f[o] += fe - fo;
+}
+
+ALWAYS_INLINE void add_trt_forcing(const cell_moments m, real* f) {
+  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
+  const real uf = m.ux * fx + m.uy * fy;
+  f[0] += ((real)1 - (real)0.5 * (real)OMEGA) * (W0 * ((real)-3 * uf));
+  add_trt_pair_forcing(f, 1, 3, W1, m.ux, fx, uf);
+  add_trt_pair_forcing(f, 2, 4, W1, m.uy, fy, uf);
+  add_trt_pair_forcing(f, 5, 7, W2, m.ux + m.uy, fx + fy, uf);
+  add_trt_pair_forcing(f, 6, 8, W2, m.uy - m.ux, fy - fx, uf);
+}
+#endif
 #else
-#define KEPT_FORCE(kw, ex, ey)
+// No body force: nothing to add (and nothing left once inlined).
+ALWAYS_INLINE void add_guo_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
+ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
+ALWAYS_INLINE void add_trt_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
 #endif
-  f[0] += KEPT_FORCE(k0, 0, 0) guo_term(w0, 0, 0, ux, uy);
-  f[1] += KEPT_FORCE(k1, 1, 0) guo_term(w1, 1, 0, ux, uy);
-  f[2] += KEPT_FORCE(k1, 0, 1) guo_term(w1, 0, 1, ux, uy);
-  f[3] += KEPT_FORCE(k1, -1, 0) guo_term(w1, -1, 0, ux, uy);
-  f[4] += KEPT_FORCE(k1, 0, -1) guo_term(w1, 0, -1, ux, uy);
-  f[5] += KEPT_FORCE(k2, 1, 1) guo_term(w2, 1, 1, ux, uy);
-  f[6] += KEPT_FORCE(k2, -1, 1) guo_term(w2, -1, 1, ux, uy);
-  f[7] += KEPT_FORCE(k2, -1, -1) guo_term(w2, -1, -1, ux, uy);
-  f[8] += KEPT_FORCE(k2, 1, -1) guo_term(w2, 1, -1, ux, uy);
+
+// The post-collision state of a fluid cell: the problem's operator, then its
+// share of the body force.
+ALWAYS_INLINE void collide_fluid(const real* g, const cell_moments m, real* f) {
+#if defined(COLLISION_TRT)
+  collide_trt(g, m, f);
+  add_trt_forcing(m, f);
+#elif defined(COLLISION_REGULARISED)
+  collide_regularised(g, m, f);
+  add_regularised_forcing(m, f);
+#else
+  collide_bgk(g, m, f);
+  add_guo_forcing(m, f);
 #endif
-#endif  // COLLISION_TRT
+}
+
+// --- Obstacles and the accelerated row.
+
+#ifdef MOVING_WALL
+// What a wall moving at (WALL_UX, WALL_UY) adds to the distribution of speed
+// (ex, ey) it bounces back: 2 w rho (e.u_w) / c^2 (Ladd, J. Fluid Mech. 271,
+// 285, 1994), with the problem's density.
+ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey) {
+  return (real)6 * w * (real)DENSITY * ((real)ex * (real)WALL_UX + (real)ey * (real)WALL_UY);
+}
+
+ALWAYS_INLINE void add_wall_momentum(real* f) {
+  f[1] += wall_term(W1, 1, 0);
+  f[2] += wall_term(W1, 0, 1);
+  f[3] += wall_term(W1, -1, 0);
+  f[4] += wall_term(W1, 0, -1);
+  f[5] += wall_term(W2, 1, 1);
+  f[6] += wall_term(W2, -1, 1);
+  f[7] += wall_term(W2, -1, -1);
+  f[8] += wall_term(W2, 1, -1);
+}
+#endif
+
+// Rebound of an obstacle cell: each distribution goes back where it came
+// from; f0 never changes. Cells of kind 2 are a moving wall (MOVING_WALL),
+// which gives what it bounces back its momentum.
+ALWAYS_INLINE void rebound(const real* g, const int blocked, real* f) {
+  f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
+  f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
+#ifdef MOVING_WALL
+  if ((blocked & 3) == 2) add_wall_momentum(f);
+#else
+  (void)blocked;
+#endif
+}
+
+// The next step's accelerate_flow on a fluid cell of row ACCEL_ROW, with the
+// separate kernel's arithmetic on what it would read back: with 16-bit
+// storage the stored values (as_stored is the identity otherwise).
+ALWAYS_INLINE void accelerate_cell(real* f) {
+  const real aw1 = ACCEL_W1;
+  const real aw2 = ACCEL_W2;
+  const real f3 = as_stored(3, f[3]), f6 = as_stored(6, f[6]), f7 = as_stored(7, f[7]);
+  if (f3 - aw1 > (real)0 && f6 - aw2 > (real)0 && f7 - aw2 > (real)0) {
+    f[1] = as_stored(1, f[1]) + aw1;
+    f[5] = as_stored(5, f[5]) + aw2;
+    f[8] = as_stored(8, f[8]) + aw2;
+    f[3] = f3 - aw1;
+    f[6] = f6 - aw2;
+    f[7] = f7 - aw2;
+  }
+}
+
+// The new state f of a cell from its incoming distributions g: rebound on
+// obstacles, collision on fluid. t is the step's number (the inlet's ramp).
+// Returns |u| (0 on obstacles), as the coursework's av_velocity measures it.
+// With `accelerate` (the cell is in row ACCEL_ROW and a next step follows) it
+// then applies that step's accelerate_flow.
+//
+// Every cell is collided and obstacles then keep their bounced-back values:
+// branch-free, so CPU compilers can vectorise across work-items and GPU warps
+// do not diverge; the wasted arithmetic is free in a memory-bound kernel.
+ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const int jj, const int t,
+                           const int accelerate, real* f) {
+#if defined(INLET) || defined(OUTLET)
+  // g with the open edges' unknowns set; rebound keeps g. Copied without a
+  // loop, which would keep the rows kernel scalar on CPUs (see store()).
+  real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
+  if (!blocked) open_edges(ii, jj, t, g_open);
+  g = g_open;
+#else
+  (void)ii;
+  (void)jj;
+  (void)t;
+#endif
+  const cell_moments m = moments_of(g);
+  collide_fluid(g, m, f);
 
   // |u| for av_vels: the collision conserves density and momentum (with a
-  // body force, the velocity it leaves is the (m + F/2) / rho above), so the
+  // body force, the velocity it leaves is moments_of's (m + F/2) / rho), so the
   // new state's velocity is u, to rounding: no second density and division.
   // av_vels may differ by rounding (the contract), so float takes the
   // hardware's square root: a correctly rounded one cost NVIDIA's OpenCL 9%
   // of fp16s at 4096^2 on an H100.
-  const real speed = blocked ? (real)0 : SPEED_SQRT(u_sq);
+  const real speed = blocked ? (real)0 : SPEED_SQRT(m.u_sq);
 
-  // Rebound: each distribution goes back where it came from; f0 of an
-  // obstacle cell never changes.
-  if (blocked) {
-    f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
-    f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
-  }
-#ifdef MOVING_WALL
-  if ((blocked & 3) == 2) {
-    f[1] += wall_term(w1, 1, 0);
-    f[2] += wall_term(w1, 0, 1);
-    f[3] += wall_term(w1, -1, 0);
-    f[4] += wall_term(w1, 0, -1);
-    f[5] += wall_term(w2, 1, 1);
-    f[6] += wall_term(w2, -1, 1);
-    f[7] += wall_term(w2, -1, -1);
-    f[8] += wall_term(w2, 1, -1);
-  }
-#endif
-
-  if (accelerate && !blocked) {
-    // What the separate accelerate_flow kernel would read back: with 16-bit
-    // storage, the stored values (as_stored is the identity otherwise).
-    const real aw1 = ACCEL_W1;
-    const real aw2 = ACCEL_W2;
-    const real f3 = as_stored(3, f[3]), f6 = as_stored(6, f[6]), f7 = as_stored(7, f[7]);
-    if (f3 - aw1 > (real)0 && f6 - aw2 > (real)0 && f7 - aw2 > (real)0) {
-      f[1] = as_stored(1, f[1]) + aw1;
-      f[5] = as_stored(5, f[5]) + aw2;
-      f[8] = as_stored(8, f[8]) + aw2;
-      f[3] = f3 - aw1;
-      f[6] = f6 - aw2;
-      f[7] = f7 - aw2;
-    }
-  }
+  if (blocked) rebound(g, blocked, f);
+  if (accelerate && !blocked) accelerate_cell(f);
   return speed;
 }
 
@@ -729,14 +814,25 @@ ALWAYS_INLINE real collide(real* g, const int blocked, const int ii, const int j
 #ifdef FORCE_BODIES
 // Values per work-group and step in partial_sums: |u|, then Fx and Fy of each body.
 #define SUMS_PER_GROUP (1 + 2 * FORCE_BODIES)
-#define BODY_FORCES real body_force[2 * FORCE_BODIES] = {0};
-#define BODY_FORCE_PARAM , real* body_force
-#define BODY_FORCE_ARG , body_force
+// A work-item's (Fx, Fy) sums of the measured bodies.
+#define BODY_FORCE_SLOTS (2 * FORCE_BODIES)
+// The bodies' sums of the work-group after its |u| sum (slot = partial_offset + group).
+#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)                                          \
+  for (int q = 0; q < 2 * FORCE_BODIES; ++q) REDUCE_TO_PARTIAL(scratch, lid, sums[q], (slot) * SUMS_PER_GROUP + 1 + q)
+#else
+#define SUMS_PER_GROUP 1
+// One unused slot, so that the helpers take the same arguments in every build.
+#define BODY_FORCE_SLOTS 1
+#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)
+#endif
+
 // Momentum exchange (Ladd 1994): an obstacle cell takes from the lattice, per
 // step, the momentum of what arrives, g, less that of what it sends back, f.
 // Links between two obstacle cells of a body cancel in its sum, and a static
 // wall's share is 2 e_k g_k: Ladd's rule for the links from fluid cells.
+// Without measured bodies (FORCE_BODIES) there is nothing to add.
 ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, const real* f) {
+#ifdef FORCE_BODIES
   const int body = blocked >> 2;
   const real fx = ((g[1] - f[1]) + (g[5] - f[5]) + (g[8] - f[8])) - ((g[3] - f[3]) + (g[6] - f[6]) + (g[7] - f[7]));
   const real fy = ((g[2] - f[2]) + (g[5] - f[5]) + (g[6] - f[6])) - ((g[4] - f[4]) + (g[7] - f[7]) + (g[8] - f[8]));
@@ -744,19 +840,13 @@ ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, 
     sums[2 * b] += body == b + 1 ? fx : (real)0;
     sums[2 * b + 1] += body == b + 1 ? fy : (real)0;
   }
-}
-#define ADD_BODY_FORCE(blocked, g, f) add_body_force(body_force, (blocked), (g), (f))
-// The bodies' sums of the work-group after its |u| sum (slot = partial_offset + group).
-#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)                                          \
-  for (int q = 0; q < 2 * FORCE_BODIES; ++q) REDUCE_TO_PARTIAL(scratch, lid, sums[q], (slot) * SUMS_PER_GROUP + 1 + q)
 #else
-#define SUMS_PER_GROUP 1
-#define BODY_FORCES
-#define BODY_FORCE_PARAM
-#define BODY_FORCE_ARG
-#define ADD_BODY_FORCE(blocked, g, f)
-#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)
+  (void)sums;
+  (void)blocked;
+  (void)g;
+  (void)f;
 #endif
+}
 
 #if STEP_KERNELS & 1
 // One timestep for ROWS_PER_ITEM cells: pull the neighbours' distributions,
@@ -783,7 +873,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   real speed = (real)0;
-  BODY_FORCES
+  real body_force[BODY_FORCE_SLOTS] = {0};
 
   for (int r = 0; r < ROWS_PER_ITEM; ++r) {
     const int jj = row0 + r * LOCAL_SIZE_Y;
@@ -793,11 +883,11 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
       real g[9], f[9];
       PERIODIC_NEIGHBOURS(ii, jj);
       pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
-      PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, body_force);
+      pull_curved(src, obstacles, ii, jj, x_e, x_w, y_n, y_s, g, body_force);
       const idx_t cell = CELL(ii, jj);
       const int blocked = obstacles[cell];
       speed += collide(g, blocked, ii, jj, step, accelerate_next && jj == ACCEL_ROW, f);
-      ADD_BODY_FORCE(blocked, g, f);
+      add_body_force(body_force, blocked, g, f);
       store(dst, cell, f);
     }
   }
@@ -817,13 +907,14 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     PERIODIC_NEIGHBOURS(x, y);                                                    \
     pull_from(src, x, y, x_e, x_w, y_n, y_s, h);                                  \
     /* the step-1 share of the curved links' force is the centre's alone */       \
-    PULL_CURVED(x, y, x_e, x_w, y_n, y_s, h, k == 0 ? body_force : unused_force); \
+    pull_curved(src, obstacles, x, y, x_e, x_w, y_n, y_s, h,                      \
+                k == 0 ? body_force : unused_force);                              \
     const int blocked1 = obstacles[CELL(x, y)];                                   \
     const real s = collide(h, blocked1, x, y, step, y == ACCEL_ROW, f1);          \
     g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
     if (k == 0) {                                                                 \
       speed1 = s;                                                                 \
-      ADD_BODY_FORCE(blocked1, h, f1);                                            \
+      add_body_force(body_force, blocked1, h, f1);                                \
       KEEP_CENTRE(f1);                                                            \
     }                                                                             \
   } while (0)
@@ -854,14 +945,10 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
   const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   real speed1 = (real)0, speed2 = (real)0;
-  BODY_FORCES  // step 1's
-#ifdef FORCE_BODIES
-  real body_force2[2 * FORCE_BODIES] = {0};  // step 2's
-#endif
+  real body_force[BODY_FORCE_SLOTS] = {0};   // step 1's
+  real body_force2[BODY_FORCE_SLOTS] = {0};  // step 2's
+  real unused_force[BODY_FORCE_SLOTS] = {0};  // the neighbours' step-1 link forces: their own items count them
 #ifdef CURVED_LINKS
-#ifdef FORCE_BODIES
-  real unused_force[2 * FORCE_BODIES] = {0};  // the neighbours' step-1 link forces: their own items count them
-#endif
   real centre1[9];
 #endif
 
@@ -893,9 +980,7 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
 #endif
     const int blocked = obstacles[cell];
     speed2 = collide(g, blocked, ii, jj, step + 1, accelerate_next && jj == ACCEL_ROW, f);
-#ifdef FORCE_BODIES
     add_body_force(body_force2, blocked, g, f);
-#endif
     store(dst, cell, f);
   }
   REDUCE_TO_PARTIAL(local_speed, lid, speed1, (partial_offset + group) * SUMS_PER_GROUP);
@@ -1067,14 +1152,14 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 // One cell of propagate_rebound_collide_rows, with its neighbouring columns
 // and rows given; returns its |u|.
 ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
-                     const int x_w, const int y_n, const int y_s, const int t, const int accelerate BODY_FORCE_PARAM) {
+                     const int x_w, const int y_n, const int y_s, const int t, const int accelerate, real* body_force) {
   real g[9], f[9];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
-  PULL_CURVED(ii, jj, x_e, x_w, y_n, y_s, g, body_force);
+  pull_curved(src, obstacles, ii, jj, x_e, x_w, y_n, y_s, g, body_force);
   const idx_t cell = CELL(ii, jj);
   const int blocked = obstacles[cell];
   const real speed = collide(g, blocked, ii, jj, t, accelerate, f);
-  ADD_BODY_FORCE(blocked, g, f);
+  add_body_force(body_force, blocked, g, f);
   store(dst, cell, f);
   return speed;
 }
@@ -1096,20 +1181,20 @@ __kernel void propagate_rebound_collide_rows(__global const stored* restrict src
   const int jj = FIRST_ROW + first_group_row + (int)get_global_id(1);
   if (jj > LAST_ROW) return;
   const int accelerate = accelerate_next && jj == ACCEL_ROW;
-  BODY_FORCES
+  real body_force[BODY_FORCE_SLOTS] = {0};
   const int y_n = (jj + 1 == NY) ? 0 : jj + 1;
   const int y_s = (jj == 0) ? NY - 1 : jj - 1;
-  real speed = row_cell(src, dst, obstacles, 0, jj, NX > 1 ? 1 : 0, NX - 1, y_n, y_s, step, accelerate BODY_FORCE_ARG);
+  real speed = row_cell(src, dst, obstacles, 0, jj, NX > 1 ? 1 : 0, NX - 1, y_n, y_s, step, accelerate, body_force);
   for (int x0 = 1; x0 < NX - 1; x0 += ROW_CHUNK) {
     const int n = min(ROW_CHUNK, NX - 1 - x0);
     real cell_speed[ROW_CHUNK];
     for (int i = 0; i < n; ++i) {
       const int ii = x0 + i;
-      cell_speed[i] = row_cell(src, dst, obstacles, ii, jj, ii + 1, ii - 1, y_n, y_s, step, accelerate BODY_FORCE_ARG);
+      cell_speed[i] = row_cell(src, dst, obstacles, ii, jj, ii + 1, ii - 1, y_n, y_s, step, accelerate, body_force);
     }
     for (int i = 0; i < n; ++i) speed += cell_speed[i];
   }
-  if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, step, accelerate BODY_FORCE_ARG);
+  if (NX > 1) speed += row_cell(src, dst, obstacles, NX - 1, jj, 0, NX - 2, y_n, y_s, step, accelerate, body_force);
   const int slot = partial_offset + (int)get_group_id(1);
   partial_sums[slot * SUMS_PER_GROUP] = speed;
 #ifdef FORCE_BODIES
