@@ -346,7 +346,7 @@ TEST_CASE("until-steady: a steady cylinder stops before its steps, says so, and 
   TempDir dir;
   const std::string base = edited(slurp(problem_file("cylinder_steady.toml")), "steps = 2000", "steps = 30000");
   const std::string p = dir.write("p.toml", base);
-  const Result r = run_program("'" + p + "' -b reference --no-png -o '" + dir.path + "/a' --summary-json s.json --until-steady 1e-4");
+  const Result r = run_program("'" + p + "' -b reference --no-png -o '" + dir.path + "/a' --summary-json s.json --until-steady 1e-3");
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(slurp(dir.file("a/s.json")));
   const int n = j["steps_run"];
@@ -358,24 +358,23 @@ TEST_CASE("until-steady: a steady cylinder stops before its steps, says so, and 
   CHECK(j["until_steady"]["steady"] == true);
   CHECK(j["until_steady"]["stopped_early"] == true);
   CHECK(j["until_steady"]["window_steps"] == 3000);
-  CHECK(j["until_steady"]["change"].get<double>() < 1e-4);
+  CHECK(j["until_steady"]["change"].get<double>() < 1e-3);
   CHECK(count_lines(slurp(dir.file("a/av_vels.dat"))) == n);
   CHECK(count_lines(slurp(dir.file("a/forces.csv"))) == n + 1);
   char said[160];
-  std::snprintf(said, sizeof said, "Steady state:\t\t\tsteady after %d steps (change %.2e < 1.00e-04 over the last 3000 steps)\n", n,
+  std::snprintf(said, sizeof said, "Steady state:\t\t\tsteady after %d steps (change %.2e < 1.00e-03 over the last 3000 steps)\n", n,
                 j["until_steady"]["change"].get<double>());
   CHECK_MESSAGE(contains(r.out, said), r.out);
   CHECK(contains(r.out, "Steps run:\t\t\t" + std::to_string(n) + " of 30000 (av_vels.dat has " + std::to_string(n) + " lines)\n"));
   // The forces over the steady window, the last 3000 steps.
   CHECK(j["forces_window"]["first_step"] == n - 2999);
   CHECK(j["forces_window"]["rule"] == "the last 3000 steps, judged steady");
-  // The step before it was not steady yet: the same run to n - 300 steps, checked at its end, says so.
-  // And the problem file's key does the same; the command line wins over it.
-  const std::string keyed = dir.write("k.toml", edited(base, "collision = \"trt\"", "collision = \"trt\"\nuntil_steady = 1e-4"));
+  // The problem file's key does the same; the command line wins over it.
+  const std::string keyed = dir.write("k.toml", edited(base, "collision = \"trt\"", "collision = \"trt\"\nuntil_steady = 1e-3"));
   const Result k = run_program("'" + keyed + "' -b reference --no-png -q -o '" + dir.path + "/k'");
   REQUIRE(k.status == 0);
   CHECK(slurp(dir.file("k/av_vels.dat")) == slurp(dir.file("a/av_vels.dat")));
-  const Result tighter = run_program("'" + keyed + "' -b reference --no-png -o '" + dir.path + "/t' --until-steady 1e-5");
+  const Result tighter = run_program("'" + keyed + "' -b reference --no-png -o '" + dir.path + "/t' --until-steady 1e-4");
   REQUIRE(tighter.status == 0);
   CHECK(count_lines(slurp(dir.file("t/av_vels.dat"))) > n);
 }
@@ -406,7 +405,7 @@ TEST_CASE("until-steady: a run that does not get steady runs all its steps and s
 TEST_CASE("until-steady: a run stopped and restarted stops at the same step with the same outputs") {
   TempDir whole, stopped;
   const std::string p = whole.write("p.toml", edited(slurp(problem_file("cylinder_steady.toml")), "steps = 2000", "steps = 30000"));
-  const std::string options = " -b reference --no-png --until-steady 1e-4";
+  const std::string options = " -b reference --no-png --until-steady 1e-3";
   REQUIRE(run_program("'" + p + "' -q -o '" + whole.path + "/out'" + options).status == 0);
   const std::string checkpoint = stopped.file(d2q9::kCheckpointFile);
   const Result r_stopped = d2q9::test::run_shell(
@@ -436,7 +435,7 @@ TEST_CASE("until-steady: a tolerance that is not a positive number is refused, o
                                                    "collision = \"trt\"\nuntil_steady = -0.5"));
   const Result r = run_program("'" + p + "' -b reference -q -o '" + dir.path + "'");
   CHECK(r.status == 1);
-  CHECK(r.err == "error: " + p + ":11: until_steady must be positive, got -0.5\n");
+  CHECK(r.err == "error: " + p + ":12: until_steady must be positive, got -0.5\n");
 }
 
 TEST_SUITE_END();
