@@ -238,6 +238,13 @@ TEST_CASE("steady check: windows of max(1000, steps/10), the larger of the mean'
   CHECK(steady_text(rule, at(12000, {"b"}), 12000).rfind("steady after 12000 steps (change ", 0) == 0);
   CHECK(contains(steady_text(rule, at(12000, {"b"}), 12000), " < 1.00e-03 over the last 2000 steps)"));
   CHECK(steady_text(rule, c, 8000).rfind("not steady: change ", 0) == 0);
+  // A periodic flow whose windows hold whole periods: the means agree, the swing says it is not steady.
+  std::vector<double> periodic;
+  for (int t = 0; t < 8000; ++t) periodic.push_back(0.05 + 0.001 * std::sin(2 * M_PI * t / 400.0));
+  const SteadyCheck p = check_steady(rule, periodic, {}, 0, {});
+  CHECK(p.checked);
+  CHECK_FALSE(p.steady);
+  CHECK(p.change == doctest::Approx(0.002 / 0.05).epsilon(1e-3));
   // Forces that do not cover the windows (a restart from an older checkpoint): no check yet.
   const std::vector<double> late(forces.begin() + 2 * 5000, forces.begin() + 2 * 8000);
   CHECK_FALSE(check_steady(rule, std::vector<double>(av.begin(), av.begin() + 8000), late, 5000, {"b"}).checked);
