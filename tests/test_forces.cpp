@@ -175,18 +175,18 @@ TEST_CASE("forces: a parabolic inlet sets Poiseuille's profile on column 0") {
 TEST_CASE("forces: the Strouhal estimate finds a sine's frequency and ignores rounding noise") {
   std::vector<double> lift;
   for (int t = 0; t < 4000; ++t) lift.push_back(0.3 + 0.5 * std::sin(2 * M_PI * t / 237.0 + 0.4));
-  const auto found = dominant_frequency(lift, 1, 1.0);
-  REQUIRE(found);
-  CHECK(found->first == doctest::Approx(1 / 237.0).epsilon(1e-3));
-  CHECK(found->second >= 7);
+  const Oscillation found = analyse_oscillation(lift, 1, 1.0);
+  REQUIRE(found.stationary);
+  CHECK(found.frequency == doctest::Approx(1 / 237.0).epsilon(1e-3));
+  CHECK(found.periods >= 7);
   std::vector<double> sampled;
   for (int t = 0; t < 4000; t += 10) sampled.push_back(lift[t]);
-  REQUIRE(dominant_frequency(sampled, 10, 1.0));
-  CHECK(dominant_frequency(sampled, 10, 1.0)->first == doctest::Approx(1 / 237.0).epsilon(1e-2));
+  REQUIRE(analyse_oscillation(sampled, 10, 1.0).stationary);
+  CHECK(analyse_oscillation(sampled, 10, 1.0).frequency == doctest::Approx(1 / 237.0).epsilon(1e-2));
   std::vector<double> noise;
   for (int t = 0; t < 4000; ++t) noise.push_back(1.0 + 1e-7 * std::sin(2 * M_PI * t / 7.0));
-  CHECK_FALSE(dominant_frequency(noise, 1, 1.0));
-  CHECK_FALSE(dominant_frequency(std::vector<double>(lift.begin(), lift.begin() + 300), 1, 1.0));
+  CHECK_FALSE(analyse_oscillation(noise, 1, 1.0).stationary);
+  CHECK_FALSE(analyse_oscillation(std::vector<double>(lift.begin(), lift.begin() + 300), 1, 1.0).stationary);
 }
 
 TEST_CASE("forces: a run writes forces.csv, probes.csv and the summary's forces") {
@@ -206,7 +206,8 @@ TEST_CASE("forces: a run writes forces.csv, probes.csv and the summary's forces"
   CHECK(d2q9::test::contains(json, "\"block\""));
   CHECK(d2q9::test::contains(json, "\"Cd\""));
   CHECK(d2q9::test::contains(r.out, "Force on block:"));
-  // The last row of forces.csv is the summary's.
+  CHECK(d2q9::test::contains(r.out, "Forces over:\t\t\tsteps 181-200 (the last 10% of the steps)"));
+  // The last row of forces.csv is the JSON's Fx, Fy, Cd, Cl (the last step's).
   const std::string last = forces.substr(forces.rfind('\n', forces.size() - 2) + 1);
   CHECK(last.rfind("200,", 0) == 0);
 }

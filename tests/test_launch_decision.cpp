@@ -79,7 +79,7 @@ TEST_CASE("launch decision: an explicit variant without a shape gets one a 32-it
                        DeviceError);
 }
 
-TEST_CASE("launch decision: the CPU default follows the implementation (rusticl: blocked; PoCL: fused-rows)") {
+TEST_CASE("launch decision: the CPU default follows the implementation (rusticl blocked, PoCL fused-rows)") {
   const Params p = d2q9::test::make_params(128, 128, 100);
   const LaunchDecision r = decide_launch(p, llvmpipe(), LaunchRequest{});
   CHECK(r.plan.variant == KernelVariant::Blocked);
@@ -110,7 +110,7 @@ TEST_CASE("launch decision: the CPU default follows the implementation (rusticl:
   CHECK(has_blocked(h100()));
 }
 
-TEST_CASE("launch decision: no fp64 refuses double up front; small local memory shrinks the tile or falls back") {
+TEST_CASE("launch decision: no fp64 refuses double up front, small local memory shrinks the tile or falls back") {
   const Params p = d2q9::test::make_params(64, 64, 100);
   CHECK_THROWS_WITH_AS(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Double),
                        doctest::Contains("llvmpipe (LLVM 15.0.6, 256 bits) does not support double precision (cl_khr_fp64)"),

@@ -81,6 +81,12 @@ const std::map<std::string, Edit> kEdits = {
     {"probes.every", {Channel, "every = 10", "every = 20", "probes"}},
 };
 
+// Problem-file keys that say when to stop, not what is run: a restart with
+// them changed goes on (the check just uses the new value).
+const std::map<std::string, Edit> kRunControls = {
+    {"flow.until_steady", {Channel, "steps = 1000000", "steps = 1000000\nuntil_steady = 1e-6", ""}},
+};
+
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
   REQUIRE_MESSAGE(at != std::string::npos, "the base problem has no \"" << from << "\"");
@@ -102,7 +108,12 @@ std::string checkpoint_of(const TempDir& dir, const std::string& out) {
 TEST_CASE("restart settings: every problem-file key is one the restart test changes") {
   for (const std::string& key : problem_file_keys()) {
     CAPTURE(key);
-    CHECK(kEdits.count(key) == 1);
+    CHECK(kEdits.count(key) + kRunControls.count(key) == 1);
+  }
+  for (const auto& [key, edit] : kRunControls) {
+    CAPTURE(key);
+    const auto keys = problem_file_keys();
+    CHECK(std::find(keys.begin(), keys.end(), key) != keys.end());
   }
   for (const auto& [key, edit] : kEdits) {
     CAPTURE(key);
@@ -153,6 +164,15 @@ TEST_CASE("restart settings: a checkpoint restarted after any one key changed is
     CHECK_MESSAGE(contains(r.err, "error: " + checkpoint[edit.base] + ": checkpoint does not match the inputs: it was written for " +
                                       edit.refused),
                   r.err);
+  }
+
+  // A key that says when to stop may change: the restart goes on, here to the output folder that cannot be.
+  for (const auto& [key, edit] : kRunControls) {
+    CAPTURE(key);
+    dir.write("p.toml", replaced(base[edit.base], edit.from, edit.to));
+    const Result r = run_shell(std::string("'") + D2Q9_EXE + "' --restart '" + checkpoint[edit.base] + "' -q -o /dev/null/x");
+    CHECK(r.status == 1);
+    CHECK(contains(r.err, "error: /dev/null/x: cannot create output directory (Not a directory)\n"));
   }
 
   // --collision on the command line is a setting too: it cannot change the operator or Lambda mid-run.

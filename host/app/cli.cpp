@@ -49,6 +49,9 @@ po::options_description visible_options() {
      "under mpirun with several ranks: rows of each rank's slab, bottom to top, e.g. 12,17,1 (default: an even "
      "split in whole work-group rows)")
     ("checkpoint-every", po::value<std::string>(), "write the run's state to checkpoint.d2q9 in the output directory every N steps")
+    ("until-steady", po::value<std::string>(), "stop once the run is steady: when av_vels and each measured body's Fx "
+     "and Fy change by less than TOL (relative) over a window of max(1000, steps/10) steps; the outputs are then "
+     "those of the steps run (over a problem file's [flow] until_steady; see docs/running.md)")
     ("restart", po::value<std::string>(), "continue the run saved in this checkpoint file; alone, with the input files, output directory and options of the run that wrote it (options given now override them)")
     ("quiet,q", "print only errors (and no progress line)")
     ("png", po::value<std::string>(), "picture of the final state (default: final_state.png; with --field vorticity "
@@ -317,6 +320,19 @@ Options parse_command_line(int argc, const char* const argv[]) {
   if (vm.count("checkpoint-every")) {
     o.checkpoint_every = parse_non_negative(vm["checkpoint-every"].as<std::string>(), "--checkpoint-every");
     if (o.checkpoint_every == 0) throw UsageError("--checkpoint-every must be at least 1");
+  }
+  if (vm.count("until-steady")) {
+    const std::string text = vm["until-steady"].as<std::string>();
+    std::size_t used = 0;
+    double tol = 0;
+    try {
+      tol = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (text.empty() || used != text.size() || !(tol > 0) || !std::isfinite(tol))
+      throw UsageError("--until-steady must be a positive number (a relative change, e.g. 1e-6), got '" + text + "'");
+    o.until_steady = tol;
   }
   return o;
 }

@@ -60,6 +60,9 @@ struct Options {
   std::string vtk_file;  // .vtk legacy, .vti XML
   std::string summary_json_file;
   int checkpoint_every = 0;  // 0: no checkpoints
+  // --until-steady TOL: stop once the run is steady to TOL (app/steady.hpp),
+  // over the problem file's [flow] until_steady.
+  std::optional<double> until_steady;
   std::string restart_file;  // empty: start from rest
   // The options as given on the command line, long names, in order ("" for a
   // flag's value): what a checkpoint records and a restart overrides.

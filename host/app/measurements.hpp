@@ -13,31 +13,71 @@
 
 namespace d2q9 {
 
+// A quantity over a window of steps: its mean, least and greatest value;
+// the amplitude is half the swing, (max - min) / 2.
+struct WindowStats {
+  double mean = 0, min = 0, max = 0;
+  double amplitude() const { return (max - min) / 2; }
+};
+
 struct BodyForce {
   std::string name;
   double fx = 0, fy = 0;           // the last step's, lattice units
   std::optional<double> cd, cl;    // with [forces] velocity and length
+  // Over the summary's window (MeasurementSummary::window).
+  WindowStats fx_window, fy_window;
+  std::optional<WindowStats> cd_window, cl_window;
 };
 
-// St = f L / U from the dominant period of a signal: the mean spacing of the
-// upward crossings of its mean, over the second half of the series, once
-// that half holds at least two whole periods.
+// The steps the summary's forces are taken over, numbered as forces.csv
+// numbers them (steps completed), both ends included, and why those.
+struct ForceWindow {
+  int first_step = 0, last_step = 0;
+  std::string rule;  // "the last 10% of the steps", "the 6 whole periods of the Strouhal estimate", ...
+};
+
+// The thresholds of a Strouhal estimate (docs/forces-and-probes.md).
+constexpr int kStrouhalMinPeriods = 4;            // whole periods in the analysed half
+constexpr double kStrouhalAmplitudeSpread = 0.10;  // (max - min) of the periods' amplitudes over their mean
+constexpr double kStrouhalNoiseFloor = 0.01;       // mean amplitude over the scale (drag, or U for a probe)
+constexpr double kStrouhalPeriodSpread = 0.05;     // standard deviation of the periods over their mean
+
+// An oscillation read from the second half of a signal sampled every
+// `spacing` steps: its upward crossings of its mean mark whole periods.
+// It is stationary, and gives a frequency, when the half holds at least
+// kStrouhalMinPeriods whole periods, their amplitudes (half the swing within
+// each) differ by at most kStrouhalAmplitudeSpread of their mean, that mean
+// is at least kStrouhalNoiseFloor of `scale`, and the period lengths' standard
+// deviation is at most kStrouhalPeriodSpread of their mean. Otherwise `why`
+// says which failed, with the numbers.
+struct Oscillation {
+  bool stationary = false;
+  double frequency = 0;     // per step: 1 / the mean period
+  double frequency_sd = 0;  // the spread of the periods carried to the frequency: frequency * sd(T) / mean(T)
+  int periods = 0;          // whole periods found in the analysed half
+  double first_crossing = 0, last_crossing = 0;  // in samples from the signal's start (fractional)
+  double amplitude_first = 0, amplitude_last = 0, amplitude_mean = 0;
+  std::string why;  // when not stationary: "only 2 whole periods ...", "amplitude decays from 0.15 to 0.04 ...", ...
+};
+Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, double scale);
+
+// St = f L / U from a stationary oscillation (Oscillation) of the first
+// body's lift, else of the first probe's uy; its uncertainty is the spread of
+// the period lengths carried to St.
 struct StrouhalEstimate {
   double value = 0;
+  double uncertainty = 0;  // St * sd(period) / mean(period)
   std::string source;  // "lift of <body>" or "uy at probe <name>"
   int periods = 0;     // whole periods the estimate spans
+  int first_step = 0, last_step = 0;  // the steps those periods span (steps completed)
 };
 
 struct MeasurementSummary {
   std::vector<BodyForce> bodies;
+  ForceWindow window;  // of the bodies' *_window values
   std::optional<StrouhalEstimate> strouhal;
-  std::string strouhal_note;  // why there is none, when there is none
+  std::string strouhal_note;  // why there is none, when there is none: "no estimate: ..."
 };
-
-// Frequency (per step) of `signal` sampled every `spacing` steps, and the
-// whole periods it spans; nullopt with fewer than two whole periods in its
-// second half, or when that half varies by less than 1% of `scale`.
-std::optional<std::pair<double, int>> dominant_frequency(const std::vector<double>& signal, int spacing, double scale);
 
 class MeasurementLog {
  public:
@@ -63,7 +103,16 @@ class MeasurementLog {
   // forces.csv and probes.csv (each only when measured); a row's step is
   // the number of steps completed, as in probes.csv.
   void write(std::FILE* forces_csv, std::FILE* probes_csv) const;
-  MeasurementSummary summary() const;
+  // The forces over the window of whole periods when there is a Strouhal
+  // estimate, else over the last `steady_window` steps when that is > 0 (a
+  // run stopped as steady), else over the last 10% of the steps.
+  MeasurementSummary summary(int steady_window = 0) const;
+
+  // The forces of every step recorded: per step Fx, Fy of each body; the
+  // first is step forces_from() + 1.
+  const std::vector<double>& force_series() const { return forces_; }
+  int forces_from() const { return forces_from_; }
+  const std::vector<std::string>& bodies() const { return m_.bodies; }
 
  private:
   double coefficient(double force) const;

@@ -21,6 +21,7 @@
 #include "app/outputs.hpp"
 #include "app/progress.hpp"
 #include "app/run_loop.hpp"
+#include "app/steady.hpp"
 #include "app/simulation.hpp"
 #include "app/summary.hpp"
 #include "app/version.hpp"
@@ -105,10 +106,10 @@ LaunchPolicy launch_policy(const Options& o, const Params& params, const Obstacl
 
 // Steps that end before the first checkpoint or snapshot: the launch
 // policy takes its steps outside the run loop, which writes those.
-int steps_before_first_write(const Options& o, const ExtraOutputs& extra, const Measurements& measure, int first_step,
-                             int max_iters) {
+int steps_before_first_write(const Options& o, const ExtraOutputs& extra, const Measurements& measure,
+                             const SteadyRule& steady, int first_step, int max_iters) {
   int end = max_iters;
-  for (int every : {o.checkpoint_every, extra.snapshot_every, measure.probe_every})
+  for (int every : {o.checkpoint_every, extra.snapshot_every, measure.probe_every, steady.active() ? steady.every : 0})
     if (every > 0) end = std::min(end, (first_step / every + 1) * every - 1);
   return end - first_step;
 }
@@ -231,6 +232,7 @@ void run(const Options& given, Ranks& ranks) {
   ObstacleMask mask;
   Extensions file_extensions;  // as the input files give them
   Measurements measure;        // forces and probes the problem asks for
+  std::optional<double> until_steady;  // --until-steady, else the problem file's
   ExtraOutputs extra;
   Checkpoint restart;
   std::unique_ptr<CheckpointDirLock> lock;
@@ -249,6 +251,7 @@ void run(const Options& given, Ranks& ranks) {
     params = problem.params;
     mask = std::move(problem.mask);
     measure = problem.measure;
+    until_steady = o.until_steady ? o.until_steady : problem.until_steady;
     // Checkpoints record what the files give; --collision is an option, recorded as one.
     file_extensions = params.extensions;
     if (o.collision) {
@@ -310,6 +313,17 @@ void run(const Options& given, Ranks& ranks) {
   };
   loop.probe_every = measure.probe_every;
   loop.probe = [&](int step) { measurements.add_probes(step, *solver); };
+  const SteadyRule steady = until_steady ? steady_rule(*until_steady, params.max_iters) : SteadyRule{};
+  SteadyCheck steady_check;
+  if (steady.active()) {
+    loop.steady_every = steady.every;
+    loop.steady = [&](int) {
+      measurements.add_forces(solver->take_body_forces());
+      steady_check = check_steady(steady, av_vels, measurements.force_series(), measurements.forces_from(),
+                                  measurements.bodies());
+      return steady_check.steady;
+    };
+  }
   loop.snapshot = [&](int step) {
     const std::vector<double> f = solver->distributions();
     ranks.on_root([&] { views.write_snapshot(step, f); });
@@ -321,13 +335,17 @@ void run(const Options& given, Ranks& ranks) {
     if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
       throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
     // The policy's first steps (on one process only), then the run loop's.
-    policy.run_first_steps(solver, av_vels, steps_before_first_write(o, extra, measure, first_step, params.max_iters),
+    policy.run_first_steps(solver, av_vels, steps_before_first_write(o, extra, measure, steady, first_step, params.max_iters),
                            first_steps_s, [&](int step) {
                              if (progress.active()) progress.update(step);
                            });
     measurements.add_forces(policy.take_body_forces());
     result = run_steps(*solver, params, mask, av_vels, loop);
     measurements.add_forces(solver->take_body_forces());
+    // A run that went to its last step says how far from steady it ended.
+    if (steady.active() && !steady_check.steady)
+      steady_check = check_steady(steady, av_vels, measurements.force_series(), measurements.forces_from(),
+                                  measurements.bodies());
     result.compute_seconds += first_steps_s;
     if (auto* rows = dynamic_cast<HoldsRows*>(solver.get()))
       state = rows->own_rows();
@@ -401,7 +419,10 @@ void run(const Options& given, Ranks& ranks) {
     summary.user_cpu_s = seconds(usage.ru_utime);
     summary.system_cpu_s = seconds(usage.ru_stime);
     summary.final_average_velocity = av_vels.back();
-    if (measurements.forces() || measurements.probes()) summary.measured = measurements.summary();
+    summary.steps_run = static_cast<int>(av_vels.size());
+    if (steady.active()) summary.steady = SteadyOutcome{steady, steady_check};
+    if (measurements.forces() || measurements.probes())
+      summary.measured = measurements.summary(steady_check.steady ? steady.window : 0);
     if (!extra.summary_json.empty()) std::fputs(summary_json(summary).c_str(), outputs.add(extra.summary_json));
     if (const int sig = signals.received()) throw interrupted(sig);
     {

@@ -69,8 +69,9 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
   const bool checkpoints = options.checkpoint_every > 0;
   const bool snapshots = options.snapshot_every > 0 && options.snapshot;
   const bool probes = options.probe_every > 0 && options.probe;
+  const bool steady = options.steady_every > 0 && options.steady;
   const bool progress = options.progress && options.progress->active();  // rank 0's only
-  if (!ranks.max(checkpoints || snapshots || probes || progress)) {
+  if (!ranks.max(checkpoints || snapshots || probes || steady || progress)) {
     const auto tic = clock::now();
     solver.run(params.max_iters - start, av_vels);
     result.compute_seconds = std::chrono::duration<double>(clock::now() - tic).count();
@@ -97,6 +98,7 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
     if (checkpoints) end = std::min(end, next_multiple(step, options.checkpoint_every));
     if (snapshots) end = std::min(end, next_multiple(step, options.snapshot_every));
     if (probes) end = std::min(end, next_multiple(step, options.probe_every));
+    if (steady) end = std::min(end, next_multiple(step, options.steady_every));
     const int n = end - step;
     const auto tic = clock::now();
     solver.run(n, av_vels);
@@ -106,6 +108,13 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
     // At most 4x growth per segment, so one quick measurement cannot overshoot far.
     const double fitting = elapsed > 0 ? n * options.segment_seconds / elapsed : 4.0 * n;
     segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, 4.0 * std::max(n, segment))));
+    // Steady: the run ends here as if this were its last step (no checkpoint).
+    if (steady && step % options.steady_every == 0 && step < params.max_iters &&
+        ranks.broadcast(options.steady(step) ? 1 : 0)) {
+      if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);
+      if (probes && step % options.probe_every == 0) options.probe(step);
+      break;
+    }
     if (checkpoints && step % options.checkpoint_every == 0 && step < params.max_iters) {
       save(solver, params, mask, av_vels, options, ranks);
       written_step = step;

@@ -56,6 +56,10 @@ struct RunLoopOptions {
   std::function<void(int step)> snapshot;  // after every snapshot_every-th step
   int probe_every = 0;                     // 0: no probes
   std::function<void(int step)> probe;     // after every probe_every-th step (collective)
+  int steady_every = 0;                    // 0: no steady check
+  // After every steady_every-th step (collective): true to stop there, as
+  // steady. Rank 0's answer counts, for every rank.
+  std::function<bool(int step)> steady;
   ProgressLine* progress = nullptr;        // updated between segments when active
   // Split across MPI ranks: every rank calls run_steps alike, and the
   // segments, signals and checkpoints are agreed on (null: one process).
@@ -67,7 +71,8 @@ struct RunLoopResult {
   double compute_seconds = 0;  // time in Solver::run, checkpoints and pictures not counted
 };
 
-// Runs from step av_vels.size() to params.max_iters, appending to av_vels.
+// Runs from step av_vels.size() to params.max_iters, appending to av_vels,
+// or to an earlier step where options.steady says the run is steady.
 // Throws InstabilityError if the flow blows up and InterruptedError on
 // SIGINT/SIGTERM (checkpointing only).
 RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask& mask, std::vector<double>& av_vels,

@@ -37,7 +37,7 @@ Simulation::Simulation(Problem problem, const SimulationOptions& options)
     : params_(problem.params),
       mask_(std::move(problem.mask)),
       measure_(problem.measure),
-      solver_(build_solver(Problem{params_, mask_, measure_}, options)),
+      solver_(build_solver(Problem{params_, mask_, measure_, std::nullopt}, options)),
       measurements_(measure_, params_, 0) {
   av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
 }

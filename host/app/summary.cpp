@@ -9,7 +9,7 @@ namespace d2q9 {
 double RunSummary::reynolds_number() const { return d2q9::reynolds_number(params, final_average_velocity); }
 
 double RunSummary::mlups() const {
-  const int steps = params.max_iters - first_step;
+  const int steps = (steps_run > 0 ? steps_run : params.max_iters) - first_step;
   return elapsed_s > 0 ? static_cast<double>(params.cells()) * steps / elapsed_s / 1e6 : 0.0;
 }
 
@@ -29,15 +29,37 @@ void print_summary(std::FILE* out, const RunSummary& s) {
   if (!s.decomposition.empty()) std::fprintf(out, "MPI ranks:\t\t\t%s\n", s.decomposition.c_str());
   if (s.params.extensions.collision != CollisionOperator::Bgk)
     std::fprintf(out, "Collision:\t\t\t%s\n", to_string(s.params.extensions.collision));
+  if (s.steady) {
+    std::fprintf(out, "Steady state:\t\t\t%s\n",
+                 steady_text(s.steady->rule, s.steady->check, s.steps_run).c_str());
+    if (s.steps_run < s.params.max_iters)
+      std::fprintf(out, "Steps run:\t\t\t%d of %d (av_vels.dat has %d lines)\n", s.steps_run, s.params.max_iters,
+                   s.steps_run);
+  }
   if (!s.measured) return;
+  const ForceWindow& w = s.measured->window;
+  if (!s.measured->bodies.empty() && w.last_step >= w.first_step && w.first_step > 0)
+    std::fprintf(out, "Forces over:\t\t\tsteps %d-%d (%s): mean (min, max, amplitude)\n", w.first_step, w.last_step,
+                 w.rule.c_str());
   for (const BodyForce& b : s.measured->bodies) {
-    std::fprintf(out, "Force on %s:\t\t%.6E, %.6E (last step)", b.name.c_str(), b.fx, b.fy);
-    if (b.cd) std::fprintf(out, "; Cd %.6f, Cl %.6f", *b.cd, *b.cl);
-    std::fprintf(out, "\n");
+    auto stats = [&](const char* format, const WindowStats& st) {
+      std::string text;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, format, st.mean, st.min, st.max, st.amplitude());
+      return std::string(buf);
+    };
+    std::fprintf(out, "Force on %s:\t\tFx %s; Fy %s\n", b.name.c_str(), stats("%.6E (%.6E, %.6E, %.3E)", b.fx_window).c_str(),
+                 stats("%.6E (%.6E, %.6E, %.3E)", b.fy_window).c_str());
+    if (b.cd_window)
+      std::fprintf(out, "Cd, Cl of %s:\t\tCd %s; Cl %s\n", b.name.c_str(),
+                   stats("%.6f (%.6f, %.6f, %.6f)", *b.cd_window).c_str(), stats("%.6f (%.6f, %.6f, %.6f)", *b.cl_window).c_str());
   }
   if (s.measured->strouhal)
-    std::fprintf(out, "Strouhal number:\t\t%.4f (from the %s, %d periods)\n", s.measured->strouhal->value,
-                 s.measured->strouhal->source.c_str(), s.measured->strouhal->periods);
+    std::fprintf(out, "Strouhal number:\t\t%.4f +/- %.4f (from the %s, %d periods, steps %d-%d)\n",
+                 s.measured->strouhal->value, s.measured->strouhal->uncertainty, s.measured->strouhal->source.c_str(),
+                 s.measured->strouhal->periods, s.measured->strouhal->first_step, s.measured->strouhal->last_step);
+  else if (!s.measured->bodies.empty() || !s.measured->strouhal_note.empty())
+    std::fprintf(out, "Strouhal number:\t\t%s\n", s.measured->strouhal_note.c_str());
 }
 
 std::string summary_json(const RunSummary& s) {
@@ -79,20 +101,48 @@ std::string summary_json(const RunSummary& s) {
   j["mlups"] = s.mlups();
   j["reynolds_number"] = s.reynolds_number();
   j["final_average_velocity"] = s.final_average_velocity;
+  j["steps_run"] = s.steps_run > 0 ? s.steps_run : p.max_iters;  // av_vels.dat's lines
+  if (s.steady) {
+    const SteadyOutcome& st = *s.steady;
+    nlohmann::ordered_json steady = {{"tolerance", st.rule.tolerance},
+                                     {"window_steps", st.rule.window},
+                                     {"check_every", st.rule.every},
+                                     {"steady", st.check.steady},
+                                     {"stopped_early", st.check.steady && s.steps_run < p.max_iters}};
+    if (st.check.checked)
+      steady["change"] = st.check.change, steady["changed_most"] = st.check.quantity;
+    else
+      steady["change"] = nullptr;
+    steady["message"] = steady_text(st.rule, st.check, s.steps_run > 0 ? s.steps_run : p.max_iters);
+    j["until_steady"] = steady;
+  }
   j["collision"] = to_string(p.extensions.collision);
   if (p.extensions.collision == CollisionOperator::Trt) j["trt_magic"] = p.extensions.trt_magic;
   if (s.measured) {
+    const ForceWindow& w = s.measured->window;
+    auto stats = [](const WindowStats& st) {
+      return nlohmann::ordered_json{{"mean", st.mean}, {"min", st.min}, {"max", st.max}, {"amplitude", st.amplitude()}};
+    };
     nlohmann::ordered_json bodies = nlohmann::ordered_json::object();
     for (const BodyForce& b : s.measured->bodies) {
+      // Fx, Fy, Cd, Cl: the last step's, as before; "window": over the summary's window.
       nlohmann::ordered_json body = {{"Fx", b.fx}, {"Fy", b.fy}};
       if (b.cd) body["Cd"] = *b.cd, body["Cl"] = *b.cl;
+      nlohmann::ordered_json over = {{"Fx", stats(b.fx_window)}, {"Fy", stats(b.fy_window)}};
+      if (b.cd_window) over["Cd"] = stats(*b.cd_window), over["Cl"] = stats(*b.cl_window);
+      body["window"] = over;
       bodies[b.name] = body;
     }
     j["forces"] = bodies;
+    if (!s.measured->bodies.empty())
+      j["forces_window"] = {{"first_step", w.first_step}, {"last_step", w.last_step}, {"rule", w.rule}};
     if (s.measured->strouhal)
       j["strouhal"] = {{"value", s.measured->strouhal->value},
+                       {"uncertainty", s.measured->strouhal->uncertainty},
                        {"from", s.measured->strouhal->source},
-                       {"periods", s.measured->strouhal->periods}};
+                       {"periods", s.measured->strouhal->periods},
+                       {"first_step", s.measured->strouhal->first_step},
+                       {"last_step", s.measured->strouhal->last_step}};
     else
       j["strouhal"] = {{"value", nullptr}, {"note", s.measured->strouhal_note}};
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/measurements.hpp"
+#include "app/steady.hpp"
 #include "problem/problem.hpp"
 #include "device/solver.hpp"
 
@@ -20,6 +21,12 @@ struct RunTimes {
   double loop_s = 0;     // from the set-up to the final state on the host (the steps, a search, the download)
   double outputs_s = 0;  // formatting and writing the output files
   double wall_s = 0;     // from reading the inputs to the summary
+};
+
+// What --until-steady found: its rule and its last check.
+struct SteadyOutcome {
+  SteadyRule rule;
+  SteadyCheck check;
 };
 
 struct RunSummary {
@@ -40,6 +47,8 @@ struct RunSummary {
   double user_cpu_s = 0.0, system_cpu_s = 0.0;
   double final_average_velocity = 0.0;
   std::optional<MeasurementSummary> measured;  // forces and probes, where the problem asks for them
+  int steps_run = 0;  // steps completed (av_vels.dat's lines); fewer than params.max_iters when stopped as steady; 0: max_iters
+  std::optional<SteadyOutcome> steady;  // with --until-steady
 
   double reynolds_number() const;
   int first_step = 0;  // > 0 when resumed from a checkpoint

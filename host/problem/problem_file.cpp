@@ -81,7 +81,7 @@ const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "
 const std::vector<std::string> kGridKeys = {"nx", "ny"};
 const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "viscosity", "reynolds",
                                             "velocity", "length",  "accel", "body_force", "collision", "magic",
-                                            "inlet_ramp"};
+                                            "inlet_ramp", "until_steady"};
 const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density"};
@@ -227,6 +227,7 @@ class Parser {
         fail(probe_lines_.at(p.name), "probe " + p.name + " at [" + std::to_string(p.i) + ", " + std::to_string(p.j) +
                                           "] is inside an obstacle: a probe measures the fluid");
     problem.measure = measure_;
+    problem.until_steady = until_steady_;
     return problem;
   }
 
@@ -377,6 +378,7 @@ class Parser {
       if (params_.extensions.inlet_ramp_steps < 1)
         fail(line_of(*inlet_ramp_), "inlet_ramp must be positive (steps), got " + describe(*inlet_ramp_));
     }
+    if (const toml::node* n = flow.get("until_steady")) until_steady_ = positive(*n, "until_steady");
     length_ = flow.get("length");
     params_.reynolds_dim = length_ ? int32(*length_, "length") : params_.nx;
 
@@ -801,6 +803,7 @@ class Parser {
   Measurements measure_;
   std::map<std::string, unsigned> probe_lines_;
   const toml::node* inlet_ramp_ = nullptr;
+  std::optional<double> until_steady_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ struct Problem {
   Params params;      // with params.extensions
   ObstacleMask mask;  // kFluid, kWall and kMovingWall cells, with their measured bodies
   Measurements measure;
+  // [flow] until_steady: stop once steady to this relative change
+  // (app/steady.hpp). When to stop, not what is run: no setting a restart
+  // must match (problem_settings.hpp), and --until-steady overrides it.
+  std::optional<double> until_steady;
 };
 
 // Whether `path` names a problem file rather than a .params file: it ends in
