@@ -35,7 +35,7 @@ std::optional<double> crossing(const Circle& c, double px, double py, double vx,
 }
 }  // namespace
 
-std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vector<Circle>& circles) {
+std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vector<Circle>& circles, bool open_x) {
   const int nx = mask.nx, ny = mask.ny;
   const std::size_t cells = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
   std::vector<std::uint8_t> links(8 * cells, 0);
@@ -56,7 +56,8 @@ std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vect
         if (q > 1.0) continue;
         std::uint8_t code = link_code(q);
         const int bi = (i + kEx[k] + nx) % nx, bj = (j + kEy[k] + ny) % ny;  // the cell beyond
-        if (2 * code < 255 && mask.at(bi, bj)) code = 128;
+        const bool beyond_open_edge = open_x && (i + kEx[k] < 0 || i + kEx[k] >= nx);
+        if (2 * code < 255 && (beyond_open_edge || mask.at(bi, bj))) code = 128;
         links[static_cast<std::size_t>(k - 1) * cells + static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * nx] =
             code;
       }

@@ -780,7 +780,8 @@ class Parser {
       for (const ShapeSpec& s : shapes_)
         if (s.interpolated) circles.push_back({s.center, s.radius});
       try {
-        mask.links = circle_links(mask, circles);
+        const auto open = [](const EdgeSpec& e) { return e.kind == EdgeSpec::Inlet || e.kind == EdgeSpec::Outlet; };
+        mask.links = circle_links(mask, circles, open(edges_[0]) || open(edges_[1]));
       } catch (const std::bad_alloc&) {
         fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) +
                                   " is too large to hold with curved walls' links in memory");
