@@ -11,6 +11,9 @@ mkdir -p "$out"
 export RUSTICL_ENABLE=llvmpipe
 for dev in 0 1; do
   for v in fused-rows fused split fused-x2 blocked; do
+    # llvmpipe's compiler takes 2 to over 5 minutes over fused-x2 (measured: 116 s
+    # of CPU in float on a 23x17 problem): left out there, and the README says so.
+    [ $dev = 1 ] && [ $v = fused-x2 ] && continue
     D2Q9_CACHE_DIR=$(mktemp -d) "$build/d2q9-bench" -d $dev --kernel-variant $v --no-coursework --sizes "$sizes" \
       --min-seconds 0.5 --copy-mib 64 -o "$out/dev$dev" 2>&1 | tee "$out/dev$dev-$v.log"
   done
