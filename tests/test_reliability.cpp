@@ -373,7 +373,7 @@ TEST_CASE("instability: an unstable flow ends with the step, and no output") {
       CHECK(r.status == 1);
       CHECK(r.out == "");
       CHECK(r.err.rfind("error: flow became unstable at step ", 0) == 0);
-      CHECK(r.err.find("(average velocity is ") != std::string::npos);
+      CHECK(r.err.find("(average velocity ") != std::string::npos);  // not finite, or past the speed of sound
       CHECK(count_lines(r.err) == 1);
       const int step = std::atoi(r.err.c_str() + std::strlen("error: flow became unstable at step "));
       CHECK(step > 10);

@@ -18,7 +18,8 @@ TEST_SUITE_BEGIN("unit");
 namespace {
 
 // A device whose "kernels" write, for step s and group g, the partial sum
-// s + g / 1024 (NaN from step nan_from on), and record every launch.
+// (s + g / 1024) / 1024 (NaN from step nan_from on), and record every launch:
+// average velocities well below the speed of sound.
 class RecordingDevice final : public LatticeDevice {
  public:
   RecordingDevice(int num_groups, std::size_t partial_values, int nan_from)
@@ -45,7 +46,7 @@ class RecordingDevice final : public LatticeDevice {
         for (int g = 0; g < num_groups_; ++g)
           buffer_.at(static_cast<std::size_t>(l.partial_offset + s * num_groups_ + g)) =
               l.step + s >= nan_from_ ? std::numeric_limits<float>::quiet_NaN()
-                                      : static_cast<float>(l.step + s) + static_cast<float>(g) / 1024.0f;
+                                      : (static_cast<float>(l.step + s) + static_cast<float>(g) / 1024.0f) / 1024.0f;
     }
   }
   void prepare(const std::vector<std::vector<StepLaunch>>& s) override { prepared = s; }
@@ -144,7 +145,7 @@ TEST_CASE("step loop: one device gets each chunk as one sequence of launches tha
   REQUIRE(av_vels.size() == 13);
   for (int s = 0; s < 13; ++s) {
     double sum = 0;
-    for (int g = 0; g < f.plan.num_groups(); ++g) sum += static_cast<float>(s) + static_cast<float>(g) / 1024.0f;
+    for (int g = 0; g < f.plan.num_groups(); ++g) sum += (static_cast<float>(s) + static_cast<float>(g) / 1024.0f) / 1024.0f;
     CHECK(av_vels[static_cast<std::size_t>(s)] == sum / static_cast<double>(f.mask.fluid_cells()));
   }
   // A second call numbers its steps on from the first's.

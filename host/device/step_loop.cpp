@@ -81,7 +81,6 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
     own_ = {0, params.ny};
     group_rows_ = plan_.groups_y;
   }
-  lattice_ = device_lattice(params, mask, precision, plan, split() ? std::optional<Slab>(own_) : std::nullopt);
   num_groups_ = plan_.groups_x * group_rows_;
   sums_ = params.extensions.sums_per_group();
   if (split()) {
@@ -293,7 +292,7 @@ void StepLoop::continue_sums(bool poll, std::size_t keep) {
 }
 
 StateRows StepLoop::own_rows() {
-  const std::vector<unsigned char> mine = device_->read_rows(current_, lattice_.first_own_row(), own_.rows);
+  const std::vector<unsigned char> mine = device_->read_rows(current_, split() ? 1 : 0, own_.rows);  // past a slab's halo row
   // Converted as one device's read-back converts them (16-bit codes too).
   return {own_.first_row, own_.rows,
           from_device_reals(mine.data(), kSpeeds * static_cast<std::size_t>(own_.rows) * params_.nx, precision_,
@@ -324,7 +323,7 @@ void StepLoop::load_distributions(const std::vector<double>& f) {
     device_->upload(current_, f);
     return;
   }
-  const std::size_t local_cells = lattice_.obstacles.kinds.size();
+  const std::size_t local_cells = static_cast<std::size_t>(own_.rows + 2) * params_.nx;  // halo rows included
   std::vector<double> local(kSpeeds * local_cells);
   for (int k = 0; k < kSpeeds; ++k)
     for (int row = 0; row < own_.rows + 2; ++row) {

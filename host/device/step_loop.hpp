@@ -105,7 +105,6 @@ class StepLoop final : public Solver, public HoldsRows {
   int ranks_ = 1;
   std::size_t fluid_cells_;  // of the whole grid
   std::size_t edge_bytes_;   // three rows as stored
-  DeviceLattice lattice_;
   std::unique_ptr<LatticeDevice> device_;
   LatticeDevice::EdgeBuffers edges_;
 
