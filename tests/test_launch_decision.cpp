@@ -79,16 +79,17 @@ TEST_CASE("launch decision: an explicit variant without a shape gets one a 32-it
                        DeviceError);
 }
 
-TEST_CASE("launch decision: the CPU default follows the implementation (rusticl blocked, PoCL fused-rows)") {
+TEST_CASE("launch decision: the CPU default follows the implementation (rusticl fused, PoCL fused-rows)") {
   const Params p = d2q9::test::make_params(128, 128, 100);
   const LaunchDecision r = decide_launch(p, llvmpipe(), LaunchRequest{});
-  CHECK(r.plan.variant == KernelVariant::Blocked);
-  CHECK(r.plan.local == LocalSize{32, 1});
-  CHECK(r.plan.block_steps == 4);
-  CHECK(blocked_local_bytes(r.plan.tile, r.plan.block_steps, 32, Precision::Float) <= 32 * 1024);
-  CHECK(r.reason ==
-        "blocked: the default on rusticl's CPU device (several steps per launch; measured in "
-        "results/cpu-implementations/)");
+  CHECK(r.plan.variant == KernelVariant::Fused);
+  CHECK(r.plan.local.x * r.plan.local.y <= 32);
+  CHECK(r.reason == "fused: the default on rusticl's CPU device (measured in results/cpu-implementations/)");
+  // An explicit blocked gets a tile in llvmpipe's 32 KiB of local memory.
+  const LaunchDecision b = decide_launch(p, llvmpipe(), asked(KernelVariant::Blocked, {}));
+  CHECK(b.plan.variant == KernelVariant::Blocked);
+  CHECK(b.plan.local == LocalSize{32, 1});
+  CHECK(blocked_local_bytes(b.plan.tile, b.plan.block_steps, 32, Precision::Float) <= 32 * 1024);
   const LaunchDecision q = decide_launch(p, pocl(), LaunchRequest{});
   CHECK(q.plan.variant == KernelVariant::FusedRows);
   CHECK(q.plan.local == LocalSize{1, 1});
@@ -98,8 +99,8 @@ TEST_CASE("launch decision: the CPU default follows the implementation (rusticl 
   CHECK(qs.plan.variant == KernelVariant::Fused);
   CHECK(qs.how == LaunchSource::Given);
   CHECK(qs.reason == "local size as given; fused: a local size was given, and fused-rows (the CPU default) takes none");
-  CHECK(decide_launch(p, llvmpipe(), asked(KernelVariant::Auto, {16, 2})).plan.variant == KernelVariant::Blocked);
-  // The search during a run tries blocked only where it can be the default.
+  CHECK(decide_launch(p, llvmpipe(), asked(KernelVariant::Auto, {16, 2})).plan.variant == KernelVariant::Fused);
+  // The search during a run tries blocked on GPUs and rusticl (close to fused there), not on PoCL.
   const auto has_blocked = [](const DeviceLimits& d) {
     for (KernelVariant v : runnable_variants(d))
       if (v == KernelVariant::Blocked) return true;
@@ -115,7 +116,7 @@ TEST_CASE("launch decision: no fp64 refuses double up front, small local memory 
   CHECK_THROWS_WITH_AS(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Double),
                        doctest::Contains("llvmpipe (LLVM 15.0.6, 256 bits) does not support double precision (cl_khr_fp64)"),
                        DeviceError);
-  CHECK(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Fp16s).plan.variant == KernelVariant::Blocked);
+  CHECK(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Fp16s).plan.variant == KernelVariant::Fused);
 
   DeviceLimits small = h100();
   small.local_mem_bytes = 16384;  // a 14x14 float region: a 6x6 tile with 4 steps per launch
@@ -168,7 +169,8 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and th
   CHECK(decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 2, cached).plan.variant == KernelVariant::Fused);
   const LaunchDecision stale = decide_launch(small, llvmpipe(), LaunchRequest{}, Precision::Float, 1, cached);
   CHECK(stale.how == LaunchSource::Default);  // 128 items on a 32-item device: decided afresh
-  CHECK(stale.plan.variant == KernelVariant::Blocked);
+  CHECK(stale.plan.variant == KernelVariant::Fused);
+  CHECK(stale.plan.local.x * stale.plan.local.y <= 32);
 }
 
 TEST_SUITE_END();
