@@ -174,6 +174,31 @@ TEST_CASE("run model: a meaningless result, or a measurement that cannot be made
   }
 }
 
+TEST_CASE("run model: a TRT magic parameter that freezes or overdrives the odd moments is an error") {
+  TempDir dir;
+  std::string text = slurp(problem_file("cylinder_library.toml"));
+  text.replace(text.find("collision = \"trt\""), 17, "collision = \"trt\"\nmagic = 1e30");
+  const std::string p = dir.write("p.toml", text);
+  const Result in_file = run_shell("'" + kExe + "' '" + p + "' -q --no-png -b reference -o '" + dir.path + "/a'");
+  CHECK(in_file.status == 1);
+  CHECK(count_lines(in_file.err) == 1);
+  CHECK_MESSAGE(contains(in_file.err, "p.toml:10: magic = 1e+30 is outside [0.001, 10]"), in_file.err);
+  const std::string base = problem_file("cylinder_library.toml");
+  for (const char* lambda : {"1e30", "1e-320", "20"}) {
+    CAPTURE(lambda);
+    const Result r = run_shell("'" + kExe + "' '" + base + "' -q --no-png -b reference --collision trt:" + lambda +
+                               " -o '" + dir.path + "/b'");
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind("error: --collision trt:", 0) == 0);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(slurp(dir.file("b/av_vels.dat")).empty());
+  }
+  // The values in use run.
+  const Result ok = run_shell("'" + kExe + "' '" + base + "' -q --no-png -b reference --collision trt:0.0833 -o '" +
+                              dir.path + "/c'");
+  CHECK(ok.status == 0);
+}
+
 TEST_CASE("run model: a file-size limit is an error line, and leaves no temporary files") {
   TempDir dir;
   // 400 blocks of 512 bytes: av_vels.dat fits, final_state.dat (256x256 cells, 70 bytes a line) does not.

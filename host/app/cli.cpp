@@ -193,6 +193,8 @@ CollisionChoice parse_collision(const std::string& text) {
     const double magic = std::strtod(lambda.c_str(), &end);
     if (lambda.empty() || *end != '\0' || !(magic > 0) || !std::isfinite(magic))
       throw UsageError("--collision trt:LAMBDA needs a positive number LAMBDA, got '" + lambda + "'");
+    if (const std::string why = trt_magic_problem(magic); !why.empty())
+      throw UsageError("--collision trt:" + lambda + ": Lambda " + why);
     choice.trt_magic = magic;
   }
   return choice;

@@ -24,6 +24,13 @@ const char* to_string(CollisionOperator c) {
   return "?";
 }
 
+std::string trt_magic_problem(double lambda) {
+  if (lambda >= kTrtMagicMin && lambda <= kTrtMagicMax) return "";
+  return "is outside [0.001, 10]: Lambda sets omega_minus = 1 / (Lambda / (1/omega - 1/2) + 1/2), which a Lambda "
+         "this " + std::string(lambda > kTrtMagicMax ? "large freezes (omega_minus near 0)" : "small drives to 2") +
+         "; the values in use are 1/12, 3/16 and 1/4 (docs/collision.md)";
+}
+
 std::optional<CollisionOperator> parse_collision_operator(const std::string& text) {
   if (text == "bgk") return CollisionOperator::Bgk;
   if (text == "trt") return CollisionOperator::Trt;

@@ -33,6 +33,14 @@ const char* to_string(CollisionOperator c);
 // "bgk", "trt" or "regularised" (also "regularized"); nullopt otherwise.
 std::optional<CollisionOperator> parse_collision_operator(const std::string& text);
 
+// TRT's magic parameter Lambda sets omega_minus = 1 / (Lambda / (1/omega -
+// 1/2) + 1/2): far above 1 it all but freezes the odd moments (omega_minus
+// near 0), far below it drives omega_minus to 2. Accepted: [0.001, 10], which
+// holds every value in use (1/12, 1/6, 3/16, 1/4, 1/2); outside, the reason
+// (for the caller's error line), else empty.
+inline constexpr double kTrtMagicMin = 0.001, kTrtMagicMax = 10.0;
+std::string trt_magic_problem(double lambda);
+
 // TRT's odd relaxation rate for the given even one (omega) and "magic"
 // parameter Lambda = (1/omega - 1/2)(1/omega_minus - 1/2).
 double trt_omega_minus(double omega, double magic);

@@ -371,6 +371,8 @@ class Parser {
       if (params_.extensions.collision != CollisionOperator::Trt)
         fail(line_of(*n), "magic is TRT's parameter: it goes with collision = \"trt\"");
       params_.extensions.trt_magic = positive(*n, "magic");
+      if (const std::string why = trt_magic_problem(params_.extensions.trt_magic); !why.empty())
+        fail(line_of(*n), "magic = " + shortest_text(params_.extensions.trt_magic) + " " + why);
     }
     inlet_ramp_ = flow.get("inlet_ramp");
     if (inlet_ramp_) {
