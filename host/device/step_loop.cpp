@@ -1,7 +1,9 @@
 #include "device/step_loop.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "device/kernel_source.hpp"
 #include "problem/stability.hpp"
@@ -93,11 +95,16 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
   if (!split()) {
     // The chunks a whole run submits, for a backend that records them now
     // rather than in the timed loop (CUDA graphs), as the kernels' build is.
+    // Each distinct one once: a long run's chunks repeat after four at most
+    // (the state's parity and the half of the partial buffer), so the list
+    // stays a few sequences long however many steps the run has.
     std::vector<std::vector<StepLaunch>> sequences;
+    std::set<std::tuple<int, int, int, bool>> seen;  // state, half, steps, ends the run
     int state = current_, half = 0;
     for (int done = 0; done < params.max_iters;) {
       const int n = std::min(plan_.chunk_steps, params.max_iters - done);
-      sequences.push_back(chunk_launches(state, half, n, done, done + n == params.max_iters));
+      const bool last = done + n == params.max_iters;
+      if (seen.insert({state, half, n, last}).second) sequences.push_back(chunk_launches(state, half, n, done, last));
       state = (state + plan_.launches(n)) % 2;
       half = 1 - half;
       done += n;
