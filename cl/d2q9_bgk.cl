@@ -28,6 +28,8 @@
 //     or INLET_PARABOLIC with INLET_PROFILE, INLET_HEIGHT (Poiseuille's profile)
 //     and INLET_RAMP                    steps over which the inlet's velocity rises from 0
 //   OUTLET with OUTLET_DENSITY          Zou/He pressure outlet on column NX-1
+//   SPONGE with SPONGE_LEFT, SPONGE_RIGHT, SPONGE_STRENGTH   absorbing layers
+//                                       beside the inlet and the outlet (absorb)
 //   COLLISION_TRT with OMEGA_MINUS      two-relaxation-time collision (trt_pair)
 //   COLLISION_REGULARISED               regularised BGK collision
 //   CURVED_LINKS        curved walls (interpolated bounce-back): `obstacles`
@@ -443,24 +445,43 @@ ALWAYS_INLINE real inlet_ramp(const int t) {
   return x >= (real)1 ? (real)1 : x * x * ((real)3 - (real)2 * x);
 }
 #endif
+#ifdef INLET
+// The inlet's velocity in row jj at step t: what column 0 is given, and what
+// the sponges (SPONGE) relax toward.
+typedef struct {
+  real ux, uy;
+} inflow_velocity;
+
+ALWAYS_INLINE inflow_velocity inflow(const int jj, const int t) {
+  (void)t;
+  inflow_velocity v;
+#ifdef INLET_PARABOLIC
+  // Poiseuille's profile between walls half-way below row 1 and above row
+  // NY-2 of the whole grid: INLET_PROFILE = 4 u_max / H^2, H = NY_GLOBAL - 2.
+  const real y = (real)(jj + ROW_OFFSET) - (real)0.5;
+  v.ux = (real)INLET_PROFILE * y * ((real)INLET_HEIGHT - y);
+  v.uy = (real)0;
+#else
+  v.ux = (real)INLET_UX;
+  v.uy = (real)INLET_UY;
+  (void)jj;
+#endif
+#ifdef INLET_RAMP
+  const real share = inlet_ramp(t);
+  v.ux *= share;
+  v.uy *= share;
+#endif
+  return v;
+}
+#endif
+
 ALWAYS_INLINE void open_edges(const int ii, const int jj, const int t, real* g) {
+  (void)jj;
   (void)t;
 #ifdef INLET
   if (ii == 0) {
-#ifdef INLET_PARABOLIC
-    // Poiseuille's profile between walls half-way below row 1 and above row
-    // NY-2 of the whole grid: INLET_PROFILE = 4 u_max / H^2, H = NY_GLOBAL - 2.
-    const real y = (real)(jj + ROW_OFFSET) - (real)0.5;
-    real ux = (real)INLET_PROFILE * y * ((real)INLET_HEIGHT - y), uy = (real)0;
-#else
-    real ux = (real)INLET_UX, uy = (real)INLET_UY;
-    (void)jj;
-#endif
-#ifdef INLET_RAMP
-    const real share = inlet_ramp(t);
-    ux *= share;
-    uy *= share;
-#endif
+    const inflow_velocity v = inflow(jj, t);
+    const real ux = v.ux, uy = v.uy;
     const real rho = (g[0] + g[2] + g[4] + (real)2 * (g[3] + g[6] + g[7])) / ((real)1 - ux);
     const real d = (real)0.5 * (g[2] - g[4]);
     g[1] = g[3] + (real)2 / (real)3 * rho * ux;
@@ -706,6 +727,47 @@ ALWAYS_INLINE void collide_fluid(const real* g, const cell_moments m, real* f) {
 #endif
 }
 
+#ifdef SPONGE
+// --- Absorbing layers (Xu & Sagaut, J. Comput. Phys. 245, 14, 2013): in the
+// SPONGE_LEFT columns from the inlet and the SPONGE_RIGHT columns to the
+// outlet, the post-collision state relaxes toward the far field's
+// equilibrium (the inlet's velocity, OUTLET_DENSITY) at a rate rising as the
+// square of the depth to SPONGE_STRENGTH at the edge. Density and momentum are
+// damped alike, so the layer's acoustic impedance is the flow's: sound enters
+// it without reflecting and fades, instead of ringing between the inlet and
+// the outlet.
+ALWAYS_INLINE real sponge_rate(const int ii) {
+  real depth = (real)0;
+#if SPONGE_LEFT > 0
+  if (ii < SPONGE_LEFT) depth = (real)(SPONGE_LEFT - ii) / (real)SPONGE_LEFT;
+#endif
+#if SPONGE_RIGHT > 0
+  if (ii >= NX - SPONGE_RIGHT) depth = (real)(ii - (NX - SPONGE_RIGHT) + 1) / (real)SPONGE_RIGHT;
+#endif
+  return (real)SPONGE_STRENGTH * (depth * depth);
+}
+
+// f_k += s (feq_k(far field) - f_k), one fma per speed.
+ALWAYS_INLINE void absorb(const int ii, const int jj, const int t, real* f) {
+  const real s = sponge_rate(ii);
+  if (s == (real)0) return;
+  const inflow_velocity v = inflow(jj, t);
+  const real a = fma(fma(v.ux, v.ux, v.uy * v.uy), (real)-1.5, (real)1);
+  const real rho = (real)OUTLET_DENSITY;
+  const real q0 = W0 * rho, q1 = W1 * rho, q2 = W2 * rho;
+  const real u5 = v.ux + v.uy, u6 = v.uy - v.ux;
+  f[0] = fma(s, q0 * a - f[0], f[0]);
+  f[1] = fma(s, q1 * equilibrium_factor(v.ux, a) - f[1], f[1]);
+  f[2] = fma(s, q1 * equilibrium_factor(v.uy, a) - f[2], f[2]);
+  f[3] = fma(s, q1 * equilibrium_factor(-v.ux, a) - f[3], f[3]);
+  f[4] = fma(s, q1 * equilibrium_factor(-v.uy, a) - f[4], f[4]);
+  f[5] = fma(s, q2 * equilibrium_factor(u5, a) - f[5], f[5]);
+  f[6] = fma(s, q2 * equilibrium_factor(u6, a) - f[6], f[6]);
+  f[7] = fma(s, q2 * equilibrium_factor(-u5, a) - f[7], f[7]);
+  f[8] = fma(s, q2 * equilibrium_factor(-u6, a) - f[8], f[8]);
+}
+#endif
+
 // --- Obstacles and the accelerated row.
 
 #ifdef MOVING_WALL
@@ -782,6 +844,9 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const
 #endif
   const cell_moments m = moments_of(g);
   collide_fluid(g, m, f);
+#ifdef SPONGE
+  absorb(ii, jj, t, f);
+#endif
 
   // |u| for av_vels: the collision conserves density and momentum (with a
   // body force, the velocity it leaves is moments_of's (m + F/2) / rho), so the

@@ -522,7 +522,7 @@ circle = { center = [9.0, 11.0], radius = 3.0 }
   CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
 }
 
-TEST_CASE("mpi runs: forces, probes, TRT, a curved wall and a ramped parabolic inlet write the same bytes on 2 and 3 ranks as on one") {
+TEST_CASE("mpi runs: forces, probes, TRT, a curved wall, a ramped parabolic inlet and sponges write the same bytes on 2 and 3 ranks as on one") {
   TempDir dir, one;
   const std::string toml = dir.write("p.toml", R"(
 [grid]
@@ -534,8 +534,8 @@ viscosity = 0.04
 collision = "trt"
 inlet_ramp = 80
 [edges]
-left = { inlet_velocity = { parabolic = 0.06 } }
-right = { outlet_density = 1.0 }
+left = { inlet_velocity = { parabolic = 0.06 }, sponge = 4 }
+right = { outlet_density = 1.0, sponge = 6 }
 bottom = "wall"
 top = "wall"
 [[obstacle]]

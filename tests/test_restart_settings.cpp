@@ -63,6 +63,7 @@ const std::map<std::string, Edit> kEdits = {
     {"edges.wall_velocity", {Cavity, "wall_velocity = [0.05, 0.0]", "wall_velocity = [0.04, 0.0]", "wall_velocity"}},
     {"edges.inlet_velocity", {Channel, "parabolic = 0.06", "parabolic = 0.05", "inlet_velocity"}},
     {"edges.outlet_density", {Channel, "outlet_density = 1.0", "outlet_density = 1.01", "outlet_density"}},
+    {"edges.sponge", {Channel, "outlet_density = 1.0 }", "outlet_density = 1.0, sponge = 6 }", "sponge"}},
     {"inlet_velocity.parabolic", {Channel, "{ parabolic = 0.06 }", "[0.06, 0.0]", "parabolic"}},
     {"obstacle.name", {Channel, "name = \"cylinder\"", "name = \"post\"", "bodies"}},
     {"obstacle.boundary", {Channel, "boundary = \"interpolated\"\n", "", kObstacles}},

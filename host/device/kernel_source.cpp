@@ -147,6 +147,12 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("OUTLET=1");
     defines.push_back("OUTLET_DENSITY=" + literal(*x.outlet_density, precision));
   }
+  if (x.sponges()) {
+    defines.push_back("SPONGE=1");
+    defines.push_back("SPONGE_LEFT=" + std::to_string(x.sponge_left));
+    defines.push_back("SPONGE_RIGHT=" + std::to_string(x.sponge_right));
+    defines.push_back("SPONGE_STRENGTH=" + literal(Extensions::kSpongeStrength, precision));
+  }
   if (x.collision == CollisionOperator::Trt) {
     defines.push_back("COLLISION_TRT=1");
     defines.push_back("OMEGA_MINUS=" + literal(trt_omega_minus(params.omega, x.trt_magic), precision));

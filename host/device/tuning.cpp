@@ -56,6 +56,7 @@ std::string kernel_kind(const Extensions& e) {
   if (e.inlet_velocity) add(e.inlet_parabolic ? "parabolic-inlet" : "inlet");
   if (e.inlet_ramp_steps > 0) add("ramp");
   if (e.outlet_density) add("outlet");
+  if (e.sponges()) add("sponge");
   if (e.measured_bodies > 0) add("bodies=" + std::to_string(e.measured_bodies));
   if (e.curved_walls) add("curved");
   return kind;

@@ -63,6 +63,12 @@ struct Extensions {
   int inlet_ramp_steps = 0;
   // Zou/He pressure (density) outlet on the right edge (column nx-1).
   std::optional<double> outlet_density;
+  // Absorbing layers (sponges): the columns next to the inlet (left) and the
+  // outlet (right) whose state relaxes toward the far field, the inlet's
+  // velocity at the outlet's density, so that sound leaves the domain.
+  // Widths in columns (0: none); the rate at the layer's outer edge.
+  int sponge_left = 0, sponge_right = 0;
+  static constexpr double kSpongeStrength = 0.1;
   // Bodies whose force is measured (ObstacleMask: cell_body), up to kMaxBodies.
   int measured_bodies = 0;
   CollisionOperator collision = CollisionOperator::Bgk;
@@ -75,6 +81,7 @@ struct Extensions {
   bool moving_walls() const { return wall_velocity != Vec2{}; }
   bool forced() const { return body_force != Vec2{}; }
   bool open_x() const { return inlet_velocity.has_value() || outlet_density.has_value(); }
+  bool sponges() const { return sponge_left > 0 || sponge_right > 0; }
   // Values per work-group and step the kernels reduce: |u|, then Fx, Fy per body.
   int sums_per_group() const { return 1 + 2 * measured_bodies; }
   bool any() const {

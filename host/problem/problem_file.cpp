@@ -69,6 +69,7 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
     bytes(&op, 1);
     if (e.collision == CollisionOperator::Trt) real(e.trt_magic);
   }
+  if (e.sponges()) real(e.sponge_left), real(e.sponge_right);  // none adds nothing
   return h;
 }
 
@@ -84,7 +85,7 @@ const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "vi
                                             "inlet_ramp", "until_steady"};
 const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
-const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density"};
+const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density", "sponge"};
 const std::vector<std::string> kShapes = {"circle", "rectangle", "mask"};
 const std::vector<std::string> kObstacleKeys = {"name", "boundary", "circle", "rectangle", "mask"};
 const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
@@ -175,6 +176,8 @@ struct EdgeSpec {
   Vec2 velocity;
   bool parabolic = false;  // an inlet's Poiseuille profile, peak velocity.x
   double density = 0.0;
+  int sponge = 0;             // an inlet's or outlet's absorbing layer, in columns
+  unsigned sponge_line = 0;
 
   std::string what() const {
     switch (kind) {
@@ -486,6 +489,26 @@ class Parser {
       }
       if (e.kind == EdgeSpec::Outlet) params_.extensions.outlet_density = e.density;
     }
+    read_sponges();
+  }
+
+  // A sponge relaxes toward the far field, the inlet's velocity at the
+  // outlet's density: it needs both, and fits in the grid beside the other's.
+  void read_sponges() {
+    const EdgeSpec& left = edges_[0];
+    const EdgeSpec& right = edges_[1];
+    for (const EdgeSpec* e : {&left, &right}) {
+      if (e->sponge == 0) continue;
+      if (left.kind != EdgeSpec::Inlet || right.kind != EdgeSpec::Outlet)
+        fail(e->sponge_line, "a sponge relaxes toward the far field, the inlet's velocity at the outlet's density: it needs "
+                             "an inlet_velocity on the left edge and an outlet_density on the right");
+    }
+    if (left.sponge + right.sponge > params_.nx)
+      fail(right.sponge ? right.sponge_line : left.sponge_line,
+           "the sponges (" + std::to_string(left.sponge) + " + " + std::to_string(right.sponge) + " columns) are wider than the grid (nx = " +
+               std::to_string(params_.nx) + ")");
+    params_.extensions.sponge_left = left.sponge;
+    params_.extensions.sponge_right = right.sponge;
   }
 
   void read_edge(const toml::node& n, unsigned line, EdgeSpec& edge) const {
@@ -507,7 +530,18 @@ class Parser {
     if (!t) fail(line, forms + ", got " + describe(n));
     const std::string in = name + " = { ... }";
     check_keys(*t, in, kEdgeTableKeys);
-    const auto entries = in_file_order(*t);
+    auto entries = in_file_order(*t);
+    // sponge = N goes with an inlet or outlet; the edge's kind is the other key.
+    const auto sponge = std::find_if(entries.begin(), entries.end(), [](const Entry& e) { return e.first->str() == "sponge"; });
+    if (sponge != entries.end()) {
+      edge.sponge_line = line_of(*sponge->second);
+      const long long width = integer(*sponge->second, "sponge");
+      if (width < 1 || width > 1000000)
+        fail(edge.sponge_line, "sponge must be a width in columns, at least 1, got " + describe(*sponge->second));
+      edge.sponge = static_cast<int>(width);
+      entries.erase(sponge);
+    }
+    if (entries.empty() && edge.sponge > 0) check_sponge_edge(edge);
     if (entries.empty()) fail(line, name + " = {} needs one of wall_velocity, inlet_velocity (left only) or outlet_density (right only)");
     if (entries.size() > 1)
       fail(line_of(entries[1]), name + " has both " + std::string(entries[0].first->str()) + " and " +
@@ -540,6 +574,13 @@ class Parser {
       edge.kind = EdgeSpec::Outlet;
       edge.density = positive(value, "outlet_density");
     }
+    if (edge.sponge > 0) check_sponge_edge(edge);
+  }
+
+  void check_sponge_edge(const EdgeSpec& edge) const {
+    if (edge.kind != EdgeSpec::Inlet && edge.kind != EdgeSpec::Outlet)
+      fail(edge.sponge_line, "sponge absorbs at an open edge: it goes with inlet_velocity (left) or outlet_density (right), not " +
+                                 edge.what());
   }
 
   void read_obstacles() {

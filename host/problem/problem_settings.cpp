@@ -18,6 +18,10 @@ const std::vector<ProblemSetting> kSettings = {
     {"inlet_ramp", [](const Extensions& e, const Measurements&) { return std::to_string(e.inlet_ramp_steps); }},
     {"outlet_density",
      [](const Extensions& e, const Measurements&) { return none_or(e.outlet_density ? std::optional(shortest_text(*e.outlet_density)) : std::nullopt); }},
+    {"sponge",
+     [](const Extensions& e, const Measurements&) {
+       return "left " + std::to_string(e.sponge_left) + ", right " + std::to_string(e.sponge_right) + " columns";
+     }},
     {"collision", [](const Extensions& e, const Measurements&) { return std::string(to_string(e.collision)); }},
     // Lambda only shapes TRT.
     {"magic",

@@ -149,23 +149,30 @@ void ReferenceSolver<Real>::interpolate_links() {
 // Zou/He inlet (column 0) and outlet (column nx-1) on fluid cells, as the
 // kernels' open_edges() computes them.
 template <typename Real>
+std::array<Real, 2> ReferenceSolver<Real>::inflow(int jj) const {
+  const Extensions& x = params_.extensions;
+  Real ux = static_cast<Real>(x.inlet_velocity->x), uy = static_cast<Real>(x.inlet_velocity->y);
+  if (x.inlet_parabolic) {  // Poiseuille's profile between walls half-way below row 1 and above row ny-2
+    const Real y = Real(jj) - Real(0.5);
+    ux = static_cast<Real>(inlet_profile_factor(params_)) * y * (static_cast<Real>(params_.ny - 2) - y);
+    uy = Real(0);
+  }
+  if (x.inlet_ramp_steps > 0) {  // a smoothstep from 0 to 1 over the ramp's steps
+    const Real s = Real(step_ + 1) / Real(x.inlet_ramp_steps);
+    const Real share = s >= Real(1) ? Real(1) : s * s * (Real(3) - Real(2) * s);
+    ux *= share;
+    uy *= share;
+  }
+  return {ux, uy};
+}
+
+template <typename Real>
 void ReferenceSolver<Real>::open_edges() {
   const Extensions& x = params_.extensions;
   for (int jj = 0; jj < params_.ny; ++jj) {
     if (x.inlet_velocity && !mask_.at(0, jj)) {
       Cell& g = tmp_cells_[static_cast<std::size_t>(jj) * params_.nx];
-      Real ux = static_cast<Real>(x.inlet_velocity->x), uy = static_cast<Real>(x.inlet_velocity->y);
-      if (x.inlet_parabolic) {  // Poiseuille's profile between walls half-way below row 1 and above row ny-2
-        const Real y = Real(jj) - Real(0.5);
-        ux = static_cast<Real>(inlet_profile_factor(params_)) * y * (static_cast<Real>(params_.ny - 2) - y);
-        uy = Real(0);
-      }
-      if (x.inlet_ramp_steps > 0) {  // a smoothstep from 0 to 1 over the ramp's steps
-        const Real s = Real(step_ + 1) / Real(x.inlet_ramp_steps);
-        const Real share = s >= Real(1) ? Real(1) : s * s * (Real(3) - Real(2) * s);
-        ux *= share;
-        uy *= share;
-      }
+      const auto [ux, uy] = inflow(jj);
       const Real rho = (g[0] + g[2] + g[4] + Real(2) * (g[3] + g[6] + g[7])) / (Real(1) - ux);
       const Real d = Real(0.5) * (g[2] - g[4]);
       g[1] = g[3] + Real(2) / Real(3) * rho * ux;
@@ -360,6 +367,35 @@ void ReferenceSolver<Real>::collision() {
                               static_cast<Real>(trt_omega_minus(params_.omega, x.trt_magic)),
                               static_cast<Real>(force.x), static_cast<Real>(force.y), x.forced()},
               x.collision);
+  if (x.sponges()) absorb();
+}
+
+// The sponges (the kernels' absorb): in the layers beside the inlet and the
+// outlet, fluid cells relax toward the far field's equilibrium, the inlet's
+// velocity at the outlet's density, at a rate rising as the depth squared.
+template <typename Real>
+void ReferenceSolver<Real>::absorb() {
+  const Extensions& x = params_.extensions;
+  const int nx = params_.nx, left = x.sponge_left, right = x.sponge_right;
+  const Real* w = kWeight<Real>;
+  const Real rho = static_cast<Real>(*x.outlet_density);
+  for (int jj = 0; jj < params_.ny; ++jj) {
+    const auto [ux, uy] = inflow(jj);
+    const Real a = std::fma(std::fma(ux, ux, uy * uy), Real(-1.5), Real(1));
+    for (int ii = 0; ii < nx; ++ii) {
+      Real depth = 0;
+      if (ii < left) depth = Real(left - ii) / Real(left);
+      if (ii >= nx - right) depth = Real(ii - (nx - right) + 1) / Real(right);
+      const Real s = static_cast<Real>(Extensions::kSpongeStrength) * (depth * depth);
+      if (s == Real(0) || mask_.at(ii, jj)) continue;
+      Cell& f = cells_[ii + static_cast<std::size_t>(jj) * nx];
+      for (int k = 0; k < kSpeeds; ++k) {
+        const Real e = kEx[k] * ux + kEy[k] * uy;
+        const Real feq = (w[k] * rho) * (k == 0 ? a : std::fma(e, std::fma(e, Real(4.5), Real(3)), a));
+        f[k] = std::fma(s, feq - f[k], f[k]);
+      }
+    }
+  }
 }
 
 template <typename Real>
