@@ -173,3 +173,28 @@ TEST_CASE("sponge: sound that rings between the inlet and the outlet leaves thro
   CHECK(ringing > 1e-3);
   CHECK(absorbed < 1e-3 * ringing);
 }
+
+TEST_CASE("sponge: a killed run restarts from its checkpoint to the uninterrupted bytes, mid-ramp") {
+  // The layer's far field follows the inlet's ramp, so the restarted kernels
+  // must know the step they resume at.
+  d2q9::test::TempDir dir;
+  std::string text = kOpenFlow;
+  text.replace(text.find("steps = 120"), 11, "steps = 40000");
+  text.replace(text.find("inlet_ramp = 40"), 15, "inlet_ramp = 30000");
+  dir.write("p.toml", text);
+  const std::string exe = D2Q9_EXE;
+  const std::string options = " -q --no-png -l 8x1";
+  const d2q9::test::Result killed = d2q9::test::run_shell(
+      "cd '" + dir.path + "' && { '" + exe + "' p.toml -o killed --checkpoint-every 2000" + options +
+      " & pid=$!; while [ ! -e killed/checkpoint.d2q9 ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; "
+      "kill -9 $pid; wait $pid; }");
+  REQUIRE_MESSAGE(killed.status == 128 + 9, "the run ended before it was killed: give it more steps");
+  const d2q9::test::Result restarted = d2q9::test::run_shell("'" + exe + "' --restart '" + dir.file("killed/checkpoint.d2q9") + "'");
+  REQUIRE_MESSAGE(restarted.status == 0, restarted.err);
+  const d2q9::test::Result whole = d2q9::test::run_shell("cd '" + dir.path + "' && '" + exe + "' p.toml -o whole" + options);
+  REQUIRE_MESSAGE(whole.status == 0, whole.err);
+  for (const char* name : {"/final_state.dat", "/av_vels.dat", "/forces.csv"}) {
+    CAPTURE(name);
+    CHECK(d2q9::test::slurp(dir.path + "/killed" + name) == d2q9::test::slurp(dir.path + "/whole" + name));
+  }
+}
