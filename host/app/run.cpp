@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <cstdio>
@@ -27,7 +26,6 @@
 #include "app/version.hpp"
 #include "app/backend.hpp"
 #include "core/stopwatch.hpp"
-#include "device/kernel_source.hpp"
 #include "problem/limits.hpp"
 #include "io/output.hpp"
 #include "io/picture.hpp"

@@ -108,6 +108,7 @@ void Simulation::step(int steps) {
 }
 
 void Simulation::follow(InRunLaunchSearch::Move move) {
+  if (move.trial == InRunLaunchSearch::Move::Trial::Running && !move.next && !move.cache) return;
   const double t0 = clock_();
   for (;;) {
     if (move.trial == InRunLaunchSearch::Move::Trial::Keep) {
