@@ -280,10 +280,9 @@ TEST_CASE("run loop: checkpointing in segments gives the uninterrupted run, and 
   RunLoopOptions loop;
   loop.checkpoint_every = 7;
   loop.checkpoint_path = dir.file(kCheckpointFile);
-  ReferenceSolver<float> segmented(p, m);
-  std::vector<double> av;
-  CHECK(run_steps(segmented, p, m, av, loop).wrote_checkpoint);
-  CHECK(av == whole_av);
+  Simulation segmented(Problem{p, m, {}, std::nullopt}, std::make_unique<ReferenceSolver<float>>(p, m));
+  CHECK(run_steps(segmented, loop).wrote_checkpoint);
+  CHECK(segmented.average_velocities() == whole_av);
   CHECK(segmented.distributions() == whole.distributions());
 
   // The last checkpoint holds step 28 (a multiple of 7 short of the end).
@@ -296,12 +295,12 @@ TEST_CASE("run loop: checkpointing in segments gives the uninterrupted run, and 
   CHECK(c.f == at_28.distributions());
 
   // Resumed from it in a fresh solver: the same two last steps.
-  ReferenceSolver<float> resumed(p, m);
-  resumed.load_distributions(c.f);
-  std::vector<double> resumed_av = c.av_vels;
+  Simulation resumed(Problem{p, m, {}, std::nullopt}, std::make_unique<ReferenceSolver<float>>(p, m));
+  resumed.resume(c, loop.checkpoint_path);
+  CHECK(resumed.first_step() == 28);
   loop.checkpoint_path = dir.file("second");
-  CHECK_FALSE(run_steps(resumed, p, m, resumed_av, loop).wrote_checkpoint);  // no multiple of 7 in 29..30
-  CHECK(resumed_av == whole_av);
+  CHECK_FALSE(run_steps(resumed, loop).wrote_checkpoint);  // no multiple of 7 in 29..30
+  CHECK(resumed.average_velocities() == whole_av);
   CHECK(resumed.distributions() == whole.distributions());
 }
 
@@ -317,10 +316,10 @@ TEST_CASE("run loop: SIGINT and SIGTERM write a checkpoint and stop") {
     struct sigaction before {};
     ::sigaction(sig, nullptr, &before);
     ReferenceSolver<double> inner(p, m);
-    SignalledSolver solver(inner, sig);
-    std::vector<double> av;
+    Simulation sim(Problem{p, m, {}, std::nullopt}, std::make_unique<SignalledSolver>(inner, sig));
+    const std::vector<double>& av = sim.average_velocities();
     try {
-      run_steps(solver, p, m, av, loop);
+      run_steps(sim, loop);
       FAIL("run_steps finished despite the signal");
     } catch (const InterruptedError& e) {
       CHECK(e.signal() == sig);

@@ -78,6 +78,26 @@ TEST_CASE("run model: a run stopped by SIGTERM and restarted writes the uninterr
   CHECK(lines_starting(r_restart.out, "Force on") == lines_starting(r_whole.out, "Force on"));
 }
 
+TEST_CASE("run model: a restart from a checkpoint written at a probe's step writes the uninterrupted run's probes.csv") {
+  TempDir whole, cut, resumed;
+  const std::string p = problem_file("forced_channel_probes.toml");  // 120 steps, probes every 40
+  const std::string options = " -q --no-png -b reference";
+  REQUIRE(run_shell("'" + kExe + "' '" + p + "' -o '" + whole.path + "'" + options).status == 0);
+  // 40 blocks of 512 bytes: the checkpoint (336 cells, 14 kB) fits, final_state.dat (28 kB) does not, so the
+  // run fails after its last checkpoint (step 80, a probe's step) and leaves it.
+  const Result r_cut = run_shell("ulimit -f 40; '" + kExe + "' '" + p + "' -o '" + cut.path + "' --checkpoint-every 80" +
+                                 options);
+  REQUIRE(r_cut.status == 1);
+  REQUIRE(contains(r_cut.err, "final_state.dat"));
+  const std::string checkpoint = cut.file(d2q9::kCheckpointFile);
+  REQUIRE(d2q9::read_checkpoint(checkpoint).step() == 80);
+  REQUIRE(run_shell("'" + kExe + "' --restart '" + checkpoint + "' -o '" + resumed.path + "'").status == 0);
+  for (const char* name : {"av_vels.dat", "probes.csv", "final_state.dat"}) {
+    CAPTURE(name);
+    CHECK(slurp(resumed.file(name)) == slurp(whole.file(name)));
+  }
+}
+
 TEST_CASE("run model: forces.csv and probes.csv number a row by the steps completed") {
   TempDir dir;
   std::string text = slurp(problem_file("cylinder_measured.toml"));

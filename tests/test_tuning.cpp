@@ -14,6 +14,7 @@
 #include "app/backend.hpp"
 #include "device/kernel_cache.hpp"
 #include "app/launch_policy.hpp"
+#include "app/simulation.hpp"
 #include "device/tuning.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L tuning
@@ -314,6 +315,89 @@ TEST_CASE("d2q9-bench writes consistent CSV records, and refuses bad options wit
 
 namespace {
 
+// The search of the SleepySolver tests: fused 128x1 by default, which steps
+// in chunks of 20; the candidates: fused's other shapes, then split 128x1.
+LaunchSearch sleepy_search() {
+  LaunchSearch search;
+  search.default_launch = {KernelVariant::Fused, LocalSize{128, 1}};
+  search.default_reason = "fused: the default";
+  search.variants = {KernelVariant::Fused, KernelVariant::Split};
+  search.key = "sleepy|run";
+  return search;
+}
+
+}  // namespace
+
+TEST_CASE("the launch search during a run decides on the costs reported to it alone") {
+  const LaunchSearch search = sleepy_search();
+  const std::vector<LaunchCandidate> candidates = {{KernelVariant::Fused, LocalSize{64, 1}},
+                                                   {KernelVariant::Fused, LocalSize{1 << 20, 1}},
+                                                   {KernelVariant::Split, LocalSize{128, 1}}};
+  SetupTimes setup;
+  setup.compile_cost_s = 0.002;  // 6 ms for the three candidates
+  const int chunk = 20;
+  const double default_step_s = 200e-6;
+  using Trial = InRunLaunchSearch::Move::Trial;
+
+  SUBCASE("a short run: two chunks timed, then no search, as the reason says") {
+    InRunLaunchSearch s(search, candidates, chunk, setup, 500);  // 0.1 s of steps: 6 ms is more than 5% of it
+    CHECK(s.steps_wanted() == chunk);
+    CHECK_FALSE(s.report(chunk, 1.0).next);  // the warm-up's time counts for nothing
+    CHECK(s.steps_wanted() == chunk);
+    const auto move = s.report(chunk, chunk * default_step_s);
+    CHECK_FALSE(move.next);
+    CHECK_FALSE(move.cache);
+    CHECK(s.steps_wanted() == 0);
+    CHECK(s.table().empty());
+    CHECK(s.reason() == "fused: the default (no search: it would cost about 6 ms against 100 ms of steps)");
+  }
+  SUBCASE("a run whose steps end before the candidates' would: no search") {
+    InRunLaunchSearch s(search, candidates, chunk, setup, 400);
+    s.report(chunk, 0);
+    setup.compile_cost_s = 0;
+    s.report(chunk, chunk * default_step_s);
+    CHECK(s.steps_wanted() == 0);
+    CHECK(s.table().empty());
+  }
+  SUBCASE("a long run: each candidate warms up and is timed, the fastest goes on and is to be cached") {
+    InRunLaunchSearch s(search, candidates, chunk, setup, 400000);  // 80 s of steps
+    s.report(7, 0);  // reports in pieces (a probe's or a checkpoint's steps between) add up
+    CHECK(s.steps_wanted() == chunk - 7);
+    s.report(chunk - 7, 0);
+    s.report(chunk / 2, chunk / 2 * default_step_s);
+    auto move = s.report(chunk / 2, chunk / 2 * default_step_s);
+    REQUIRE(move.next);
+    CHECK(move.next->text() == "fused 64x1");
+    CHECK(move.trial == Trial::Running);
+    CHECK(s.steps_wanted() == chunk);  // its warm-up
+    CHECK(s.report(chunk, 0).trial == Trial::Running);
+    const int each = s.steps_wanted();
+    CHECK(each == 100);  // 20 ms at 200 us a step
+    move = s.report(each, each * default_step_s * 0.98);  // faster by less than the margin: dropped
+    CHECK(move.trial == Trial::Drop);
+    REQUIRE(move.next);
+    CHECK(move.next->text() == "fused 1048576x1");
+    move = s.build_failed("local size too large");  // not built: the run stays on its launch
+    CHECK(move.trial == Trial::Running);
+    REQUIRE(move.next);
+    CHECK(move.next->text() == "split 128x1");
+    s.report(chunk, 0);
+    move = s.report(each, each * 50e-6);
+    CHECK(move.trial == Trial::Keep);
+    CHECK_FALSE(move.next);
+    REQUIRE(move.cache);
+    CHECK(move.cache->launch.text() == "split 128x1");
+    CHECK(move.cache->seconds_per_step == doctest::Approx(50e-6));
+    CHECK(s.steps_wanted() == 0);
+    REQUIRE(s.table().size() == 4);
+    CHECK(s.table()[0].launch.text() == "fused 128x1");
+    CHECK(s.table()[2].note == "local size too large");
+    CHECK(s.reason() == "split 128x1: the fastest of 4 launches timed on the run's first steps, cached");
+  }
+}
+
+namespace {
+
 // A solver whose steps take `step_s` each on the test's clock (they move
 // `now` on; nothing sleeps, so a busy machine cannot change what the search
 // decides) and that reports `build_s` of set-up, so that a search during the
@@ -348,71 +432,43 @@ class SleepySolver final : public Solver {
 
 }  // namespace
 
-TEST_CASE("a search during the run starts only where it pays, times launches on the run's own steps, and goes on with the fastest") {
+TEST_CASE("a simulation's launch search runs on the simulation's own steps, across its pieces, and goes on with the fastest") {
   CacheDir cache;
-  LaunchSearch search;
-  search.default_launch = {KernelVariant::Fused, LocalSize{128, 1}};
-  search.default_reason = "fused: the default";
-  search.variants = {KernelVariant::Fused, KernelVariant::Split};
-  search.key = "sleepy|run";
+  const LaunchSearch search = sleepy_search();
   const double default_step_s = 200e-6, build_s = 0.002;
   int built = 0;
   double now = 0;  // the test's clock, in seconds: the solvers' steps move it on
-  const LaunchPolicy::Clock clock = [&] { return now; };
   const SolverFactory make = [&](const LaunchCandidate& launch) -> std::unique_ptr<Solver> {
     ++built;
     if (launch.local.x == 1 << 20) throw DeviceError("local size too large");
     return std::make_unique<SleepySolver>(launch, launch.text() == "split 128x1" ? 50e-6 : default_step_s, build_s, now);
   };
-  Params p = d2q9::test::make_params(1024, 64, 0);
-  const ObstacleMask m(p.nx, p.ny);
-  const std::size_t candidates = run_search_candidates(p, search).size();
-  REQUIRE(candidates == local_size_candidates(p).size());  // fused's other shapes, and split at 128x1
-
-  SUBCASE("a short run: two chunks timed, then no search, as the reason says") {
-    p.max_iters = 2000;  // 0.4 s of steps; a search would cost candidates * build_s, more than 5% of it
-    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make, clock);
-    std::unique_ptr<Solver> solver = make(search.default_launch);
-    std::vector<double> av;
-    double loop_s = 0;
-    CHECK(policy.run_first_steps(solver, av, p.max_iters, loop_s) == 40);
-    CHECK(av.size() == 40);
-    CHECK(loop_s == doctest::Approx(40 * default_step_s));
-    CHECK(built == 1);
-    CHECK(policy.table().empty());
-    CHECK(policy.reason().find("fused: the default (no search: it would cost about") == 0);
-    CHECK_FALSE(load_tuned_launch(search.key).has_value());
-  }
-  SUBCASE("a long run: every candidate runs some of the run's steps, and the fastest goes on, cached") {
-    p.max_iters = 400000;  // 80 s of steps: a search of about 0.1 s pays
-    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make, clock);
-    std::unique_ptr<Solver> solver = make(search.default_launch);
-    std::vector<double> av;
-    double loop_s = 0;
-    const int done = policy.run_first_steps(solver, av, p.max_iters, loop_s);
-    CHECK(built == 1 + static_cast<int>(candidates));
-    REQUIRE(policy.table().size() == 1 + candidates);
-    CHECK(policy.table()[0].launch.text() == "fused 128x1");
-    CHECK(solver->launch_plan()->variant == KernelVariant::Split);
-    CHECK(load_tuned_launch(search.key)->text() == "split 128x1");
-    CHECK(policy.reason() == "split 128x1: the fastest of " + std::to_string(1 + candidates) +
-                                 " launches timed on the run's first steps, cached");
-    // The steps ran one after another, whichever solver ran them: the state moved along.
-    REQUIRE(av.size() == static_cast<std::size_t>(done));
-    for (std::size_t i = 0; i < av.size(); ++i) CHECK(av[i] == static_cast<double>(i + 1));
-    CHECK(solver->distributions().at(0) == static_cast<double>(done));
-    CHECK(done < p.max_iters / 10);
-  }
-  SUBCASE("the steps allowed end before a search could: no search") {
-    p.max_iters = 400000;
-    LaunchPolicy policy = LaunchPolicy::searching(p, m, search, make, clock);
-    std::unique_ptr<Solver> solver = make(search.default_launch);
-    std::vector<double> av;
-    double loop_s = 0;
-    CHECK(policy.run_first_steps(solver, av, 100, loop_s) == 40);  // a checkpoint at step 100, say
-    CHECK(policy.table().empty());
-    CHECK(solver->launch_plan()->variant == KernelVariant::Fused);
-  }
+  Problem problem;
+  problem.params = d2q9::test::make_params(1024, 64, 400000);  // 80 s of steps: a search of about 0.1 s pays
+  problem.mask = ObstacleMask(problem.params.nx, problem.params.ny);
+  const std::vector<LaunchCandidate> candidates = run_search_candidates(problem.params, search);
+  REQUIRE(candidates.size() == local_size_candidates(problem.params).size());  // fused's other shapes, and split at 128x1
+  std::unique_ptr<Solver> started = make(search.default_launch);
+  auto in_run = std::make_unique<InRunLaunchSearch>(search, candidates, 20, started->setup_times(),
+                                                    problem.params.max_iters);
+  Simulation sim(std::move(problem), std::move(started), std::move(in_run), make, [&] { return now; });
+  // Pieces of 100 steps, as a schedule with a checkpoint every 100 steps steps it.
+  while (sim.launch_reason() == "fused: the default") sim.step(100);
+  const int done = sim.steps_done();
+  CHECK(done < 40000);
+  CHECK(built == 1 + static_cast<int>(candidates.size()));
+  CHECK(sim.solver().launch_plan()->variant == KernelVariant::Split);
+  CHECK(load_tuned_launch(search.key)->text() == "split 128x1");
+  CHECK(sim.launch_reason() == "split 128x1: the fastest of " + std::to_string(1 + candidates.size()) +
+                                   " launches timed on the run's first steps, cached");
+  // The steps ran one after another, whichever solver ran them: the state moved along.
+  const std::vector<double>& av = sim.average_velocities();
+  REQUIRE(av.size() == static_cast<std::size_t>(done));
+  for (std::size_t i = 0; i < av.size(); ++i) REQUIRE(av[i] == static_cast<double>(i + 1));
+  CHECK(sim.distributions().at(0) == static_cast<double>(done));
+  // Steps are the run's, whichever launch ran them; building and moving the state are the search's.
+  CHECK(sim.stepping_seconds() + sim.search_seconds() == doctest::Approx(now));
+  CHECK(sim.search_seconds() == 0);  // the solvers' builds took no time on the test's clock
 }
 
 TEST_CASE("kernel cache: an image comes back only for exactly its build, and a damaged entry is a compile, not a failure") {

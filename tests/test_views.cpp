@@ -514,38 +514,44 @@ class CountingSolver final : public Solver {
 TEST_CASE("the step loop: one run() call without hooks, segments at snapshot steps with them, same flow") {
   const Params p = d2q9::test::make_params(12, 10, 50, 0.02);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
+  // A simulation stepping a CountingSolver, which `solver` then points at.
+  const auto counting = [&](const Params& params, CountingSolver*& solver) {
+    auto owned = std::make_unique<CountingSolver>(params, m);
+    solver = owned.get();
+    return std::make_unique<Simulation>(Problem{params, m, {}, std::nullopt}, std::move(owned));
+  };
 
-  CountingSolver whole(p, m);
-  std::vector<double> av_whole;
-  run_steps(whole, p, m, av_whole, RunLoopOptions{});
-  CHECK(whole.calls == std::vector<int>{50});
+  CountingSolver* whole = nullptr;
+  const auto whole_sim = counting(p, whole);
+  run_steps(*whole_sim, RunLoopOptions{});
+  CHECK(whole->calls == std::vector<int>{50});
 
-  CountingSolver pieces(p, m);
-  std::vector<double> av_pieces;
+  CountingSolver* pieces = nullptr;
+  const auto pieces_sim = counting(p, pieces);
   std::vector<int> snapshot_steps;
   std::vector<std::vector<double>> snapshot_states;
   RunLoopOptions hooks;
   hooks.snapshot_every = 7;
   hooks.snapshot = [&](int step) {
     snapshot_steps.push_back(step);
-    CHECK(av_pieces.size() == static_cast<std::size_t>(step));
-    snapshot_states.push_back(pieces.distributions());
+    CHECK(pieces_sim->steps_done() == step);
+    snapshot_states.push_back(pieces->distributions());
   };
-  run_steps(pieces, p, m, av_pieces, hooks);
+  run_steps(*pieces_sim, hooks);
   CHECK(snapshot_steps == std::vector<int>{7, 14, 21, 28, 35, 42, 49});
   int total = 0;
-  for (int c : pieces.calls) total += c;
+  for (int c : pieces->calls) total += c;
   CHECK(total == 50);
-  CHECK(av_pieces == av_whole);
-  CHECK(pieces.distributions() == whole.distributions());
+  CHECK(pieces_sim->average_velocities() == whole_sim->average_velocities());
+  CHECK(pieces->distributions() == whole->distributions());
 
   // The state a snapshot saw is the state after that many steps.
   Params p21 = p;
   p21.max_iters = 21;
-  CountingSolver upto(p21, m);
-  std::vector<double> av_upto;
-  run_steps(upto, p21, m, av_upto, RunLoopOptions{});
-  CHECK(snapshot_states[2] == upto.distributions());
+  CountingSolver* upto = nullptr;
+  const auto upto_sim = counting(p21, upto);
+  run_steps(*upto_sim, RunLoopOptions{});
+  CHECK(snapshot_states[2] == upto->distributions());
 }
 
 TEST_CASE("device table: aligned columns, default marked") {

@@ -1,23 +1,95 @@
 #include "app/launch_policy.hpp"
 
 #include <algorithm>
-#include <chrono>
+#include <utility>
 
 
 namespace d2q9 {
 
-namespace {
+InRunLaunchSearch::InRunLaunchSearch(const LaunchSearch& search, std::vector<LaunchCandidate> candidates,
+                                     int chunk_steps, const SetupTimes& setup, int run_steps)
+    : search_(search), candidates_(std::move(candidates)), chunk_(chunk_steps), setup_(setup), run_steps_(run_steps),
+      reason_(search.default_reason) {}
 
-double wall_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+int InRunLaunchSearch::steps_wanted() const {
+  switch (phase_) {
+    case Phase::WarmDefault:
+    case Phase::TimeDefault:
+    case Phase::WarmTrial: return chunk_ - phase_steps_;
+    case Phase::TimeTrial: return steps_each_ - phase_steps_;
+    case Phase::Over: break;
+  }
+  return 0;
 }
 
-}  // namespace
+InRunLaunchSearch::Move InRunLaunchSearch::report(int steps, double seconds) {
+  if (phase_ == Phase::Over) return {};
+  reported_ += steps;
+  phase_steps_ += steps;
+  phase_s_ += seconds;
+  if (steps_wanted() > 0) return {};
+  const double step_s = phase_s_ / phase_steps_;
+  const Phase finished = phase_;
+  phase_steps_ = 0;
+  phase_s_ = 0;
+  switch (finished) {
+    case Phase::WarmDefault: phase_ = Phase::TimeDefault; return {};
+    case Phase::WarmTrial: phase_ = Phase::TimeTrial; return {};
+    case Phase::TimeDefault: {
+      // Each candidate is built and gets the state, and gives it back unless it wins.
+      const double per_candidate = setup_.build_estimate_s() + 2 * setup_.upload_s;
+      const double expected_run_s = step_s * run_steps_;
+      const double expected_cost = per_candidate * static_cast<double>(candidates_.size());
+      // Each timed on about 20 ms of steps, after a chunk of warm-up.
+      steps_each_ = std::max(chunk_, static_cast<int>(std::min(0.02 / std::max(step_s, 1e-9), 1e6)));
+      const long long search_steps = static_cast<long long>(candidates_.size()) * (chunk_ + steps_each_);
+      if (candidates_.empty() || expected_cost > kSearchBudget * expected_run_s ||
+          reported_ + search_steps > run_steps_) {
+        phase_ = Phase::Over;
+        reason_ += " (no search: it would cost about " + std::to_string(static_cast<int>(expected_cost * 1000)) +
+                   " ms against " + std::to_string(static_cast<int>(expected_run_s * 1000)) + " ms of steps)";
+        return {};
+      }
+      best_ = {search_.default_launch, step_s, ""};
+      table_.push_back(best_);
+      return try_next();
+    }
+    case Phase::TimeTrial: {
+      TuningResult r{candidates_[next_++], step_s, ""};
+      table_.push_back(r);
+      const bool faster = step_s < (1.0 - kTuneMargin) * best_.seconds_per_step;
+      if (faster) best_ = r;
+      Move move = try_next();
+      move.trial = faster ? Move::Trial::Keep : Move::Trial::Drop;
+      return move;
+    }
+    case Phase::Over: break;
+  }
+  return {};
+}
+
+InRunLaunchSearch::Move InRunLaunchSearch::build_failed(const std::string& why) {
+  table_.push_back({candidates_[next_++], -1.0, why});
+  return try_next();
+}
+
+InRunLaunchSearch::Move InRunLaunchSearch::try_next() {
+  Move move;
+  if (next_ < candidates_.size()) {
+    phase_ = Phase::WarmTrial;
+    move.next = candidates_[next_];
+    return move;
+  }
+  phase_ = Phase::Over;
+  move.cache = best_;
+  reason_ = best_.launch.text() + ": the fastest of " + std::to_string(table_.size()) +
+            " launches timed on the run's first steps, cached";
+  return move;
+}
 
 LaunchPolicy::LaunchPolicy(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,
                            bool force_search, Ranks* ranks)
-    : backend_(b), params_(params), mask_(mask), config_(config), clock_(wall_seconds), force_search_(force_search),
-      ranks_(ranks) {}
+    : backend_(b), params_(params), mask_(mask), config_(config), force_search_(force_search), ranks_(ranks) {}
 
 LaunchChoice LaunchPolicy::start() {
   LaunchChoice choice;
@@ -37,7 +109,6 @@ LaunchChoice LaunchPolicy::start() {
     if (auto c = load_tuned_launch(search_.key)) cached = CachedLaunch{*c, tuning_cache_path()};
   // The one decision; a request the device cannot run fails here.
   LaunchDecision decision = decide_launch(params_, limits, request, precision, ranks, cached);
-  reason_ = decision.reason;
   choice.how = decision.how;
   choice.reason = decision.reason;
   // Each rank's slab is another grid than any searched on one device: the
@@ -53,7 +124,7 @@ LaunchChoice LaunchPolicy::start() {
     } catch (const DeviceError&) {
       // A stale entry (a kernel the driver now builds with another limit): decided without it.
       decision = decide_launch(params_, limits, request, precision, ranks);
-      reason_ = choice.reason = decision.reason;
+      choice.reason = decision.reason;
       choice.how = decision.how;
     }
   }
@@ -78,96 +149,16 @@ LaunchChoice LaunchPolicy::start() {
     choice.solver = make_planned_solver(backend_, params_, mask_, config_.device, plan);  // the default
   }
   may_search_ = choice.how == LaunchSource::Default;
-  reason_ = choice.reason;
   return choice;
 }
 
-int LaunchPolicy::run_first_steps(std::unique_ptr<Solver>& solver, std::vector<double>& av_vels, int max_steps,
-                                  double& loop_s, const std::function<void(int)>& after_steps) {
-  if (!may_search_ || max_steps <= 0) return 0;
-  may_search_ = false;
-  const auto candidates = run_search_candidates(params_, search_);
-  const LaunchPlan plan = *solver->launch_plan();
-  // A chunk to warm up (first launches, clocks), then one timed: the speed the run would go on at.
+std::unique_ptr<InRunLaunchSearch> LaunchPolicy::in_run_search(const Solver& started, int run_steps) const {
+  if (!may_search_ || run_steps <= 0) return nullptr;
+  const LaunchPlan plan = *started.launch_plan();
+  // A chunk to warm up, then one timed: the speed the run would go on at.
   const int chunk = std::max(plan.chunk_steps, plan.steps_per_launch());
-  int done = 0;
-  const auto run_on = [&](Solver& s, int steps) {
-    steps = std::min(steps, max_steps - done);
-    double t = 0.0;
-    if (steps > 0) {
-      const double t0 = clock_();
-      s.run(steps, av_vels);
-      t = clock_() - t0;
-    }
-    const std::vector<double> forces = s.take_body_forces();  // the candidates' too: their steps are the run's
-    body_forces_.insert(body_forces_.end(), forces.begin(), forces.end());
-    done += steps;
-    loop_s += t;
-    if (after_steps) after_steps(static_cast<int>(av_vels.size()));
-    return t;
-  };
-  run_on(*solver, chunk);
-  if (done + chunk > max_steps) return done;
-  const double step_s = run_on(*solver, chunk) / chunk;
-  const SetupTimes setup = solver->setup_times();
-  // Each candidate is built and gets the state, and gives it back unless it wins.
-  const double per_candidate = setup.build_estimate_s() + 2 * setup.upload_s;
-  const double expected_run_s = step_s * (params_.max_iters - static_cast<int>(av_vels.size()) + done);
-  const double expected_cost = per_candidate * static_cast<double>(candidates.size());
-  // Each timed on about 20 ms of steps, after a chunk of warm-up.
-  const int steps_each = std::max(chunk, static_cast<int>(std::min(0.02 / std::max(step_s, 1e-9), 1e6)));
-  const long long search_steps = static_cast<long long>(candidates.size()) * (chunk + steps_each);
-  if (candidates.empty() || expected_cost > kSearchBudget * expected_run_s || done + search_steps > max_steps) {
-    reason_ += " (no search: it would cost about " + std::to_string(static_cast<int>(expected_cost * 1000)) +
-               " ms against " + std::to_string(static_cast<int>(expected_run_s * 1000)) + " ms of steps)";
-    return done;
-  }
-
-  const double search_t0 = clock_();
-  double stepping_s = 0;  // the candidates' steps, which count as the run's, not the search's
-  LaunchCandidate best = search_.default_launch;
-  double best_s = step_s;
-  table_.push_back({best, step_s, ""});
-  for (const LaunchCandidate& launch : candidates) {
-    TuningResult r{launch, -1.0, ""};
-    std::unique_ptr<Solver> next;
-    try {
-      next = make_(launch);
-      next->load_distributions(solver->distributions());
-    } catch (const DeviceError& e) {
-      r.note = e.what();
-      table_.push_back(r);
-      continue;
-    }
-    stepping_s += run_on(*next, chunk);
-    const double t = run_on(*next, steps_each);
-    stepping_s += t;
-    r.seconds_per_step = t / steps_each;
-    table_.push_back(r);
-    if (r.seconds_per_step < (1.0 - kTuneMargin) * best_s) {
-      best = launch;
-      best_s = r.seconds_per_step;
-      solver = std::move(next);  // the state is already there
-    } else {
-      solver->load_distributions(next->distributions());
-    }
-  }
-  search_s_ = clock_() - search_t0 - stepping_s;
-  store_tuned_launch(search_.key, best, best_s);
-  reason_ = best.text() + ": the fastest of " + std::to_string(table_.size()) +
-            " launches timed on the run's first steps, cached";
-  return done;
-}
-
-LaunchPolicy LaunchPolicy::searching(const Params& params, const ObstacleMask& mask, const LaunchSearch& search,
-                                     SolverFactory make, Clock clock) {
-  LaunchPolicy policy(Backend::Reference, params, mask, SolverConfig{}, false);
-  if (clock) policy.clock_ = std::move(clock);
-  policy.search_ = search;
-  policy.make_ = std::move(make);
-  policy.may_search_ = true;
-  policy.reason_ = search.default_reason;
-  return policy;
+  return std::make_unique<InRunLaunchSearch>(search_, run_search_candidates(params_, search_), chunk,
+                                             started.setup_times(), run_steps);
 }
 
 LaunchChoice make_tuned_solver(Backend b, const Params& params, const ObstacleMask& mask, const SolverConfig& config,

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <cstdio>
@@ -26,9 +25,7 @@
 #include "app/summary.hpp"
 #include "app/version.hpp"
 #include "app/backend.hpp"
-#include "app/launch_policy.hpp"
 #include "core/stopwatch.hpp"
-#include "device/kernel_source.hpp"
 #include "problem/limits.hpp"
 #include "io/output.hpp"
 #include "io/picture.hpp"
@@ -92,26 +89,21 @@ void print_tuning_table(const Solver& solver, const std::vector<TuningResult>& t
   std::printf("Chosen: %s\n", reason.c_str());
 }
 
-// The launch policy of the run: what the user asked of the launch.
-LaunchPolicy launch_policy(const Options& o, const Params& params, const ObstacleMask& mask, Ranks& ranks) {
-  SolverConfig config;
-  config.device = {o.device, o.precision, o.backend == Backend::Reference ? "" : find_kernels_dir(o.kernels_dir)};
-  config.launch.variant = o.variant;
-  config.launch.local = o.local_size;
-  config.launch.block_steps = o.block_steps;
-  config.launch.tile = o.tile;
-  config.slab_rows = o.slab_rows;
-  return LaunchPolicy(o.backend, params, mask, config, o.tune, &ranks);
-}
-
-// Steps that end before the first checkpoint or snapshot: the launch
-// policy takes its steps outside the run loop, which writes those.
-int steps_before_first_write(const Options& o, const ExtraOutputs& extra, const Measurements& measure,
-                             const SteadyRule& steady, int first_step, int max_iters) {
-  int end = max_iters;
-  for (int every : {o.checkpoint_every, extra.snapshot_every, measure.probe_every, steady.active() ? steady.every : 0})
-    if (every > 0) end = std::min(end, (first_step / every + 1) * every - 1);
-  return end - first_step;
+// The simulation's options: what the user asked of the device and the launch.
+SimulationOptions simulation_options(const Options& o, Ranks& ranks) {
+  SimulationOptions s;
+  s.backend = o.backend;
+  s.device = o.device;
+  s.precision = o.precision;
+  s.kernels_dir = o.kernels_dir;
+  s.launch.variant = o.variant;
+  s.launch.local = o.local_size;
+  s.launch.block_steps = o.block_steps;
+  s.launch.tile = o.tile;
+  s.search_now = o.tune;
+  s.ranks = &ranks;
+  s.slab_rows = o.slab_rows;
+  return s;
 }
 
 // "NAME on each of 3 ranks", or each rank's device where they differ.
@@ -228,10 +220,8 @@ void run(const Options& given, Ranks& ranks) {
   // Set-up: every rank reads the inputs and builds its part; the ranks agree
   // on any failure before one of them could wait for another.
   Options o = given;
-  Params params;
-  ObstacleMask mask;
+  Problem problem;
   Extensions file_extensions;  // as the input files give them
-  Measurements measure;        // forces and probes the problem asks for
   std::optional<double> until_steady;  // --until-steady, else the problem file's
   ExtraOutputs extra;
   Checkpoint restart;
@@ -247,10 +237,8 @@ void run(const Options& given, Ranks& ranks) {
       check_params_fit_precision(p, o.precision, o.param_file);
       check_problem_fits(p, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
     };
-    Problem problem = load_problem(o.param_file, o.obstacle_file, check_fits);  // the library's (app/simulation.hpp)
-    params = problem.params;
-    mask = std::move(problem.mask);
-    measure = problem.measure;
+    problem = load_problem(o.param_file, o.obstacle_file, check_fits);
+    Params& params = problem.params;
     until_steady = o.until_steady ? o.until_steady : problem.until_steady;
     // Checkpoints record what the files give; --collision is an option, recorded as one.
     file_extensions = params.extensions;
@@ -260,14 +248,14 @@ void run(const Options& given, Ranks& ranks) {
       if (o.collision->trt_magic) params.extensions.trt_magic = *o.collision->trt_magic;
     }
     if (!o.restart_file.empty()) {
-      check_checkpoint_matches(restart, o.restart_file, params, o.param_file, mask,
+      check_checkpoint_matches(restart, o.restart_file, params, o.param_file, problem.mask,
                                o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);
-      check_settings_match(restart, o, params.extensions, measure, file_extensions);
+      check_settings_match(restart, o, params.extensions, problem.measure, file_extensions);
       if (ranks.is_root()) warn_if_inputs_changed(restart.run, o);
     }
     if (ranks.is_root()) check_output_dir(o.output_dir);
     if (ranks.is_root() && o.checkpoint_every > 0) lock = std::make_unique<CheckpointDirLock>(o.output_dir);
-    extra = plan_extra_outputs(o, measure, params.max_iters, ranks.is_root(), ranks.size());
+    extra = plan_extra_outputs(o, problem.measure, params.max_iters, ranks.is_root(), ranks.size());
     if (ranks.is_root()) check_output_targets(o, extra);
   } catch (...) {
     failure = std::current_exception();
@@ -276,81 +264,55 @@ void run(const Options& given, Ranks& ranks) {
   RunTimes times;
   times.inputs_s = wall.lap();
 
-  std::unique_ptr<Solver> solver;
-  LaunchPolicy policy = launch_policy(o, params, mask, ranks);
+  const Measurements measure = problem.measure;
+  std::optional<Simulation> sim;
   try {
-    LaunchChoice choice = policy.start();
-    if (o.tune && !o.quiet) print_tuning_table(*choice.solver, choice.table, choice.reason);
-    solver = std::move(choice.solver);
-    if (!o.restart_file.empty()) solver->load_distributions(restart.f);
+    sim.emplace(std::move(problem), simulation_options(o, ranks));
+    if (o.tune && !o.quiet) print_tuning_table(sim->solver(), sim->search_now_table(), sim->launch_reason());
+    if (!o.restart_file.empty()) sim->resume(std::move(restart), o.restart_file);
   } catch (...) {
     failure = std::current_exception();
   }
   ranks.agree(failure);
-  restart.f = std::vector<double>();  // not held through the run
+  restart = Checkpoint();  // not held through the run
+  const Params& params = sim->params();
+  const ObstacleMask& mask = sim->mask();
   times.setup_s = wall.lap();
-  times.setup = solver->setup_times();
-  const std::vector<std::string> devices = ranks.gather(solver->device_name());
+  times.setup = sim->solver().setup_times();
+  const std::vector<std::string> devices = ranks.gather(sim->solver().device_name());
 
-  std::vector<double> av_vels = std::move(restart.av_vels);
-  const int first_step = static_cast<int>(av_vels.size());
-  av_vels.reserve(params.max_iters);
+  const int first_step = sim->first_step();
   ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet && ranks.is_root());
   RunLoopOptions loop;
   loop.checkpoint_every = o.checkpoint_every;
   loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
-  if (o.checkpoint_every > 0) loop.run_record = run_record(o, *solver, file_extensions, params.extensions, measure);
+  if (o.checkpoint_every > 0) loop.run_record = run_record(o, sim->solver(), file_extensions, params.extensions, measure);
   loop.progress = &progress;
   loop.ranks = &ranks;
   loop.snapshot_every = extra.snapshot_every;
   ViewWriter views(extra, params, mask);
-  MeasurementLog measurements(measure, params, first_step);
-  if (!o.restart_file.empty()) measurements.restore(restart.series, o.restart_file);
-  restart.series.clear();
-  loop.series = [&] {
-    measurements.add_forces(solver->take_body_forces());
-    return measurements.saved_series();
-  };
-  loop.probe_every = measure.probe_every;
-  loop.probe = [&](int step) { measurements.add_probes(step, *solver); };
   const SteadyRule steady = until_steady ? steady_rule(*until_steady, params.max_iters) : SteadyRule{};
   SteadyCheck steady_check;
   if (steady.active()) {
     loop.steady_every = steady.every;
     loop.steady = [&](int) {
-      measurements.add_forces(solver->take_body_forces());
-      steady_check = check_steady(steady, av_vels, measurements.force_series(), measurements.forces_from(),
-                                  measurements.bodies());
+      steady_check = sim->steady_check(steady);
       return steady_check.steady;
     };
   }
   loop.snapshot = [&](int step) {
-    const std::vector<double> f = solver->distributions();
+    const std::vector<double> f = sim->distributions();
     ranks.on_root([&] { views.write_snapshot(step, f); });
   };
   RunLoopResult result;
   StateRows state;  // this rank's rows of the final state: never the whole grid on one rank of several
-  double first_steps_s = 0;
   try {
     if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
       throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
-    // The policy's first steps (on one process only), then the run loop's.
-    policy.run_first_steps(solver, av_vels, steps_before_first_write(o, extra, measure, steady, first_step, params.max_iters),
-                           first_steps_s, [&](int step) {
-                             if (progress.active()) progress.update(step);
-                           });
-    measurements.add_forces(policy.take_body_forces());
-    result = run_steps(*solver, params, mask, av_vels, loop);
-    measurements.add_forces(solver->take_body_forces());
+    result = run_steps(*sim, loop);
     // A run that went to its last step says how far from steady it ended.
-    if (steady.active() && !steady_check.steady)
-      steady_check = check_steady(steady, av_vels, measurements.force_series(), measurements.forces_from(),
-                                  measurements.bodies());
-    result.compute_seconds += first_steps_s;
-    if (auto* rows = dynamic_cast<HoldsRows*>(solver.get()))
-      state = rows->own_rows();
-    else
-      state = {0, params.ny, solver->distributions()};
+    if (steady.active() && !steady_check.steady) steady_check = sim->steady_check(steady);
+    state = sim->own_rows();
   } catch (const InstabilityError&) {
     throw;  // every rank holds the same average velocities, so every rank stops alike
   } catch (const InterruptedError&) {
@@ -361,6 +323,8 @@ void run(const Options& given, Ranks& ranks) {
     ranks.abort(std::current_exception());  // the others may be waiting for this rank
   }
   times.loop_s = wall.lap();  // the steps and the final state's download
+  const std::vector<double>& av_vels = sim->average_velocities();
+  const MeasurementLog& measurements = sim->measurements();
 
   // The outputs, written by every rank (each its own rows' part of
   // final_state.dat and of a .pvti) and rank 0 (the rest, into `outputs`).
@@ -398,23 +362,24 @@ void run(const Options& given, Ranks& ranks) {
     summary.obstacle_file = o.obstacle_file;
     summary.params = params;
     summary.fluid_cells = mask.fluid_cells();
+    const Solver& solver = sim->solver();
     summary.device = devices_text(devices);
-    summary.backend = solver->backend_name();
-    summary.precision = solver->precision();
-    summary.local_size = solver->local_size();
-    if (const auto plan = solver->launch_plan()) {
+    summary.backend = solver.backend_name();
+    summary.precision = solver.precision();
+    summary.local_size = solver.local_size();
+    if (const auto plan = solver.launch_plan()) {
       summary.kernel_variant = to_string(plan->variant);
       if (plan->variant == KernelVariant::Blocked) {
         summary.block_steps = plan->block_steps;
         summary.tile = plan->tile;
       }
     }
-    summary.launch_reason = policy.reason();
-    summary.decomposition = solver->decomposition();
-    times.search_s = policy.search_s();
+    summary.launch_reason = sim->launch_reason();
+    summary.decomposition = solver.decomposition();
+    times.search_s = sim->search_seconds();
     times.wall_s = wall.total();  // all but the renames and this summary
     summary.times = times;
-    summary.elapsed_s = result.compute_seconds;
+    summary.elapsed_s = sim->stepping_seconds();
     summary.first_step = first_step;
     summary.user_cpu_s = seconds(usage.ru_utime);
     summary.system_cpu_s = seconds(usage.ru_stime);

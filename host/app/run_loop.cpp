@@ -39,42 +39,30 @@ int StopSignals::received() const { return g_signal; }
 namespace {
 
 // Collective: the whole grid comes to rank 0, which checks and writes it.
-void save(Solver& solver, const Params& params, const ObstacleMask& mask, const std::vector<double>& av_vels,
-          const RunLoopOptions& options, Ranks& ranks) {
-  const std::string& path = options.checkpoint_path;
-  Checkpoint c;
-  c.params = params;
+void save(Simulation& sim, const RunLoopOptions& options, Ranks& ranks) {
+  Checkpoint c = sim.checkpoint();
   c.run = options.run_record;
-  c.mask_hash = obstacle_mask_hash(mask);
-  c.precision = solver.precision();
-  c.av_vels = av_vels;
-  if (options.series) c.series = options.series();
-  c.f = solver.distributions();
   ranks.on_root([&] {
     // Never replace a good checkpoint with a broken state.
-    check_distributions(params, mask, c.f, av_vels.empty() ? 0 : av_vels.size() - 1);
-    write_checkpoint(path, c);
+    check_distributions(sim.params(), sim.mask(), c.f, c.av_vels.empty() ? 0 : c.av_vels.size() - 1);
+    write_checkpoint(options.checkpoint_path, c);
   });
 }
 
 }  // namespace
 
-RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask& mask, std::vector<double>& av_vels,
-                        const RunLoopOptions& options) {
+RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
   using clock = std::chrono::steady_clock;
   Ranks one_process;
   Ranks& ranks = options.ranks ? *options.ranks : one_process;
   RunLoopResult result;
-  const int start = static_cast<int>(av_vels.size());
+  const int max_iters = sim.params().max_iters;
   const bool checkpoints = options.checkpoint_every > 0;
   const bool snapshots = options.snapshot_every > 0 && options.snapshot;
-  const bool probes = options.probe_every > 0 && options.probe;
   const bool steady = options.steady_every > 0 && options.steady;
   const bool progress = options.progress && options.progress->active();  // rank 0's only
-  if (!ranks.max(checkpoints || snapshots || probes || steady || progress)) {
-    const auto tic = clock::now();
-    solver.run(params.max_iters - start, av_vels);
-    result.compute_seconds = std::chrono::duration<double>(clock::now() - tic).count();
+  if (!ranks.max(checkpoints || snapshots || steady || progress)) {
+    sim.step(max_iters - sim.steps_done());
     return result;
   }
   std::optional<StopSignals> signals;
@@ -85,42 +73,38 @@ RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask
   int written_step = -1;  // the step of the checkpoint this run last wrote
   int segment = 1;        // grows to about segment_seconds of steps once the speed is known
   auto next_multiple = [](int step, int every) { return (step / every + 1) * every; };
-  for (int step = start; step < params.max_iters;) {
+  for (int step = sim.steps_done(); step < max_iters;) {
     // mpirun passes a signal to every rank, not necessarily within one segment.
     if (const int sig = ranks.max(signals ? signals->received() : 0)) {
-      if (step != written_step) save(solver, params, mask, av_vels, options, ranks);
+      if (step != written_step) save(sim, options, ranks);
       throw InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
-                                      std::to_string(step) + " of " + std::to_string(params.max_iters) +
+                                      std::to_string(step) + " of " + std::to_string(max_iters) +
                                       " steps; checkpoint written to " + options.checkpoint_path +
                                       "; continue with --restart " + options.checkpoint_path);
     }
-    int end = std::min(params.max_iters, step + segment);
+    int end = std::min(max_iters, step + segment);
     if (checkpoints) end = std::min(end, next_multiple(step, options.checkpoint_every));
     if (snapshots) end = std::min(end, next_multiple(step, options.snapshot_every));
-    if (probes) end = std::min(end, next_multiple(step, options.probe_every));
     if (steady) end = std::min(end, next_multiple(step, options.steady_every));
     const int n = end - step;
     const auto tic = clock::now();
-    solver.run(n, av_vels);
+    sim.step(n);  // the probes the problem asks for, the launch search's trials
     const double elapsed = std::chrono::duration<double>(clock::now() - tic).count();
-    result.compute_seconds += elapsed;
     step = end;
     // At most 4x growth per segment, so one quick measurement cannot overshoot far.
     const double fitting = elapsed > 0 ? n * options.segment_seconds / elapsed : 4.0 * n;
     segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, 4.0 * std::max(n, segment))));
     // Steady: the run ends here as if this were its last step (no checkpoint).
-    if (steady && step % options.steady_every == 0 && step < params.max_iters &&
+    if (steady && step % options.steady_every == 0 && step < max_iters &&
         ranks.broadcast(options.steady(step) ? 1 : 0)) {
       if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);
-      if (probes && step % options.probe_every == 0) options.probe(step);
       break;
     }
-    if (checkpoints && step % options.checkpoint_every == 0 && step < params.max_iters) {
-      save(solver, params, mask, av_vels, options, ranks);
+    if (checkpoints && step % options.checkpoint_every == 0 && step < max_iters) {
+      save(sim, options, ranks);
       written_step = step;
     }
     if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);
-    if (probes && step % options.probe_every == 0) options.probe(step);
     if (progress) options.progress->update(step);
   }
   if (progress) options.progress->finish();

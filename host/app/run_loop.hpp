@@ -1,7 +1,7 @@
-// The time-step loop as main() drives it: resuming from a checkpoint,
-// checkpointing every N steps, stopping cleanly on SIGINT/SIGTERM, pictures
-// every N steps and a progress line. Without any of these the whole run is
-// one Solver::run call; with them it runs in segments.
+// d2q9-bgk's schedule over a Simulation: checkpointing every N steps,
+// stopping cleanly on SIGINT/SIGTERM, snapshots every N steps, the steady
+// check and a progress line. Without any of these the whole run is one
+// Simulation::step call; with them it steps in segments.
 #pragma once
 
 #include <functional>
@@ -14,7 +14,7 @@
 #include "problem/problem.hpp"
 #include "app/progress.hpp"
 #include "core/ranks.hpp"
-#include "device/solver.hpp"
+#include "app/simulation.hpp"
 
 namespace d2q9 {
 
@@ -43,19 +43,14 @@ class StopSignals {
 };
 
 struct RunLoopOptions {
-  int checkpoint_every = 0;  // 0: no checkpoints, and the whole run is one Solver::run call
+  int checkpoint_every = 0;  // 0: no checkpoints
   std::string checkpoint_path;
   RunRecord run_record;  // kept in every checkpoint, so --restart alone continues the run
-  // The run's per-step series besides av_vels, up to now, for a checkpoint
-  // (collective: every rank calls it).
-  std::function<std::vector<std::pair<std::string, std::vector<double>>>()> series;
   // Wall time one segment aims at: SIGTERM is honoured, and the progress line
   // redrawn, within about this long.
   double segment_seconds = 0.25;
   int snapshot_every = 0;                  // 0: no snapshots
   std::function<void(int step)> snapshot;  // after every snapshot_every-th step
-  int probe_every = 0;                     // 0: no probes
-  std::function<void(int step)> probe;     // after every probe_every-th step (collective)
   int steady_every = 0;                    // 0: no steady check
   // After every steady_every-th step (collective): true to stop there, as
   // steady. Rank 0's answer counts, for every rank.
@@ -68,14 +63,12 @@ struct RunLoopOptions {
 
 struct RunLoopResult {
   bool wrote_checkpoint = false;
-  double compute_seconds = 0;  // time in Solver::run, checkpoints and pictures not counted
 };
 
-// Runs from step av_vels.size() to params.max_iters, appending to av_vels,
-// or to an earlier step where options.steady says the run is steady.
-// Throws InstabilityError if the flow blows up and InterruptedError on
-// SIGINT/SIGTERM (checkpointing only).
-RunLoopResult run_steps(Solver& solver, const Params& params, const ObstacleMask& mask, std::vector<double>& av_vels,
-               const RunLoopOptions& options);
+// Steps `sim` from its steps done to params().max_iters, or to an earlier
+// step where options.steady says the run is steady. Throws InstabilityError
+// if the flow blows up and InterruptedError on SIGINT/SIGTERM (checkpointing
+// only).
+RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options);
 
 }  // namespace d2q9

@@ -1,6 +1,8 @@
 #include "app/simulation.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <utility>
 
 #include "app/outputs.hpp"
 #include "device/kernel_source.hpp"
@@ -23,12 +25,17 @@ Problem load_problem(const std::string& problem_or_params_file, const std::strin
 
 namespace {
 
-std::unique_ptr<Solver> build_solver(const Problem& problem, const SimulationOptions& options) {
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+SolverConfig solver_config(const SimulationOptions& options) {
   SolverConfig config;
   config.device = {options.device, options.precision,
                    options.backend == Backend::Reference ? "" : find_kernels_dir(options.kernels_dir)};
   config.launch = options.launch;
-  return make_solver(options.backend, problem.params, problem.mask, config);
+  config.slab_rows = options.slab_rows;
+  return config;
 }
 
 }  // namespace
@@ -37,21 +44,113 @@ Simulation::Simulation(Problem problem, const SimulationOptions& options)
     : params_(problem.params),
       mask_(std::move(problem.mask)),
       measure_(problem.measure),
-      solver_(build_solver(Problem{params_, mask_, measure_, std::nullopt}, options)),
+      policy_(std::make_unique<LaunchPolicy>(options.backend, params_, mask_, solver_config(options),
+                                             options.search_now, options.ranks)),
+      clock_(wall_seconds),
       measurements_(measure_, params_, 0) {
+  LaunchChoice choice = policy_->start();
+  solver_ = std::move(choice.solver);
+  start_reason_ = std::move(choice.reason);
+  search_now_table_ = std::move(choice.table);
+  make_ = policy_->candidate_factory();
   av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
 }
 
+Simulation::Simulation(Problem problem, std::unique_ptr<Solver> started, std::unique_ptr<InRunLaunchSearch> search,
+                       SolverFactory make, Clock clock)
+    : params_(problem.params),
+      mask_(std::move(problem.mask)),
+      measure_(problem.measure),
+      solver_(std::move(started)),
+      search_made_(true),
+      search_(std::move(search)),
+      make_(std::move(make)),
+      clock_(clock ? std::move(clock) : Clock(wall_seconds)),
+      measurements_(measure_, params_, 0) {
+  av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
+  if (search_) start_reason_ = search_->reason();
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
+  solver_->load_distributions(checkpoint.f);
+  av_vels_ = std::move(checkpoint.av_vels);
+  av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
+  first_step_ = steps_done();
+  measurements_ = MeasurementLog(measure_, params_, first_step_);
+  measurements_.restore(checkpoint.series, path);
+}
+
+const std::string& Simulation::launch_reason() const { return search_ ? search_->reason() : start_reason_; }
+
 void Simulation::step(int steps) {
+  if (!search_made_) {
+    search_made_ = true;
+    search_ = policy_->in_run_search(*solver_, params_.max_iters - steps_done());
+  }
   const int end = steps_done() + steps;
   const int every = measure_.probes.empty() ? 0 : measure_.probe_every;
   while (steps_done() < end) {
-    // Up to the next probe, which run_loop takes at the same steps.
-    const int next = every > 0 ? std::min(end, (steps_done() / every + 1) * every) : end;
-    solver_->run(next - steps_done(), av_vels_);
-    measurements_.add_forces(solver_->take_body_forces());
+    // Up to the next probe, and to the next report to the launch search.
+    int next = every > 0 ? std::min(end, (steps_done() / every + 1) * every) : end;
+    const int wanted = search_ ? search_->steps_wanted() : 0;
+    if (wanted > 0) next = std::min(next, steps_done() + wanted);
+    const int n = next - steps_done();
+    const double t0 = clock_();
+    solver_->run(n, av_vels_);
+    const double t = clock_() - t0;
+    stepping_s_ += t;
+    measurements_.add_forces(solver_->take_body_forces());  // a candidate's too: its steps are the run's
+    if (wanted > 0) follow(search_->report(n, t));
     if (every > 0 && steps_done() % every == 0) measurements_.add_probes(steps_done(), *solver_);
   }
+}
+
+void Simulation::follow(InRunLaunchSearch::Move move) {
+  if (move.trial == InRunLaunchSearch::Move::Trial::Running && !move.next && !move.cache) return;
+  const double t0 = clock_();
+  for (;;) {
+    if (move.trial == InRunLaunchSearch::Move::Trial::Keep) {
+      best_.reset();
+    } else if (move.trial == InRunLaunchSearch::Move::Trial::Drop) {
+      best_->load_distributions(solver_->distributions());
+      solver_ = std::move(best_);
+    }
+    if (move.cache) store_tuned_launch(search_->key(), move.cache->launch, move.cache->seconds_per_step);
+    if (!move.next) break;
+    // The candidate takes the state; the best so far waits without it.
+    try {
+      std::unique_ptr<Solver> next = make_(*move.next);
+      next->load_distributions(solver_->distributions());
+      best_ = std::exchange(solver_, std::move(next));
+      break;
+    } catch (const DeviceError& e) {
+      move = search_->build_failed(e.what());
+    }
+  }
+  search_s_ += clock_() - t0;
+}
+
+StateRows Simulation::own_rows() {
+  if (auto* rows = dynamic_cast<HoldsRows*>(solver_.get())) return rows->own_rows();
+  return {0, params_.ny, solver_->distributions()};
+}
+
+SteadyCheck Simulation::steady_check(const SteadyRule& rule) const {
+  return check_steady(rule, av_vels_, measurements_.force_series(), measurements_.forces_from(),
+                      measurements_.bodies());
+}
+
+Checkpoint Simulation::checkpoint() {
+  Checkpoint c;
+  c.params = params_;
+  c.mask_hash = obstacle_mask_hash(mask_);
+  c.precision = solver_->precision();
+  c.av_vels = av_vels_;
+  c.series = measurements_.saved_series();
+  c.f = solver_->distributions();
+  return c;
 }
 
 FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->distributions()); }
