@@ -286,7 +286,8 @@ void run(const Options& given, Ranks& ranks) {
   RunLoopOptions loop;
   loop.checkpoint_every = o.checkpoint_every;
   loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
-  if (o.checkpoint_every > 0) loop.run_record = run_record(o, sim->solver(), file_extensions, params.extensions, measure);
+  if (o.checkpoint_every > 0)
+    loop.run_record = [&] { return run_record(o, sim->solver(), file_extensions, params.extensions, measure); };
   loop.progress = &progress;
   loop.ranks = &ranks;
   loop.snapshot_every = extra.snapshot_every;

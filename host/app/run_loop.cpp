@@ -41,7 +41,7 @@ namespace {
 // Collective: the whole grid comes to rank 0, which checks and writes it.
 void save(Simulation& sim, const RunLoopOptions& options, Ranks& ranks) {
   Checkpoint c = sim.checkpoint();
-  c.run = options.run_record;
+  if (options.run_record) c.run = options.run_record();
   ranks.on_root([&] {
     // Never replace a good checkpoint with a broken state.
     check_distributions(sim.params(), sim.mask(), c.f, c.av_vels.empty() ? 0 : c.av_vels.size() - 1);

@@ -45,7 +45,9 @@ class StopSignals {
 struct RunLoopOptions {
   int checkpoint_every = 0;  // 0: no checkpoints
   std::string checkpoint_path;
-  RunRecord run_record;  // kept in every checkpoint, so --restart alone continues the run
+  // What every checkpoint keeps, so that --restart alone continues the run:
+  // asked at each save, since an in-run launch search may have changed the launch.
+  std::function<RunRecord()> run_record;
   // Wall time one segment aims at: SIGTERM is honoured, and the progress line
   // redrawn, within about this long.
   double segment_seconds = 0.25;
