@@ -283,7 +283,7 @@ TEST_CASE("the blocked kernel's default tile: the largest square that fits, halv
   CHECK(tile_of(256, 256, Precision::Float) == LocalSize{17, 17});    // 256 tiles
   CHECK(tile_of(128, 256, Precision::Float) == LocalSize{17, 8});     // 17x17 would make 128
   CHECK(tile_of(128, 128, Precision::Float) == LocalSize{8, 8});
-  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{19, 19});  // computes in float
+  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{30, 30});  // keeps 16-bit codes: a 36x36 region
   CHECK(tile_of(1024, 1024, Precision::Double) == LocalSize{12, 12});  // an 18x18 region
   CHECK(tile_of(12, 5, Precision::Float) == LocalSize{8, 5});  // no larger than the grid, halved to 8 at most
   // A grid of one row of cells per group in x.

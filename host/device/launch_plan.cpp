@@ -69,10 +69,12 @@ int default_block_steps(const Params& params) { return params.cells() <= 256 * 2
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
-  // Two copies of the distributions (or the reduction's sums, if more), the
-  // mask and a flag per row.
-  return std::max(2 * kSpeeds * region, static_cast<long long>(steps) * sums_per_group * items) * real + region +
-         (tile.y + 2 * steps);
+  // Two copies of the distributions as stored (16-bit codes with 16-bit
+  // storage), sharing their memory with the reduction's sums (reals), in a
+  // union aligned to a real; then the mask and a flag per row.
+  const long long shared = std::max(2 * kSpeeds * region * static_cast<long long>(stored_size(precision)),
+                                    static_cast<long long>(steps) * sums_per_group * items * real);
+  return (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
 }
 
 namespace {
