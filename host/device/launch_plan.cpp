@@ -122,7 +122,7 @@ namespace {
 // The variant "auto" stands for, and why: on CPU devices the
 // implementation's default (cpu_default_variant), fused where the user gave a
 // shape that fused-rows cannot take; on GPUs several steps per launch
-// (blocked), except for 16-bit storage above kBlocked16MaxCells, which runs
+// (blocked), except for fp16c storage above kBlocked16MaxCells, which runs
 // one (fused). Under MPI slabs only the one-step kernels run.
 struct Resolved {
   KernelVariant variant;
@@ -149,13 +149,17 @@ Resolved resolve_variant(const Params& params, const DeviceLimits& device, const
   } else if (!is_16bit(precision)) {
     v = KernelVariant::Blocked;
     why = std::string(": the default on GPUs in ") + to_string(precision) + " (several steps per launch)";
+  } else if (precision == Precision::Fp16s) {
+    v = KernelVariant::Blocked;
+    why = ": the default on GPUs in fp16s (several steps per launch, the tile kept as 16-bit codes)";
   } else if (params.cells() <= kBlocked16MaxCells) {
     v = KernelVariant::Blocked;
-    why = ": the default on GPUs for 16-bit grids of up to " + std::to_string(kBlocked16MaxCells) +
-          " cells (several steps per launch)";
+    why = std::string(": the default on GPUs for ") + to_string(precision) + " grids of up to " +
+          std::to_string(kBlocked16MaxCells) + " cells (several steps per launch)";
   } else {
     v = KernelVariant::Fused;
-    why = ": the default on GPUs for 16-bit grids above " + std::to_string(kBlocked16MaxCells) + " cells";
+    why = std::string(": the default on GPUs for ") + to_string(precision) + " grids above " +
+          std::to_string(kBlocked16MaxCells) + " cells (its conversions, not memory, set the pace)";
   }
   // MPI slabs: several steps per launch would need as many halo rows, and
   // split has no slab kernels.
