@@ -145,12 +145,21 @@ ALWAYS_INLINE ushort encode16(const float x) {
   // even (a carry rolls into the exponent); saturates, also for inf and NaN.
   const uint v = as_uint(a) - (112u << 23);
   const uint normal = min((v + 0x7ffu + ((v >> 12) & 1u)) >> 12, 0x7fffu);
-  const uint linear = convert_uint_rte(a * 0x1p25f);  // below 2^-14: steps of 2^-25
+  // Below 2^-14, steps of 2^-25: a * 2^25 (exact) rounded to an integer, to
+  // nearest even, by adding 2^23, whose ulp is 1: the integer is then the low
+  // bits. convert_uint_rte(a * 0x1p25f) gives the same for every float (all
+  // 2^32 checked), but runs on the GPU's slower conversion pipe.
+  const uint linear = as_uint(fma(a, 0x1p25f, 0x1p23f)) - 0x4b000000u;
   return (ushort)(((as_uint(x) >> 16) & 0x8000u) | (a < 0x1p-14f ? linear : normal));
 }
 ALWAYS_INLINE float decode16(const ushort code) {
   const uint m = code & 0x7fffu;
-  const float a = m < 2048u ? (float)m * 0x1p-25f : as_float((m << 12) + (112u << 23));
+  // Below 2048, m * 2^-25 exactly: (2^23 + m) * 2^-25 - 2^-2, one fma, the
+  // same bits as (float)m * 0x1p-25f (every code checked) without an
+  // integer-to-float conversion.
+  const float linear = fma(as_float(m | 0x4b000000u), 0x1p-25f, -0x1p-2f);
+  const float normal = as_float((m << 12) + (112u << 23));
+  const float a = m < 2048u ? linear : normal;
   return (code & 0x8000u) ? -a : a;
 }
 ALWAYS_INLINE float load16(__global const ushort* p, const idx_t i) { return decode16(p[i]); }
@@ -1063,23 +1072,64 @@ __kernel void propagate_rebound_collide_x2(__global const stored* restrict src, 
 // memory, advances the region there, the valid part shrinking by a cell per
 // step, and writes back only its tile. Memory is read and written once per
 // launch instead of once per step. The arithmetic per cell is collide()'s and
-// intermediate states are rounded as if stored (as_stored), so distributions
-// are bit-identical to one-step launches; |u| is summed per step over the
-// tile's cells, in another order than the one-step kernels.
+// intermediate states are kept as they would be stored (tile_code), so
+// distributions are bit-identical to one-step launches; |u| is summed per
+// step over the tile's cells, in another order than the one-step kernels.
 #define REGION_X (TILE_X + 2 * BLOCK_STEPS)
 #define REGION_Y (TILE_Y + 2 * BLOCK_STEPS)
 #define REGION_CELLS (REGION_X * REGION_Y)
+#ifdef STORAGE_16
+#define BLOCKED_COMPACT 1  // walk each step's window only (see the step loop)
+#else
+#define BLOCKED_COMPACT 0
+#endif
 #define CURVED_BIT 0x80
 #ifdef CURVED_LINKS
 #define REGION_BYTE(c) (region_mask[c] & (CURVED_BIT - 1))
 #else
 #define REGION_BYTE(c) region_mask[c]
 #endif
+
+// The region holds the distributions as device memory does: with 16-bit
+// storage the 16-bit codes themselves. The serial reference rounds every
+// distribution to its code after every step (docs/arithmetic.md), so keeping
+// the code between steps changes no bit, halves the local memory of a tile
+// (more work-groups per compute unit, or larger tiles) and converts once per
+// value and step: encoded when written, decoded when read, and loaded and
+// stored between device and local memory as they are.
+typedef stored tile_t;
+// What the region holds for speed k of a new state, and the value a step reads back.
+ALWAYS_INLINE tile_t tile_code(const int k, const real value) {
+#if defined(STORAGE_FP16S)
+  ushort code;
+  vstore_half_rte(to_code_scale(k, value), 0, (half*)&code);
+  return code;
+#elif defined(STORAGE_FP16C)
+  return encode16(to_code_scale(k, value));
+#else
+  (void)k;
+  return value;
+#endif
+}
+ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
+#if defined(STORAGE_FP16S)
+  return fma(vload_half(0, (const half*)&code), (real)STORAGE_INV_SCALE, rest_value(k));
+#elif defined(STORAGE_FP16C)
+  return fma(decode16(code), (real)STORAGE_INV_SCALE, rest_value(k));
+#else
+  (void)k;
+  return code;
+#endif
+}
+
 // Two copies of the region's distributions (steps alternate between them, so
 // one barrier a step suffices); once the steps are done, the same memory holds
 // each item's |u| sum of every step for the reduction.
 #define REGION_SUMS (BLOCK_STEPS * SUMS_PER_GROUP * WG_SIZE)
-#define REGION_REALS (18 * REGION_CELLS > REGION_SUMS ? 18 * REGION_CELLS : REGION_SUMS)
+typedef union {
+  tile_t f[18 * REGION_CELLS];
+  real sums[REGION_SUMS];
+} blocked_region;
 
 // v modulo n in [0, n), for negative v too (region cells before the grid's start).
 ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
@@ -1093,8 +1143,8 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
                                                 __global real* restrict partial_sums, const int partial_offset,
                                                 const int accelerate_next, const int steps,
                                                 const int first_group_row, const int step) {
-  // Speed k of region cell c, copy b, at (2 * k + b) * REGION_CELLS + c.
-  __local real region[REGION_REALS];
+  // Speed k of region cell c, copy b, at region.f[(2 * k + b) * REGION_CELLS + c].
+  __local blocked_region region;
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
@@ -1107,7 +1157,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;
     const idx_t cell = CELL(wrap(x0 + rx, NX), wrap(y0 + ry, NY));
-    for (int k = 0; k < 9; ++k) region[2 * k * REGION_CELLS + c] = load_f(src, k, cell);
+    for (int k = 0; k < 9; ++k) region.f[2 * k * REGION_CELLS + c] = src[k * NCELLS + cell];
     region_mask[c] = obstacles[cell];
 #ifdef CURVED_LINKS
     // A fluid cell with a curved link gets bit 7 (free: bodies use bits 2-6),
@@ -1130,67 +1180,87 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
     // Offsets of the copies read and written (CUDA has no __local pointers).
     const int from = ((s - 1) & 1) * REGION_CELLS, to = (s & 1) * REGION_CELLS;
     // After step s a cell is exact if it is s cells inside the region; the
-    // last step computes only the tile.
+    // last step computes only the tile: the window of w x h cells from
+    // (margin, margin). With 16-bit storage the items walk exactly that
+    // window, in order, so that no item idles on a halo cell that is no
+    // longer exact (whole warps of them diverged through the collision
+    // before). Float and double walk the whole region and skip the cells
+    // outside the window, as before: each item then sums |u| over the same
+    // cells in the same order, and av_vels.dat keeps its bytes (a walk of the
+    // window measured 1-2% faster there, within noise; 16-bit tiles changed
+    // size, and their sums order, anyway).
     const int margin = last ? BLOCK_STEPS : s;
-    for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
-      const int ry = c / REGION_X, rx = c - ry * REGION_X;
-      if (rx < margin || rx >= REGION_X - margin || ry < margin || ry >= REGION_Y - margin) continue;
-      real g[9], f[9];
-      g[0] = region[from + c];
-      g[1] = region[from + 2 * REGION_CELLS + c - 1];
-      g[2] = region[from + 4 * REGION_CELLS + c - REGION_X];
-      g[3] = region[from + 6 * REGION_CELLS + c + 1];
-      g[4] = region[from + 8 * REGION_CELLS + c + REGION_X];
-      g[5] = region[from + 10 * REGION_CELLS + c - 1 - REGION_X];
-      g[6] = region[from + 12 * REGION_CELLS + c + 1 - REGION_X];
-      g[7] = region[from + 14 * REGION_CELLS + c + 1 + REGION_X];
-      g[8] = region[from + 16 * REGION_CELLS + c - 1 + REGION_X];
-      const int x = x0 + rx, y = y0 + ry;
+    const int off = BLOCKED_COMPACT ? margin : 0;
+    const int w = REGION_X - 2 * off, h = REGION_Y - 2 * off;
+    // The item's walk position, and how far it moves per WG_SIZE cells.
+    int wy = lid / w, wx = lid - wy * w;
+    const int dy = WG_SIZE / w, dx = WG_SIZE - dy * w;
+    for (; wy < h; wy += dy) {
+      const int rx = wx + off, ry = wy + off, c = rx + ry * REGION_X;
+      if (BLOCKED_COMPACT ||
+          (rx >= margin && rx < REGION_X - margin && ry >= margin && ry < REGION_Y - margin)) {
+        real g[9], f[9];
+        g[0] = tile_value(0, region.f[from + c]);
+        g[1] = tile_value(1, region.f[from + 2 * REGION_CELLS + c - 1]);
+        g[2] = tile_value(2, region.f[from + 4 * REGION_CELLS + c - REGION_X]);
+        g[3] = tile_value(3, region.f[from + 6 * REGION_CELLS + c + 1]);
+        g[4] = tile_value(4, region.f[from + 8 * REGION_CELLS + c + REGION_X]);
+        g[5] = tile_value(5, region.f[from + 10 * REGION_CELLS + c - 1 - REGION_X]);
+        g[6] = tile_value(6, region.f[from + 12 * REGION_CELLS + c + 1 - REGION_X]);
+        g[7] = tile_value(7, region.f[from + 14 * REGION_CELLS + c + 1 + REGION_X]);
+        g[8] = tile_value(8, region.f[from + 16 * REGION_CELLS + c - 1 + REGION_X]);
+        const int x = x0 + rx, y = y0 + ry;
 #ifdef CURVED_LINKS
-      int code[9];
-      real own[9];
-      const int curved = region_mask[c] == CURVED_BIT;
-      if (curved) {
-        code[0] = 0;
-        own[0] = g[0];
-        for (int k = 1; k < 9; ++k) {
-          code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), wrap(y, NY))];
-          own[k] = region[from + 2 * k * REGION_CELLS + c];
-        }
-        interpolate_links(code, own, g);
-      }
-#endif
-      const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
-      const int blocked = REGION_BYTE(c);
-      const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), step + s - 1, accelerate, f);
-      // The tile's own cells inside the grid count towards |u|.
-      const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
-                          ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
-      if (in_tile) {
-        sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
-#ifdef FORCE_BODIES
-        add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
-#ifdef CURVED_LINKS
+        int code[9];
+        real own[9];
+        const int curved = region_mask[c] == CURVED_BIT;
         if (curved) {
-          // Walls are obstacle cells: their bytes carry no CURVED_BIT.
-          const int wall[9] = {0,
-                               region_mask[c - 1],
-                               region_mask[c - REGION_X],
-                               region_mask[c + 1],
-                               region_mask[c + REGION_X],
-                               region_mask[c - 1 - REGION_X],
-                               region_mask[c + 1 - REGION_X],
-                               region_mask[c + 1 + REGION_X],
-                               region_mask[c - 1 + REGION_X]};
-          add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+          code[0] = 0;
+          own[0] = g[0];
+          for (int k = 1; k < 9; ++k) {
+            code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), wrap(y, NY))];
+            own[k] = tile_value(k, region.f[from + 2 * k * REGION_CELLS + c]);
+          }
+          interpolate_links(code, own, g);
         }
 #endif
+        const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
+        const int blocked = REGION_BYTE(c);
+        const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), step + s - 1, accelerate, f);
+        // The tile's own cells inside the grid count towards |u|.
+        const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
+                            ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
+        if (in_tile) {
+          sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
+#ifdef FORCE_BODIES
+          add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
+#ifdef CURVED_LINKS
+          if (curved) {
+            // Walls are obstacle cells: their bytes carry no CURVED_BIT.
+            const int wall[9] = {0,
+                                 region_mask[c - 1],
+                                 region_mask[c - REGION_X],
+                                 region_mask[c + 1],
+                                 region_mask[c + REGION_X],
+                                 region_mask[c - 1 - REGION_X],
+                                 region_mask[c + 1 - REGION_X],
+                                 region_mask[c + 1 + REGION_X],
+                                 region_mask[c - 1 + REGION_X]};
+            add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+          }
 #endif
+#endif
+        }
+        if (last) {
+          if (in_tile) store(dst, CELL(x, y), f);
+        } else {
+          for (int k = 0; k < 9; ++k) region.f[to + 2 * k * REGION_CELLS + c] = tile_code(k, f[k]);
+        }
       }
-      if (last) {
-        if (in_tile) store(dst, CELL(x, y), f);
-      } else {
-        for (int k = 0; k < 9; ++k) region[to + 2 * k * REGION_CELLS + c] = as_stored(k, f[k]);
+      wx += dx;
+      if (wx >= w) {
+        wx -= w;
+        ++wy;
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
@@ -1198,17 +1268,18 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 
   // Every step's sums in one tree, in the region's memory, which the last
   // step no longer reads.
-  // Sum i (step i / SUMS_PER_GROUP, value i % SUMS_PER_GROUP) at region[i * WG_SIZE].
-  for (int i = 0; i < BLOCK_STEPS * SUMS_PER_GROUP; ++i) region[i * WG_SIZE + lid] = sums[i];
+  // Sum i (step i / SUMS_PER_GROUP, value i % SUMS_PER_GROUP) at region.sums[i * WG_SIZE].
+  for (int i = 0; i < BLOCK_STEPS * SUMS_PER_GROUP; ++i) region.sums[i * WG_SIZE + lid] = sums[i];
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int stride = REDUCE_POW2; stride > 0; stride >>= 1) {
     if (lid < stride && lid + stride < WG_SIZE)
-      for (int i = 0; i < BLOCK_STEPS * SUMS_PER_GROUP; ++i) region[i * WG_SIZE + lid] += region[i * WG_SIZE + lid + stride];
+      for (int i = 0; i < BLOCK_STEPS * SUMS_PER_GROUP; ++i)
+        region.sums[i * WG_SIZE + lid] += region.sums[i * WG_SIZE + lid + stride];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   for (int i = lid; i < steps * SUMS_PER_GROUP; i += WG_SIZE) {
     const int s = i / SUMS_PER_GROUP, q = i - s * SUMS_PER_GROUP;
-    partial_sums[(partial_offset + s * num_groups + group) * SUMS_PER_GROUP + q] = region[i * WG_SIZE];
+    partial_sums[(partial_offset + s * num_groups + group) * SUMS_PER_GROUP + q] = region.sums[i * WG_SIZE];
   }
 }
 #endif

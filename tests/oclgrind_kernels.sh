@@ -46,7 +46,10 @@ for variant in split fused fused-x2 fused-rows blocked; do
   done
 done
 # 16-bit storage: the same kernels through the load/store helpers.
-for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c" "blocked 8x2 fp16s --tile 4x6"; do
+# The blocked kernel walks each step's window with 16-bit storage: one case
+# whose window rows are wider than the work-group (a walk step of no whole row).
+for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c" "blocked 8x2 fp16s --tile 4x6" \
+  "blocked 5x1 fp16c --block-steps 3 --tile 9x4"; do
   set -- $run
   variant=$1 shape=$2 precision=$3
   shift 3

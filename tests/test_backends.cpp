@@ -195,10 +195,13 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel (several steps per launch) g
   };
   // Grids that are not multiples of the tile; a grid smaller than the halo
   // (the region wraps around it more than once); groups with more items than
-  // region cells, and shapes whose reduction tree has odd levels.
+  // region cells, and shapes whose reduction tree has odd levels; a group
+  // of fewer items than a row of the step's window (16-bit storage walks the
+  // window: a walk step of no whole row).
   // Each fits 32 KB of local memory in double, the least an OpenCL GPU has.
   const Case cases[] = {{23, 17, {5, 4}, 3, {16, 1}}, {23, 17, {8, 5}, 4, {7, 3}}, {12, 9, {12, 9}, 2, {32, 2}},
-                        {20, 12, {6, 5}, 1, {64, 1}}, {6, 5, {4, 4}, 5, {16, 2}}};
+                        {20, 12, {6, 5}, 1, {64, 1}}, {6, 5, {4, 4}, 5, {16, 2}},
+                        {23, 17, {9, 4}, 3, {5, 1}}};
   for (const Case& c : cases) {
     if (over_group_limit(b, c.local)) continue;
     const Params p = d2q9::test::make_params(c.nx, c.ny, 40, 0.03);
@@ -208,7 +211,7 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel (several steps per launch) g
     for (int y = 0; y < p.ny; ++y)
       if (y % c.tile.y == 0 && c.tile.x < p.nx) m.kinds[c.tile.x - 1 + y * p.nx] = m.kinds[c.tile.x + y * p.nx] = 1;
     if (c.tile.x < p.nx) m.kinds[c.tile.x + (p.ny - 2) * p.nx] = 1;
-    for (Precision precision : {Precision::Float, Precision::Double, Precision::Fp16s}) {
+    for (Precision precision : {Precision::Float, Precision::Double, Precision::Fp16s, Precision::Fp16c}) {
       if (d2q9::test::no_fp64(b, precision)) continue;
       CAPTURE(std::string(to_string(precision)));
       CAPTURE(c.nx);
@@ -283,7 +286,7 @@ TEST_CASE("the blocked kernel's default tile: the largest square that fits, halv
   CHECK(tile_of(256, 256, Precision::Float) == LocalSize{17, 17});    // 256 tiles
   CHECK(tile_of(128, 256, Precision::Float) == LocalSize{17, 8});     // 17x17 would make 128
   CHECK(tile_of(128, 128, Precision::Float) == LocalSize{8, 8});
-  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{19, 19});  // computes in float
+  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{30, 30});  // keeps 16-bit codes: a 36x36 region
   CHECK(tile_of(1024, 1024, Precision::Double) == LocalSize{12, 12});  // an 18x18 region
   CHECK(tile_of(12, 5, Precision::Float) == LocalSize{8, 5});  // no larger than the grid, halved to 8 at most
   // A grid of one row of cells per group in x.

@@ -142,11 +142,18 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and th
   CHECK(b.plan.variant == KernelVariant::Blocked);
   CHECK(b.plan.local == LocalSize{256, 1});
   CHECK(b.reason == "blocked: the default on GPUs in float (several steps per launch)");
-  const LaunchDecision f = decide_launch(large, h100(), LaunchRequest{}, Precision::Fp16s);
+  const LaunchDecision f = decide_launch(large, h100(), LaunchRequest{}, Precision::Fp16c);
   CHECK(f.plan.variant == KernelVariant::Fused);
   CHECK(f.plan.local == LocalSize{128, 1});
   CHECK(f.plan.rows_per_item == 4);
-  CHECK(f.reason == "fused: the default on GPUs for 16-bit grids above 65536 cells");
+  CHECK(f.reason == "fused: the default on GPUs for fp16c grids above 65536 cells (its conversions, not memory, set the pace)");
+  CHECK(decide_launch(small, h100(), LaunchRequest{}, Precision::Fp16c).plan.variant == KernelVariant::Blocked);
+  // fp16s keeps its tile as 16-bit codes: blocked at every size, a 30x30 tile at 3 steps.
+  const LaunchDecision h = decide_launch(large, h100(), LaunchRequest{}, Precision::Fp16s);
+  CHECK(h.plan.variant == KernelVariant::Blocked);
+  CHECK(h.plan.tile == LocalSize{30, 30});
+  CHECK(h.plan.block_steps == 3);
+  CHECK(h.reason == "blocked: the default on GPUs in fp16s (several steps per launch, the tile kept as 16-bit codes)");
 
   // Several ranks: the one-step kernel, said once; an explicit multi-step variant is refused.
   const LaunchDecision s = decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 2);

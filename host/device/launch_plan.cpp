@@ -69,10 +69,12 @@ int default_block_steps(const Params& params) { return params.cells() <= 256 * 2
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
-  // Two copies of the distributions (or the reduction's sums, if more), the
-  // mask and a flag per row.
-  return std::max(2 * kSpeeds * region, static_cast<long long>(steps) * sums_per_group * items) * real + region +
-         (tile.y + 2 * steps);
+  // Two copies of the distributions as stored (16-bit codes with 16-bit
+  // storage), sharing their memory with the reduction's sums (reals), in a
+  // union aligned to a real; then the mask and a flag per row.
+  const long long shared = std::max(2 * kSpeeds * region * static_cast<long long>(stored_size(precision)),
+                                    static_cast<long long>(steps) * sums_per_group * items * real);
+  return (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
 }
 
 namespace {
@@ -120,7 +122,7 @@ namespace {
 // The variant "auto" stands for, and why: on CPU devices the
 // implementation's default (cpu_default_variant), fused where the user gave a
 // shape that fused-rows cannot take; on GPUs several steps per launch
-// (blocked), except for 16-bit storage above kBlocked16MaxCells, which runs
+// (blocked), except for fp16c storage above kBlocked16MaxCells, which runs
 // one (fused). Under MPI slabs only the one-step kernels run.
 struct Resolved {
   KernelVariant variant;
@@ -147,13 +149,17 @@ Resolved resolve_variant(const Params& params, const DeviceLimits& device, const
   } else if (!is_16bit(precision)) {
     v = KernelVariant::Blocked;
     why = std::string(": the default on GPUs in ") + to_string(precision) + " (several steps per launch)";
+  } else if (precision == Precision::Fp16s) {
+    v = KernelVariant::Blocked;
+    why = ": the default on GPUs in fp16s (several steps per launch, the tile kept as 16-bit codes)";
   } else if (params.cells() <= kBlocked16MaxCells) {
     v = KernelVariant::Blocked;
-    why = ": the default on GPUs for 16-bit grids of up to " + std::to_string(kBlocked16MaxCells) +
-          " cells (several steps per launch)";
+    why = std::string(": the default on GPUs for ") + to_string(precision) + " grids of up to " +
+          std::to_string(kBlocked16MaxCells) + " cells (several steps per launch)";
   } else {
     v = KernelVariant::Fused;
-    why = ": the default on GPUs for 16-bit grids above " + std::to_string(kBlocked16MaxCells) + " cells";
+    why = std::string(": the default on GPUs for ") + to_string(precision) + " grids above " +
+          std::to_string(kBlocked16MaxCells) + " cells (its conversions, not memory, set the pace)";
   }
   // MPI slabs: several steps per launch would need as many halo rows, and
   // split has no slab kernels.

@@ -154,10 +154,12 @@ std::string variant_text(const LaunchPlan& plan);
 // 128^2 to 8192^2, every precision, CUDA and OpenCL on an H100:
 // results/nvidia-h100/launch-decision/): in float and double the blocked
 // kernel wins from 128^2 up (1.3-1.6x above 1024^2, where one step per
-// launch meets the memory's bound); in 16 bits one step per launch moves so
-// few bytes that it wins from 1024^2 (CUDA from 512^2), and blocked only
-// while launches dominate. kBlocked16MaxCells is where 16-bit storage
-// changes over.
+// launch meets the memory's bound). In 16 bits the blocked kernel keeps its
+// tile as the 16-bit codes (results/nvidia-h100/blocked-16/): fp16s then
+// runs blocked 1.3x faster than fused from 1024^2 up, so fp16s is blocked
+// at every size; fp16c, whose conversions (not memory) set the pace of
+// either kernel, stays 10% slower blocked than fused above 256^2, and
+// kBlocked16MaxCells is where fp16c changes over.
 constexpr std::size_t kBlocked16MaxCells = 256 * 256;
 
 // The variant "auto" stands for on a CPU device without a shape given, per
