@@ -40,7 +40,8 @@ po::options_description visible_options() {
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
      "(acceleration folded into the step before) | fused-x2: two steps per launch | fused-rows: a row per "
      "work-item, no barriers (CPU devices; local size 1x1) | blocked: several steps per launch on tiles in local "
-     "memory | auto: on GPUs blocked (fp16s/fp16c: up to 256x256 cells, else fused); on "
+     "memory | auto: on GPUs blocked (fused for fp16c above 128x128 on CUDA, 512x512 on OpenCL, and on CUDA "
+     "for lattices that live in the L2 cache); on "
      "CPUs fused-rows (fused when --local-size is given); distributions are identical")
     ("block-steps", po::value<std::string>(), "--kernel-variant blocked: steps per launch (default 4 up to 256x256 cells, else 3)")
     ("tile", po::value<std::string>(), "--kernel-variant blocked: cells WxH each work-group owns (default: the "

@@ -121,13 +121,26 @@ namespace {
 
 // The variant "auto" stands for, and why: on CPU devices the
 // implementation's default (cpu_default_variant), fused where the user gave a
-// shape that fused-rows cannot take; on GPUs several steps per launch
-// (blocked), except for fp16c storage above kBlocked16MaxCells, which runs
-// one (fused). Under MPI slabs only the one-step kernels run.
+// shape that fused-rows cannot take; on GPUs what was measured fastest
+// (results/nvidia-h100/launch-table/): several steps per launch (blocked),
+// except one (fused) for fp16c above a size, and, on CUDA (whose graphs
+// launch a step for little), for lattices that live in the L2 cache. Under
+// MPI slabs only the one-step kernels run.
 struct Resolved {
   KernelVariant variant;
   std::string reason;
 };
+
+// Both copies of the lattice fit in the device's last-level cache, and fill
+// more than an eighth of it, on a grid of at most kCachedFusedMaxCells: one
+// step per launch then reads at cache speed, while blocked's tiles fill the
+// GPU too few times over to hide their halo work (on the H100 blocked won
+// again at 1024^2 in fp16s, whose lattice still fits).
+bool lattice_in_cache(const Params& params, const DeviceLimits& device, Precision precision) {
+  if (device.cache_bytes <= 0 || params.cells() > kCachedFusedMaxCells) return false;
+  const long long bytes = 2LL * kSpeeds * static_cast<long long>(params.cells()) * static_cast<long long>(stored_size(precision));
+  return bytes <= device.cache_bytes && 8 * bytes > device.cache_bytes;
+}
 
 Resolved resolve_variant(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
                          Precision precision, bool slabs) {
@@ -135,6 +148,8 @@ Resolved resolve_variant(const Params& params, const DeviceLimits& device, const
   if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " as given"};
   KernelVariant v;
   std::string why;
+  const bool cuda = device.platform == "CUDA";
+  const std::size_t fp16c_max = cuda ? kBlocked16cMaxCellsCuda : kBlocked16cMaxCellsOpenCL;
   if (!device.gpu) {
     const KernelVariant cpu = cpu_default_variant(device);
     if (cpu == KernelVariant::FusedRows && local_given) {
@@ -146,20 +161,18 @@ Resolved resolve_variant(const Params& params, const DeviceLimits& device, const
                 ? ": the default on CPU devices (a row per work-item, no barriers)"
                 : ": the default on " + device.platform + "'s CPU device (measured in results/cpu-implementations/)";
     }
-  } else if (!is_16bit(precision)) {
-    v = KernelVariant::Blocked;
-    why = std::string(": the default on GPUs in ") + to_string(precision) + " (several steps per launch)";
-  } else if (precision == Precision::Fp16s) {
-    v = KernelVariant::Blocked;
-    why = ": the default on GPUs in fp16s (several steps per launch, the tile kept as 16-bit codes)";
-  } else if (params.cells() <= kBlocked16MaxCells) {
-    v = KernelVariant::Blocked;
-    why = std::string(": the default on GPUs for ") + to_string(precision) + " grids of up to " +
-          std::to_string(kBlocked16MaxCells) + " cells (several steps per launch)";
-  } else {
+  } else if (precision == Precision::Fp16c && params.cells() > fp16c_max) {
     v = KernelVariant::Fused;
-    why = std::string(": the default on GPUs for ") + to_string(precision) + " grids above " +
-          std::to_string(kBlocked16MaxCells) + " cells (its conversions, not memory, set the pace)";
+    why = std::string(": the default on ") + (cuda ? "CUDA" : "OpenCL") + " GPUs for fp16c grids above " +
+          std::to_string(fp16c_max) + " cells (its conversions, not memory, set the pace)";
+  } else if (cuda && lattice_in_cache(params, device, precision)) {
+    v = KernelVariant::Fused;
+    why = ": the default on CUDA GPUs for a lattice that lives in the L2 cache (" +
+          std::to_string(device.cache_bytes >> 20) + " MiB): one step per launch reads at cache speed";
+  } else {
+    v = KernelVariant::Blocked;
+    why = std::string(": the default on GPUs in ") + to_string(precision) + " (several steps per launch" +
+          (is_16bit(precision) ? ", the tile kept as 16-bit codes)" : ")");
   }
   // MPI slabs: several steps per launch would need as many halo rows, and
   // split has no slab kernels.

@@ -44,6 +44,7 @@ struct DeviceLimits {
   long long local_mem_bytes = 48 * 1024;  // local (shared) memory a work-group may use
   int compute_units = 1;                  // work-groups that run at once, at least
   bool fp64 = true;                       // double precision (cl_khr_fp64; every CUDA device)
+  long long cache_bytes = 0;              // last-level (global memory) cache; 0: unknown
 };
 
 // The OpenCL CPU implementations whose defaults were measured
@@ -159,8 +160,12 @@ std::string variant_text(const LaunchPlan& plan);
 // runs blocked 1.3x faster than fused from 1024^2 up, so fp16s is blocked
 // at every size; fp16c, whose conversions (not memory) set the pace of
 // either kernel, stays 10% slower blocked than fused above 256^2, and
-// kBlocked16MaxCells is where fp16c changes over.
-constexpr std::size_t kBlocked16MaxCells = 256 * 256;
+// Where fp16c changes over from blocked to fused on GPUs: its conversions,
+// not memory, set the pace above it (results/nvidia-h100/launch-table/).
+constexpr std::size_t kBlocked16cMaxCellsCuda = 128 * 128;
+constexpr std::size_t kBlocked16cMaxCellsOpenCL = 512 * 512;
+// On CUDA, grids up to this size whose lattice lives in the L2 cache run fused.
+constexpr std::size_t kCachedFusedMaxCells = 512 * 512;
 
 // The variant "auto" stands for on a CPU device without a shape given, per
 // implementation, from the measurements in results/cpu-implementations/:
