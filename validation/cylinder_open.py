@@ -98,7 +98,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from schafer_turek import (decimate, mean, need, problem_lines, read_csv_columns,  # noqa: E402
+from schafer_turek import (decimate, mean, problem_lines, read_cylinder_coefficients,  # noqa: E402
                            upward_crossings, window_means)
 
 WINDOW_FRACTION = 0.4  # analyse the last 40% of the run
@@ -251,20 +251,8 @@ def bounds_for(args, s):
 # ---------------------------------------------------------------------------
 
 def read_forces(run_dir, s):
-    """forces.csv: (steps completed, Cd, Cl, largest |ours - solver's| of Cd and Cl or None)."""
-    path = os.path.join(run_dir, "forces.csv")
-    cols = read_csv_columns(path)
-    t = need(cols, "step", path)
-    fx, fy = need(cols, "cylinder_Fx", path), need(cols, "cylinder_Fy", path)
-    if len(t) != s["steps"]:
-        raise common.RunError("%s: %d rows, expected one per step (%d)" % (path, len(t), s["steps"]))
-    coef = 2.0 / (1.0 * s["U"] ** 2 * s["N"])
-    cd, cl = [coef * f for f in fx], [coef * f for f in fy]
-    diff = None
-    if "cylinder_Cd" in cols and "cylinder_Cl" in cols:
-        diff = max(max(abs(a - b) for a, b in zip(cd, cols["cylinder_Cd"])),
-                   max(abs(a - b) for a, b in zip(cl, cols["cylinder_Cl"])))
-    return t, cd, cl, diff
+    """forces.csv: (steps completed, Cd, Cl, largest |ours - solver's| of Cd and Cl or None); C = 2 F / (U^2 D)."""
+    return read_cylinder_coefficients(run_dir, s["steps"], s["U"], s["N"])
 
 
 def wake_line(run_dir, s):

@@ -249,23 +249,30 @@ def need(cols, name, path):
     return cols[name]
 
 
-def read_forces(run_dir, s):
-    """forces.csv: (time in steps completed, Cd, Cl, largest |ours - solver's| of Cd and Cl or None)."""
+def read_cylinder_coefficients(run_dir, steps, velocity, diameter):
+    """forces.csv of a body named "cylinder": (steps completed, Cd, Cl, largest
+    |ours - solver's| of Cd and Cl or None), with rho = 1 (the outlet's density).
+    Its 'step' column counts the steps completed: the force of step t (0-based)
+    is on row t + 1, the time at that step's end."""
     path = os.path.join(run_dir, "forces.csv")
     cols = read_csv_columns(path)
-    steps = need(cols, "step", path)
+    t = need(cols, "step", path)
     fx, fy = need(cols, "cylinder_Fx", path), need(cols, "cylinder_Fy", path)
-    if len(steps) != s["steps"]:
-        raise common.RunError("%s: %d rows, expected one per step (%d)" % (path, len(steps), s["steps"]))
-    coef = 2.0 / (1.0 * s["u_mean"] ** 2 * s["N"])
+    if len(t) != steps:
+        raise common.RunError("%s: %d rows, expected one per step (%d)" % (path, len(t), steps))
+    coef = 2.0 / (1.0 * velocity ** 2 * diameter)
     cd = [coef * f for f in fx]
     cl = [coef * f for f in fy]
-    t = [st + 1.0 for st in steps]  # row 'step' (0-based) is the force during that step: time step + 1 at its end
     diff = None
     if "cylinder_Cd" in cols and "cylinder_Cl" in cols:
         diff = max(max(abs(a - b) for a, b in zip(cd, cols["cylinder_Cd"])),
                    max(abs(a - b) for a, b in zip(cl, cols["cylinder_Cl"])))
     return t, cd, cl, diff
+
+
+def read_forces(run_dir, s):
+    """Cd and Cl of the benchmark's definition: U_mean and D."""
+    return read_cylinder_coefficients(run_dir, s["steps"], s["u_mean"], s["N"])
 
 
 def read_probes(run_dir, s):
