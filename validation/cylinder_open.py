@@ -98,7 +98,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from schafer_turek import (decimate, mean, problem_lines, read_cylinder_coefficients,  # noqa: E402
+from schafer_turek import (check_from_dir, decimate, mean, read_cylinder_coefficients,  # noqa: E402
                            upward_crossings, window_means)
 
 WINDOW_FRACTION = 0.4  # analyse the last 40% of the run
@@ -375,23 +375,6 @@ def write_plot(out, s, bounds, steady, args):
     common.run_gnuplot(common.write_gnuplot(out, "cylinder_open", body, width=1400, height=900))
 
 
-def check_from_dir(run_dir, s, out):
-    path = os.path.join(run_dir, "problem.toml")
-    if not os.path.exists(path):
-        print("from-dir: %s has no problem.toml; assuming the options describe its run" % run_dir)
-        return
-    tmp = os.path.join(out, "problem.toml.expected")
-    common.write_problem(tmp, s["tables"], comment_for(s))
-    with open(path) as a, open(tmp) as b:
-        theirs, ours = problem_lines(a.read()), problem_lines(b.read())
-    os.remove(tmp)
-    if theirs != ours:
-        diff = [("%s | %s" % (x, y)) for x, y in zip(theirs + [""] * len(ours), ours + [""] * len(theirs)) if x != y]
-        raise common.RunError("%s is not the problem these options give (first difference, theirs | ours: %s); "
-                              "give the options of that run (--case, --cells, --u, --sponge, --steps, ...)"
-                              % (path, diff[0]))
-
-
 def gpu_command(args):
     """The command that runs this case on an NVIDIA GPU with a CUDA build, the log holding the summary."""
     opts = ["--case", args.case_name]
@@ -464,7 +447,7 @@ def main():
 
     if args.from_dir:
         run_dir = os.path.abspath(args.from_dir)
-        check_from_dir(run_dir, s, args.out)
+        check_from_dir(run_dir, s, args.out, comment_for(s), "--case, --cells, --u, --sponge, --steps, ...")
         exe = None
         run = {"command": "(from %s)" % run_dir, "seconds": None}
         print("from-dir: analysing %s" % run_dir)

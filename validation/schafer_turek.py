@@ -507,22 +507,21 @@ def problem_lines(text):
     return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
 
 
-def check_from_dir(run_dir, s):
+def check_from_dir(run_dir, s, out=None, comment=None, options="--case, --cells, --um, --steps, --collision, ..."):
     """With --from-dir: the run's problem.toml must be the one these options give (comments aside)."""
     path = os.path.join(run_dir, "problem.toml")
     if not os.path.exists(path):
         print("from-dir: %s has no problem.toml; assuming the options describe its run" % run_dir)
         return
-    tmp = os.path.join(s["out"], "problem.toml.expected")
-    common.write_problem(tmp, s["tables"], comment_for(s))
+    tmp = os.path.join(out or s["out"], "problem.toml.expected")
+    common.write_problem(tmp, s["tables"], comment if comment is not None else comment_for(s))
     with open(path) as a, open(tmp) as b:
         theirs, ours = problem_lines(a.read()), problem_lines(b.read())
     os.remove(tmp)
     if theirs != ours:
         diff = [("%s | %s" % (x, y)) for x, y in zip(theirs + [""] * len(ours), ours + [""] * len(theirs)) if x != y]
         raise common.RunError("%s is not the problem these options give (first difference, theirs | ours: %s); "
-                              "give the options of that run (--case, --cells, --um, --steps, --collision, ...)"
-                              % (path, diff[0]))
+                              "give the options of that run (%s)" % (path, diff[0], options))
 
 
 # ---------------------------------------------------------------------------
