@@ -98,8 +98,8 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from schafer_turek import (check_from_dir, decimate, mean, read_cylinder_coefficients,  # noqa: E402
-                           upward_crossings, window_means)
+from schafer_turek import (check_from_dir, decimate, lift_crossings, mean, read_cylinder_coefficients,  # noqa: E402
+                           window_means)
 
 WINDOW_FRACTION = 0.4  # analyse the last 40% of the run
 
@@ -310,11 +310,7 @@ def analyse_periodic(t, cd, cl, s):
     if amp < 1e-3:
         print("re100: no shedding: Cl varies by +-%.2e over the last %d%% of the run" % (amp, 100 * WINDOW_FRACTION))
         return res
-    level = mean(wcl)
-    ups = upward_crossings(wt, wcl, level, 0.25 * amp)
-    if len(ups) >= 3:  # again with the mean over whole periods
-        level = window_means(wt, wcl, ups[0], ups[-1])
-        ups = upward_crossings(wt, wcl, level, 0.25 * amp)
+    level, ups = lift_crossings(wt, wcl, amp)
     res["cl_mean"], res["crossings"] = level, len(ups)
     if len(ups) < 3:
         print("re100: only %d upward crossings of mean Cl in the analysed part: no period" % len(ups))

@@ -379,6 +379,18 @@ def analyse_steady(s, t, cd, cl, tp, dp):
     return res
 
 
+def lift_crossings(wt, wcl, amp):
+    """The lift's mean level and its upward crossings of it (hysteresis a quarter
+    of the amplitude): first about the plain mean, then about the mean over
+    the whole periods those crossings bound."""
+    level = mean(wcl)
+    ups = upward_crossings(wt, wcl, level, 0.25 * amp)
+    if len(ups) >= 3:
+        level = window_means(wt, wcl, ups[0], ups[-1])
+        ups = upward_crossings(wt, wcl, level, 0.25 * amp)
+    return level, ups
+
+
 def analyse_periodic(s, t, cd, cl, tp, dp):
     steps = s["steps"]
     t_start = steps * (1.0 - UNSTEADY_FRACTION)
@@ -393,11 +405,7 @@ def analyse_periodic(s, t, cd, cl, tp, dp):
     if amp < 1e-3:
         print("2D-2: no shedding: Cl varies by +-%.2e over the last %d%% of the run" % (amp, 100 * UNSTEADY_FRACTION))
         return res
-    level = mean(wcl)
-    ups = upward_crossings(wt, wcl, level, 0.25 * amp)
-    if len(ups) >= 3:  # again with the mean over whole periods
-        level = window_means(wt, wcl, ups[0], ups[-1])
-        ups = upward_crossings(wt, wcl, level, 0.25 * amp)
+    level, ups = lift_crossings(wt, wcl, amp)
     res["cl_mean"] = level
     res["crossings"] = len(ups)
     if len(ups) < 3:
