@@ -1122,14 +1122,59 @@ ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 #endif
 }
 
-// Two copies of the region's distributions (steps alternate between them, so
-// one barrier a step suffices); once the steps are done, the same memory holds
+// Where the region keeps its distributions: one copy, updated in place in
+// the order of Bailey et al.'s AA pattern (ICPP 2009). After the region is
+// loaded, and after every even step, a cell's speed k sits at the cell
+// itself, in slot opposite(k); an odd step pulls speed k of cell x from slot
+// opposite(k) of x - e_k and pushes its new value to slot k of x + e_k; an
+// even step reads slot k of x and writes slot opposite(k) of x. Every cell
+// writes exactly the slots it read, so one barrier a step suffices, as with
+// two copies alternating, and a tile gets twice the cells in the same local
+// memory (less of its work is halo). With curved links a cell also reads its
+// own state of the step before (its opposite speeds), a slot a neighbour
+// overwrites in an odd step: there the region keeps two copies, steps
+// alternating between them. Once the steps are done, the same memory holds
 // each item's |u| sum of every step for the reduction.
+#ifdef CURVED_LINKS
+#define REGION_COPIES 2
+#else
+#define REGION_COPIES 1
+#endif
 #define REGION_SUMS (BLOCK_STEPS * SUMS_PER_GROUP * WG_SIZE)
 typedef union {
-  tile_t f[18 * REGION_CELLS];
+  tile_t f[REGION_COPIES * 9 * REGION_CELLS];
   real sums[REGION_SUMS];
 } blocked_region;
+
+// e_k as a step between region cells, and the opposite speed.
+ALWAYS_INLINE int region_step(const int k) {
+  const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
+  const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
+  return ex[k] + ey[k] * REGION_X;
+}
+ALWAYS_INLINE int opposite_speed(const int k) {
+  const int opposite[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
+  return opposite[k];
+}
+// The slot step s (from 1) reads speed k of cell c's incoming distributions
+// from, the slot it writes speed k of c's new state to, and (two copies
+// alone) the slot of c's own speed k of the step before.
+#if REGION_COPIES == 2
+ALWAYS_INLINE int slot_in(const int k, const int c, const int s) {
+  return (2 * k + ((s - 1) & 1)) * REGION_CELLS + c - region_step(k);
+}
+ALWAYS_INLINE int slot_out(const int k, const int c, const int s) { return (2 * k + (s & 1)) * REGION_CELLS + c; }
+ALWAYS_INLINE int slot_own(const int k, const int c, const int s) { return (2 * k + ((s - 1) & 1)) * REGION_CELLS + c; }
+#else
+ALWAYS_INLINE int slot_in(const int k, const int c, const int s) {
+  return (s & 1) ? opposite_speed(k) * REGION_CELLS + c - region_step(k) : k * REGION_CELLS + c;
+}
+ALWAYS_INLINE int slot_out(const int k, const int c, const int s) {
+  return (s & 1) ? k * REGION_CELLS + c + region_step(k) : opposite_speed(k) * REGION_CELLS + c;
+}
+#endif
+// Where the loaded state (as after step 0) keeps speed k of cell c.
+ALWAYS_INLINE int slot_loaded(const int k, const int c) { return slot_out(k, c, 0); }
 
 // v modulo n in [0, n), for negative v too (region cells before the grid's start).
 ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
@@ -1143,7 +1188,6 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
                                                 __global real* restrict partial_sums, const int partial_offset,
                                                 const int accelerate_next, const int steps,
                                                 const int first_group_row, const int step) {
-  // Speed k of region cell c, copy b, at region.f[(2 * k + b) * REGION_CELLS + c].
   __local blocked_region region;
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
@@ -1157,7 +1201,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;
     const idx_t cell = CELL(wrap(x0 + rx, NX), wrap(y0 + ry, NY));
-    for (int k = 0; k < 9; ++k) region.f[2 * k * REGION_CELLS + c] = src[k * NCELLS + cell];
+    for (int k = 0; k < 9; ++k) region.f[slot_loaded(k, c)] = src[k * NCELLS + cell];
     region_mask[c] = obstacles[cell];
 #ifdef CURVED_LINKS
     // A fluid cell with a curved link gets bit 7 (free: bodies use bits 2-6),
@@ -1177,8 +1221,6 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
     for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
     if (s > steps) continue;
     const int last = s == steps;
-    // Offsets of the copies read and written (CUDA has no __local pointers).
-    const int from = ((s - 1) & 1) * REGION_CELLS, to = (s & 1) * REGION_CELLS;
     // After step s a cell is exact if it is s cells inside the region; the
     // last step computes only the tile: the window of w x h cells from
     // (margin, margin). With 16-bit storage the items walk exactly that
@@ -1200,15 +1242,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
       if (BLOCKED_COMPACT ||
           (rx >= margin && rx < REGION_X - margin && ry >= margin && ry < REGION_Y - margin)) {
         real g[9], f[9];
-        g[0] = tile_value(0, region.f[from + c]);
-        g[1] = tile_value(1, region.f[from + 2 * REGION_CELLS + c - 1]);
-        g[2] = tile_value(2, region.f[from + 4 * REGION_CELLS + c - REGION_X]);
-        g[3] = tile_value(3, region.f[from + 6 * REGION_CELLS + c + 1]);
-        g[4] = tile_value(4, region.f[from + 8 * REGION_CELLS + c + REGION_X]);
-        g[5] = tile_value(5, region.f[from + 10 * REGION_CELLS + c - 1 - REGION_X]);
-        g[6] = tile_value(6, region.f[from + 12 * REGION_CELLS + c + 1 - REGION_X]);
-        g[7] = tile_value(7, region.f[from + 14 * REGION_CELLS + c + 1 + REGION_X]);
-        g[8] = tile_value(8, region.f[from + 16 * REGION_CELLS + c - 1 + REGION_X]);
+        for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region.f[slot_in(k, c, s)]);
         const int x = x0 + rx, y = y0 + ry;
 #ifdef CURVED_LINKS
         int code[9];
@@ -1219,7 +1253,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
           own[0] = g[0];
           for (int k = 1; k < 9; ++k) {
             code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), wrap(y, NY))];
-            own[k] = tile_value(k, region.f[from + 2 * k * REGION_CELLS + c]);
+            own[k] = tile_value(k, region.f[slot_own(k, c, s)]);
           }
           interpolate_links(code, own, g);
         }
@@ -1254,7 +1288,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
         if (last) {
           if (in_tile) store(dst, CELL(x, y), f);
         } else {
-          for (int k = 0; k < 9; ++k) region.f[to + 2 * k * REGION_CELLS + c] = tile_code(k, f[k]);
+          for (int k = 0; k < 9; ++k) region.f[slot_out(k, c, s)] = tile_code(k, f[k]);
         }
       }
       wx += dx;

@@ -274,20 +274,24 @@ TEST_CASE("the blocked kernel's default tile: the largest square that fits, halv
   const LaunchRequest blocked{KernelVariant::Blocked};
   const auto tile_of = [&](int nx, int ny, Precision precision) {
     const LaunchPlan plan = decide_launch(d2q9::test::make_params(nx, ny, 100), gpu, blocked, precision).plan;
-    CHECK(plan.block_steps == (nx * ny <= 256 * 256 ? 4 : 3));
+    CHECK(plan.block_steps == 4);
     CHECK(plan.local == LocalSize{256, 1});
     CHECK(plan.num_groups() == ((nx + plan.tile.x - 1) / plan.tile.x) * ((ny + plan.tile.y - 1) / plan.tile.y));
     return plan.tile;
   };
-  // Float: 2 x 9 x 4 bytes, a mask byte and a share of the row flags per
-  // region cell: a 25x25 region, so a 17x17 tile with 4 steps per launch
-  // (up to 256x256) and 19x19 with 3 (above).
-  CHECK(tile_of(1024, 1024, Precision::Float) == LocalSize{19, 19});
-  CHECK(tile_of(256, 256, Precision::Float) == LocalSize{17, 17});    // 256 tiles
-  CHECK(tile_of(128, 256, Precision::Float) == LocalSize{17, 8});     // 17x17 would make 128
-  CHECK(tile_of(128, 128, Precision::Float) == LocalSize{8, 8});
-  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{30, 30});  // keeps 16-bit codes: a 36x36 region
-  CHECK(tile_of(1024, 1024, Precision::Double) == LocalSize{12, 12});  // an 18x18 region
+  // Float: one copy of 9 x 4 bytes, a mask byte and a share of the row
+  // flags per region cell: a 36x36 region, so a 28x28 tile at 4 steps.
+  CHECK(tile_of(1024, 1024, Precision::Float) == LocalSize{28, 28});
+  CHECK(tile_of(256, 256, Precision::Float) == LocalSize{28, 14});    // 28x28 would make 100 tiles
+  CHECK(tile_of(128, 256, Precision::Float) == LocalSize{28, 8});     // and 28x14 95
+  CHECK(tile_of(128, 128, Precision::Float) == LocalSize{14, 8});
+  CHECK(tile_of(1024, 1024, Precision::Fp16s) == LocalSize{42, 42});  // keeps 16-bit codes: a 50x50 region
+  CHECK(tile_of(1024, 1024, Precision::Double) == LocalSize{17, 17});  // a 25x25 region
+  // Curved links keep two copies of the region (their cells read their own
+  // state of the step before): float's 25x25 region again.
+  Params curved = d2q9::test::make_params(1024, 1024, 100);
+  curved.extensions.curved_walls = true;
+  CHECK(decide_launch(curved, gpu, blocked, Precision::Float).plan.tile == LocalSize{17, 17});
   CHECK(tile_of(12, 5, Precision::Float) == LocalSize{8, 5});  // no larger than the grid, halved to 8 at most
   // A grid of one row of cells per group in x.
   const LaunchPlan plan = decide_launch(d2q9::test::make_params(20, 20, 100), gpu, blocked, Precision::Float).plan;
@@ -304,7 +308,7 @@ TEST_CASE_TEMPLATE("conformance: the blocked kernel's tile fits local memory, an
     if (d2q9::test::no_fp64(b, precision)) continue;
     SolverConfig c = config(precision, LocalSize{}, KernelVariant::Blocked);
     const LaunchPlan plan = *plan_for(b, p, c);
-    CHECK(plan.block_steps == 3);  // above 256x256 cells
+    CHECK(plan.block_steps == kDefaultBlockSteps);
     CHECK(plan.groups_x == (p.nx + plan.tile.x - 1) / plan.tile.x);
     CHECK(plan.groups_y == (p.ny + plan.tile.y - 1) / plan.tile.y);
     const long long limit = d2q9::test::local_memory_bytes(b);

@@ -85,10 +85,17 @@ TEST_CASE("CUDA: NVRTC compiles the blocked kernel, its shared arrays sized by t
                                                     NvrtcTarget{9, 0, false});
     CHECK(count_of(k.image, ".entry propagate_rebound_collide_blocked(") == 1);
     CHECK(count_of(k.image, ".entry ") == 2);  // and accelerate_flow: a run's build holds its plan's kernels only
-    // A 24x16 region: two copies of nine distributions as stored (16-bit
-    // codes with 16-bit storage), the reduction's sums in the same memory.
+    // A 24x16 region: one copy of nine distributions as stored (16-bit
+    // codes with 16-bit storage), the reduction's sums in the same memory;
+    // two copies with curved links (blocked_region_copies).
     const std::size_t stored_size = precision == Precision::Double ? 8 : precision == Precision::Fp16s ? 2 : 4;
-    CHECK(contains(k.image, "region[" + std::to_string(18 * 24 * 16 * stored_size) + "]"));
+    CHECK(contains(k.image, "region[" + std::to_string(9 * 24 * 16 * stored_size) + "]"));
+    Params curved = p;
+    curved.extensions.curved_walls = true;
+    REQUIRE(blocked_region_copies(curved.extensions) == 2);
+    const CompiledKernels kc = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile,
+                                                     kernel_defines(curved, precision, plan), NvrtcTarget{9, 0, false});
+    CHECK(contains(kc.image, "region[" + std::to_string(18 * 24 * 16 * stored_size) + "]"));
     CHECK(contains(k.image, "region_mask[" + std::to_string(24 * 16) + "]"));
     CHECK(contains(k.image, "fma.rn."));  // the collision's explicit fmas (docs/arithmetic.md)
     // The one approximation: |u|'s square root in float, which only av_vels sees.

@@ -128,10 +128,10 @@ TEST_CASE("launch decision: no fp64 refuses double up front, small local memory 
   CHECK(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Fp16s).plan.variant == KernelVariant::Fused);
 
   DeviceLimits small = h100();
-  small.local_mem_bytes = 16384;  // a 14x14 float region: a 6x6 tile with 4 steps per launch
+  small.local_mem_bytes = 16384;  // a 21x21 float region: a 13x13 tile with 4 steps per launch,
   const LaunchDecision d = decide_launch(p, small, LaunchRequest{});
   CHECK(d.plan.variant == KernelVariant::Blocked);
-  CHECK(d.plan.tile == LocalSize{6, 6});
+  CHECK(d.plan.tile == LocalSize{8, 8});  // halved to 8x8 on 64x64 cells: 64 tiles for 132 compute units
   CHECK(blocked_local_bytes(d.plan.tile, 4, d.plan.local.x * d.plan.local.y, Precision::Float) <= 16384);
 
   small.local_mem_bytes = 1024;  // no tile fits with 4 steps per launch: auto runs fused instead
@@ -182,11 +182,11 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and th
   DeviceLimits unknown_cache = h100_cuda();
   unknown_cache.cache_bytes = 0;
   CHECK(decide_launch(p512, unknown_cache, LaunchRequest{}, Precision::Float).plan.variant == KernelVariant::Blocked);
-  // fp16s keeps its tile as 16-bit codes: blocked at every size, a 30x30 tile at 3 steps.
+  // fp16s keeps its tile as 16-bit codes: blocked at every size, a 42x42 tile at 4 steps.
   const LaunchDecision h = decide_launch(large, h100(), LaunchRequest{}, Precision::Fp16s);
   CHECK(h.plan.variant == KernelVariant::Blocked);
-  CHECK(h.plan.tile == LocalSize{30, 30});
-  CHECK(h.plan.block_steps == 3);
+  CHECK(h.plan.tile == LocalSize{42, 42});
+  CHECK(h.plan.block_steps == 4);
   CHECK(h.reason == "blocked: the default on GPUs in fp16s (several steps per launch, the tile kept as 16-bit codes)");
 
   // Several ranks: the one-step kernel, said once; an explicit multi-step variant is refused.

@@ -43,7 +43,7 @@ po::options_description visible_options() {
      "memory | auto: on GPUs blocked (fused for fp16c above 128x128 on CUDA, 512x512 on OpenCL, and on CUDA "
      "for lattices that live in the L2 cache); on "
      "CPUs fused-rows (fused when --local-size is given); distributions are identical")
-    ("block-steps", po::value<std::string>(), "--kernel-variant blocked: steps per launch (default 4 up to 256x256 cells, else 3)")
+    ("block-steps", po::value<std::string>(), "--kernel-variant blocked: steps per launch (default 4)")
     ("tile", po::value<std::string>(), "--kernel-variant blocked: cells WxH each work-group owns (default: the "
      "largest square whose halo of block-steps cells fits the device's local memory)")
     ("slab-rows", po::value<std::string>(),

@@ -64,15 +64,16 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
   return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
 }
 
-int default_block_steps(const Params& params) { return params.cells() <= 256 * 256 ? 4 : 3; }
+int blocked_region_copies(const Extensions& extensions) { return extensions.curved_walls ? 2 : 1; }
 
-long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group) {
+long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
+                              int region_copies) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
-  // Two copies of the distributions as stored (16-bit codes with 16-bit
+  // The copies of the distributions as stored (16-bit codes with 16-bit
   // storage), sharing their memory with the reduction's sums (reals), in a
   // union aligned to a real; then the mask and a flag per row.
-  const long long shared = std::max(2 * kSpeeds * region * static_cast<long long>(stored_size(precision)),
+  const long long shared = std::max(region_copies * kSpeeds * region * static_cast<long long>(stored_size(precision)),
                                     static_cast<long long>(steps) * sums_per_group * items * real);
   return (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
 }
@@ -86,15 +87,17 @@ namespace {
 void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& device, const LaunchRequest& request,
                   Precision precision) {
   const std::string what = "--kernel-variant blocked";
-  plan.block_steps = request.block_steps > 0 ? request.block_steps : default_block_steps(params);
+  plan.block_steps = request.block_steps > 0 ? request.block_steps : kDefaultBlockSteps;
   if (plan.block_steps > 64) throw DeviceError(what + " runs at most 64 steps per launch (--block-steps)");
   const int items = plan.local.x * plan.local.y;
   const int sums = params.extensions.sums_per_group();
+  const int copies = blocked_region_copies(params.extensions);
   if (!request.tile.is_auto()) {
     plan.tile = request.tile;
   } else {
     int side = 1;
-    while (blocked_local_bytes({side + 1, side + 1}, plan.block_steps, items, precision, sums) <= device.local_mem_bytes)
+    while (blocked_local_bytes({side + 1, side + 1}, plan.block_steps, items, precision, sums, copies) <=
+           device.local_mem_bytes)
       ++side;
     LocalSize& t = plan.tile;
     t = {std::min(side, params.nx), std::min(side, params.ny)};
@@ -107,7 +110,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   }
   if (plan.tile.x < 1 || plan.tile.y < 1)
     throw DeviceError(what + ": the tile must be at least 1x1 cells (got " + plan.tile.text() + ")");
-  const long long bytes = blocked_local_bytes(plan.tile, plan.block_steps, items, precision, sums);
+  const long long bytes = blocked_local_bytes(plan.tile, plan.block_steps, items, precision, sums, copies);
   if (bytes > device.local_mem_bytes)
     throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +
                       " steps per launch and work-groups of " + std::to_string(items) + " needs " +

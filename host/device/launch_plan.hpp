@@ -138,14 +138,23 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
                              const std::optional<CachedLaunch>& cached = std::nullopt);
 
 // Local memory the blocked kernel needs for `steps` steps on `tile` with
-// work-groups of `items`: two copies of nine distributions and the mask per
-// region cell (the tile and its halo of `steps` cells), a flag per region row.
-// `sums_per_group`: values each step's reduction sums (Extensions::sums_per_group).
-long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group = 1);
+// work-groups of `items`: `region_copies` copies of nine distributions and
+// the mask per region cell (the tile and its halo of `steps` cells), a flag
+// per region row. `sums_per_group`: values each step's reduction sums
+// (Extensions::sums_per_group).
+long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group = 1,
+                              int region_copies = 1);
 
-// Steps per launch the blocked kernel runs unless asked otherwise: 4 up to
-// 256x256 cells, 3 above, where the halo's extra arithmetic weighs more.
-int default_block_steps(const Params& params);
+// Copies of its region the blocked kernel keeps: one, updated in place,
+// except with curved links, whose cells read their own state of the step
+// before (cl/d2q9_bgk.cl, REGION_COPIES).
+int blocked_region_copies(const Extensions& extensions);
+
+// Steps per launch the blocked kernel runs unless asked otherwise: with its
+// region in one copy, 4 was the fastest at every size from 512^2 to 8192^2
+// and in every precision on an H100 (3, 5 and 6 slower; 4 was already the
+// default up to 256^2): results/nvidia-h100/blocked-inplace/.
+constexpr int kDefaultBlockSteps = 4;
 
 // The plan's variant for records: its name, with steps per launch and tile
 // for blocked ("blocked-4-17x17").
