@@ -25,11 +25,11 @@ BYTES = {"float": 4, "double": 8, "fp16s": 2, "fp16c": 2}
 def rule_pick(backend, precision, size, cache_mib):
     """decide_launch's GPU default (mirrored here for the table)."""
     cells = size * size
-    if precision == "fp16c" and cells > (128 * 128 if backend == "cuda" else 512 * 512):
+    if precision == "fp16c" and cells > (128 * 128 if backend == "cuda" else 256 * 256):
         return "fused"
     lattice = 2 * 9 * cells * BYTES[precision]
     cache = cache_mib * 2 ** 20
-    if backend == "cuda" and cells <= 512 * 512 and lattice <= cache and 8 * lattice > cache:
+    if backend == "cuda" and precision in ("fp16s", "fp16c") and cells <= 512 * 512 and lattice <= cache and 8 * lattice > cache:
         return "fused"
     return "blocked"
 

@@ -155,25 +155,27 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and th
   CHECK(f.plan.variant == KernelVariant::Fused);
   CHECK(f.plan.local == LocalSize{128, 1});
   CHECK(f.plan.rows_per_item == 4);
-  CHECK(f.reason == "fused: the default on OpenCL GPUs for fp16c grids above 262144 cells (its conversions, not memory, set the pace)");
+  CHECK(f.reason == "fused: the default on OpenCL GPUs for fp16c grids above 65536 cells (its conversions, not memory, set the pace)");
   CHECK(decide_launch(small, h100(), LaunchRequest{}, Precision::Fp16c).plan.variant == KernelVariant::Blocked);
-  // The H100's crossings (results/nvidia-h100/launch-table/): fp16c changes
-  // over above 512^2 on OpenCL, above 128^2 on CUDA.
+  // The H100's crossings (results/nvidia-h100/blocked-inplace/launch-table/):
+  // fp16c changes over above 256^2 on OpenCL, above 128^2 on CUDA.
   const Params p256 = d2q9::test::make_params(256, 256, 100), p512 = d2q9::test::make_params(512, 512, 100);
-  CHECK(decide_launch(p512, h100(), LaunchRequest{}, Precision::Fp16c).plan.variant == KernelVariant::Blocked);
+  CHECK(decide_launch(p256, h100(), LaunchRequest{}, Precision::Fp16c).plan.variant == KernelVariant::Blocked);
+  CHECK(decide_launch(p512, h100(), LaunchRequest{}, Precision::Fp16c).plan.variant == KernelVariant::Fused);
   CHECK(decide_launch(p256, h100_cuda(), LaunchRequest{}, Precision::Fp16c).plan.variant == KernelVariant::Fused);
   CHECK(decide_launch(small, h100_cuda(), LaunchRequest{}, Precision::Fp16c).plan.variant == KernelVariant::Blocked);
-  // On CUDA a grid of at most 512^2 cells whose two lattices fit the 50 MiB
-  // L2 and fill more than an eighth of it runs one step per launch: float
-  // 512^2 (18.9 MB), double 256^2 and 512^2, fp16s 512^2; not float 256^2
-  // (4.7 MB), 1024^2 (75 MB), fp16s 1024^2 (37.7 MB, but blocked won), and
-  // never on OpenCL, whose one-step launches cost more.
-  const LaunchDecision l2 = decide_launch(p512, h100_cuda(), LaunchRequest{}, Precision::Float);
+  // On CUDA a 16-bit grid of at most 512^2 cells whose two lattices fit the
+  // 50 MiB L2 and fill more than an eighth of it runs one step per launch:
+  // fp16s 512^2 (9.4 MB); not fp16s 256^2 (2.4 MB) or 1024^2 (37.7 MB, but
+  // blocked won), not float or double (blocked won: float 512^2, 18.9 MB,
+  // double 256^2 and 512^2), and never on OpenCL, whose one-step launches
+  // cost more.
+  const LaunchDecision l2 = decide_launch(p512, h100_cuda(), LaunchRequest{}, Precision::Fp16s);
   CHECK(l2.plan.variant == KernelVariant::Fused);
-  CHECK(l2.reason == "fused: the default on CUDA GPUs for a lattice that lives in the L2 cache (50 MiB): one step per launch reads at cache speed");
-  CHECK(decide_launch(p256, h100_cuda(), LaunchRequest{}, Precision::Double).plan.variant == KernelVariant::Fused);
-  CHECK(decide_launch(p512, h100_cuda(), LaunchRequest{}, Precision::Double).plan.variant == KernelVariant::Fused);
-  CHECK(decide_launch(p512, h100_cuda(), LaunchRequest{}, Precision::Fp16s).plan.variant == KernelVariant::Fused);
+  CHECK(l2.reason == "fused: the default on CUDA GPUs for a 16-bit lattice that lives in the L2 cache (50 MiB): one step per launch reads at cache speed");
+  CHECK(decide_launch(p512, h100_cuda(), LaunchRequest{}, Precision::Float).plan.variant == KernelVariant::Blocked);
+  CHECK(decide_launch(p256, h100_cuda(), LaunchRequest{}, Precision::Double).plan.variant == KernelVariant::Blocked);
+  CHECK(decide_launch(p512, h100_cuda(), LaunchRequest{}, Precision::Double).plan.variant == KernelVariant::Blocked);
   CHECK(decide_launch(p256, h100_cuda(), LaunchRequest{}, Precision::Float).plan.variant == KernelVariant::Blocked);
   CHECK(decide_launch(large, h100_cuda(), LaunchRequest{}, Precision::Float).plan.variant == KernelVariant::Blocked);
   CHECK(decide_launch(p256, h100_cuda(), LaunchRequest{}, Precision::Fp16s).plan.variant == KernelVariant::Blocked);
@@ -181,7 +183,7 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and th
   CHECK(decide_launch(p512, h100(), LaunchRequest{}, Precision::Float).plan.variant == KernelVariant::Blocked);
   DeviceLimits unknown_cache = h100_cuda();
   unknown_cache.cache_bytes = 0;
-  CHECK(decide_launch(p512, unknown_cache, LaunchRequest{}, Precision::Float).plan.variant == KernelVariant::Blocked);
+  CHECK(decide_launch(p512, unknown_cache, LaunchRequest{}, Precision::Fp16s).plan.variant == KernelVariant::Blocked);
   // fp16s keeps its tile as 16-bit codes: blocked at every size, a 42x42 tile at 4 steps.
   const LaunchDecision h = decide_launch(large, h100(), LaunchRequest{}, Precision::Fp16s);
   CHECK(h.plan.variant == KernelVariant::Blocked);

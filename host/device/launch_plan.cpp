@@ -82,8 +82,13 @@ namespace {
 
 // The blocked kernel's steps per launch and tile: as requested, else the
 // largest square tile whose region fits the device's local memory, no wider
-// or taller than the grid, then halved (height first: rows stay coalesced)
-// down to 8 cells until there is a tile for each compute unit.
+// or taller than the grid, if that gives each compute unit two tiles; on
+// smaller grids the largest power-of-two square that fits, halved (height
+// first: rows stay coalesced) down to 8 cells until there is a tile for each
+// compute unit. On the H100 (float, 4 steps; results/nvidia-h100/
+// blocked-inplace/launch-table/small.txt) that gave 16x16 at 256^2 (32.2
+// GLUPS; 28x14 halved from the largest square 27.7, 14x14 28.5, 17x17 27.4)
+// and 8x8 at 128^2 (12.4; 14x8 10.9).
 void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& device, const LaunchRequest& request,
                   Precision precision) {
   const std::string what = "--kernel-variant blocked";
@@ -102,6 +107,11 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
     LocalSize& t = plan.tile;
     t = {std::min(side, params.nx), std::min(side, params.ny)};
     const auto tiles = [&] { return static_cast<long long>((params.nx + t.x - 1) / t.x) * ((params.ny + t.y - 1) / t.y); };
+    if (tiles() < 2LL * device.compute_units) {
+      int pow2 = 1;
+      while (pow2 * 2 <= side) pow2 *= 2;
+      t = {std::min(pow2, params.nx), std::min(pow2, params.ny)};
+    }
     while (tiles() < device.compute_units) {
       if (t.y > 8 && t.y * 2 >= t.x) t.y = std::max(8, t.y / 2);
       else if (t.x > 8) t.x = std::max(8, t.x / 2);
@@ -134,13 +144,16 @@ struct Resolved {
   std::string reason;
 };
 
-// Both copies of the lattice fit in the device's last-level cache, and fill
-// more than an eighth of it, on a grid of at most kCachedFusedMaxCells: one
-// step per launch then reads at cache speed, while blocked's tiles fill the
-// GPU too few times over to hide their halo work (on the H100 blocked won
-// again at 1024^2 in fp16s, whose lattice still fits).
+// A 16-bit lattice whose two copies fit in the device's last-level cache,
+// and fill more than an eighth of it, on a grid of at most
+// kCachedFusedMaxCells: one step per launch then reads at cache speed, while
+// blocked's large 16-bit tiles fill the GPU too few times over to hide their
+// halo work (H100, fp16s 512^2: fused 61.6 GLUPS, blocked 44.5; blocked won
+// again at 1024^2, whose lattice still fits). Float and double, whose tiles
+// are smaller, run blocked faster there (float 512^2: 57.6 against 53.8;
+// double 256^2 and 512^2: 22.2 and 32.0 against 19.9 and 26.3).
 bool lattice_in_cache(const Params& params, const DeviceLimits& device, Precision precision) {
-  if (device.cache_bytes <= 0 || params.cells() > kCachedFusedMaxCells) return false;
+  if (!is_16bit(precision) || device.cache_bytes <= 0 || params.cells() > kCachedFusedMaxCells) return false;
   const long long bytes = 2LL * kSpeeds * static_cast<long long>(params.cells()) * static_cast<long long>(stored_size(precision));
   return bytes <= device.cache_bytes && 8 * bytes > device.cache_bytes;
 }
@@ -170,7 +183,7 @@ Resolved resolve_variant(const Params& params, const DeviceLimits& device, const
           std::to_string(fp16c_max) + " cells (its conversions, not memory, set the pace)";
   } else if (cuda && lattice_in_cache(params, device, precision)) {
     v = KernelVariant::Fused;
-    why = ": the default on CUDA GPUs for a lattice that lives in the L2 cache (" +
+    why = ": the default on CUDA GPUs for a 16-bit lattice that lives in the L2 cache (" +
           std::to_string(device.cache_bytes >> 20) + " MiB): one step per launch reads at cache speed";
   } else {
     v = KernelVariant::Blocked;

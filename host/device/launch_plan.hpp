@@ -161,18 +161,14 @@ constexpr int kDefaultBlockSteps = 4;
 std::string variant_text(const LaunchPlan& plan);
 
 // The default on GPUs follows the data (d2q9-bench, blocked against fused,
-// 128^2 to 8192^2, every precision, CUDA and OpenCL on an H100:
-// results/nvidia-h100/launch-decision/): in float and double the blocked
-// kernel wins from 128^2 up (1.3-1.6x above 1024^2, where one step per
-// launch meets the memory's bound). In 16 bits the blocked kernel keeps its
-// tile as the 16-bit codes (results/nvidia-h100/blocked-16/): fp16s then
-// runs blocked 1.3x faster than fused from 1024^2 up, so fp16s is blocked
-// at every size; fp16c, whose conversions (not memory) set the pace of
-// either kernel, stays 10% slower blocked than fused above 256^2, and
-// Where fp16c changes over from blocked to fused on GPUs: its conversions,
-// not memory, set the pace above it (results/nvidia-h100/launch-table/).
+// 128^2 to 8192^2, every precision, CUDA and OpenCL on an H100, the blocked
+// region in one copy: results/nvidia-h100/blocked-inplace/launch-table/):
+// blocked wins in float and double at every size (2.2x above 1024^2, where
+// one step per launch meets the memory's bound) and in fp16s (1.5x), except
+// where noted here. fp16c, whose conversions (not memory) set the pace of
+// either kernel, runs 3-8% slower blocked than fused above these sizes:
 constexpr std::size_t kBlocked16cMaxCellsCuda = 128 * 128;
-constexpr std::size_t kBlocked16cMaxCellsOpenCL = 512 * 512;
+constexpr std::size_t kBlocked16cMaxCellsOpenCL = 256 * 256;
 // On CUDA, grids up to this size whose lattice lives in the L2 cache run fused.
 constexpr std::size_t kCachedFusedMaxCells = 512 * 512;
 
