@@ -80,6 +80,10 @@ class StepLoop final : public Solver, public HoldsRows {
 
  private:
   bool split() const { return !slabs_.empty(); }
+  // Slabs under the blocked kernel: one launch of several steps over the
+  // whole slab, after an exchange of as many halo rows, instead of each
+  // step's edge bands and interior.
+  bool blocked_slabs() const { return split() && plan_.variant == KernelVariant::Blocked; }
   // Sends lattice `state`'s edge rows (read into the edge buffers) to the
   // neighbours and queues what they sent into its halo rows.
   void exchange_halos(int state);
@@ -104,7 +108,8 @@ class StepLoop final : public Solver, public HoldsRows {
   int rank_ = 0;
   int ranks_ = 1;
   std::size_t fluid_cells_;  // of the whole grid
-  std::size_t edge_bytes_;   // three rows as stored
+  int halo_depth_;           // a slab's halo rows each side (slab_halo_rows)
+  std::size_t edge_bytes_;   // each edge buffer's, as stored (edge_buffer_bytes)
   std::unique_ptr<LatticeDevice> device_;
   LatticeDevice::EdgeBuffers edges_;
 
