@@ -22,10 +22,11 @@
 //   ACCEL_ROW            the accelerated row (default NY-2; -1: not in this slab)
 // and, for such a slab run by propagate_rebound_collide_blocked, whose lattice
 // has BLOCK_STEPS halo rows each side (rows FIRST_ROW..LAST_ROW its own):
-//   BLOCKED_SLAB with GRID_NY, SLAB_ROW0   the whole grid's rows and its row
-//                        of lattice row 0: the kernel passes collide() the
-//                        grid's rows and finds the accelerated row (GRID_NY-2)
-//                        in its halo rows too (ROW_OFFSET is not set)
+//   BLOCKED_SLAB with GRID_NY, SLAB_ROW0, SLAB_GROUPS   the whole grid's rows,
+//                        its row of lattice row 0 and the slab's tiles: the
+//                        kernel passes collide() the grid's rows, finds the
+//                        accelerated row (GRID_NY-2) in its halo rows too
+//                        (ROW_OFFSET is not set) and takes first_group_row
 // and, only for problems that use them (problem files, docs/problem-files.md),
 // each compiled in alone so that coursework kernels stay as they are:
 //   MOVING_WALL with WALL_UX, WALL_UY   obstacle cells of kind 2 move (bounce-back with momentum)
@@ -50,8 +51,8 @@
 // Every step kernel takes the same nine arguments, so that a host launches
 // any of them alike: src, dst, obstacles, partial_sums, partial_offset,
 // accelerate_next, steps (read by _blocked alone: the others run one step,
-// _x2 two), first_group_row (read by the one-step kernels alone: a slab
-// launches its edge rows and its interior separately) and step, the number
+// _x2 two), first_group_row (read by the one-step kernels and a slab's
+// _blocked: a slab launches its edge rows and its interior separately) and step, the number
 // of the launch's first step counted from the run's start (read only with
 // INLET_RAMP).
 //
@@ -1171,12 +1172,20 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
+#ifdef BLOCKED_SLAB
+  // A slab launches its tile rows in bands (edge rows first): each step's
+  // sums span all of its tiles, from the band's first_group_row on.
+  const int num_groups = SLAB_GROUPS;
+  const int tile_row = first_group_row + (int)get_group_id(1);
+#else
   const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
+  const int tile_row = (int)get_group_id(1);
+#endif
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
   // The lattice position of region cell (0, 0); the tile starts BLOCK_STEPS
   // further on (a slab's tiles from its first own row, FIRST_ROW).
   const int x0 = (int)get_group_id(0) * TILE_X - BLOCK_STEPS;
-  const int y0 = FIRST_ROW + (int)get_group_id(1) * TILE_Y - BLOCK_STEPS;
+  const int y0 = FIRST_ROW + tile_row * TILE_Y - BLOCK_STEPS;
 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;

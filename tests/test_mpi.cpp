@@ -334,6 +334,7 @@ TEST_CASE("mpi slabs: blocked slabs are whole tile rows with halo rows as deep a
   blocked.local = {256, 1};
   blocked.block_steps = 4;
   blocked.tile = {8, 4};
+  blocked.groups_x = 3;
   LaunchPlan fused;
   fused.local = {8, 1};
   // The depth, decided once: the steps per launch for blocked, one otherwise.
@@ -366,9 +367,9 @@ TEST_CASE("mpi slabs: blocked slabs are whole tile rows with halo rows as deep a
   // The kernel build: the slab mode with the grid's rows, ROW_OFFSET unset.
   const Params p = d2q9::test::make_params(24, 30, 1);
   const auto d = kernel_defines(p, Precision::Float, blocked, middle);
-  const std::vector<std::string> tail(d.end() - 6, d.end());
+  const std::vector<std::string> tail(d.end() - 7, d.end());
   CHECK(tail == std::vector<std::string>{"FIRST_ROW=4", "LAST_ROW=15", "ACCEL_ROW=-1", "BLOCKED_SLAB=1", "GRID_NY=30",
-                                         "SLAB_ROW0=8"});
+                                         "SLAB_ROW0=8", "SLAB_GROUPS=9"});
   // The lattice: 12 own rows and 4 halo rows each side, the bottom slab's
   // lower halo the grid's top rows (periodic), the mask's rows with them.
   ObstacleMask mask(24, 30);

@@ -169,6 +169,8 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       defines.push_back("BLOCKED_SLAB=1");
       defines.push_back("GRID_NY=" + std::to_string(slab->grid_ny));
       defines.push_back("SLAB_ROW0=" + std::to_string(slab->row_offset));
+      const int rows = slab->last_row - slab->first_row + 1;
+      defines.push_back("SLAB_GROUPS=" + std::to_string(plan.groups_x * ((rows + plan.tile.y - 1) / plan.tile.y)));
     } else if (x.inlet_parabolic) {
       defines.push_back("ROW_OFFSET=" + std::to_string(slab->row_offset));
     }

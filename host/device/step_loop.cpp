@@ -92,10 +92,13 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
   num_groups_ = plan_.groups_x * group_rows_;
   sums_ = params.extensions.sums_per_group();
   if (split()) {
-    edge_bands_[0] = {0, 1};
-    edge_band_count_ = 1;
-    if (group_rows_ > 1) edge_bands_[edge_band_count_++] = {group_rows_ - 1, 1};
-    interior_ = {1, std::max(0, group_rows_ - 2)};
+    // The group rows holding the own rows the neighbours' halos take (the
+    // bottom and top halo_depth_ rows), and the rest between them.
+    const int bottom_end = std::min(group_rows_, (halo_depth_ - 1) / plan_.group_height() + 1);
+    const int top_first = std::max(bottom_end, (own_.rows - halo_depth_) / plan_.group_height());
+    edge_bands_[edge_band_count_++] = {0, bottom_end};
+    if (top_first < group_rows_) edge_bands_[edge_band_count_++] = {top_first, group_rows_ - top_first};
+    interior_ = {bottom_end, top_first - bottom_end};
   }
   device_->fill_at_rest(current_);
   if (!split()) {
@@ -156,14 +159,11 @@ std::vector<StepLaunch> StepLoop::chunk_launches(int state, int half, int steps,
   return out;
 }
 
-StepLaunch StepLoop::band_launch(const Band& band, int partial_base, bool accelerate_next, int step) const {
-  StepLaunch l;
-  l.state = current_;
+StepLaunch StepLoop::band_launch(const StepLaunch& launch, const Band& band) const {
+  StepLaunch l = launch;
   l.first_group_row = band.first_group_row;
   l.group_rows = band.group_rows;
-  l.accelerate_next = accelerate_next;
-  l.partial_offset = partial_base + band.first_group_row * plan_.groups_x;
-  l.step = step;
+  l.partial_offset = launch.partial_offset + band.first_group_row * plan_.groups_x;
   return l;
 }
 
@@ -182,8 +182,7 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
       // The first step's acceleration runs alone, each later one inside the
       // step before it. A slab's halo rows then take the accelerated state.
       if (!split() || slab_kernel_rows(own_, params_.ny, halo_depth_).accel_row >= 0) device_->accelerate(current_);
-      // (blocked slabs exchange before each launch)
-      if (split() && !blocked_slabs()) {
+      if (split()) {
         device_->read_edges(current_);
         exchange_halos(current_);
       }
@@ -197,33 +196,21 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
         const std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, done + n == steps);
         device_->launch(launches);
         current_ = (current_ + static_cast<int>(launches.size())) % 2;
-      } else if (blocked_slabs()) {
-        // A launch of up to block_steps steps over the whole slab, its halo
-        // rows (as deep as the steps) exchanged first; the older chunks'
-        // sums are continued while it runs.
-        for (const StepLaunch& l : chunk_launches(current_, half, n, first_step + done, done + n == steps)) {
-          device_->read_edges(l.state);
-          exchange_halos(l.state);
-          device_->launch({l});
+      } else {
+        // Each launch (one step, or blocked's several) on its edge bands
+        // first, so that their rows' exchange travels while the interior is
+        // updated.
+        const bool ends_call = done + n == steps;
+        for (const StepLaunch& l : chunk_launches(current_, half, n, first_step + done, ends_call)) {
+          const bool last = ends_call && l.step + l.steps == first_step + steps;
+          for (int e = 0; e < edge_band_count_; ++e) device_->launch({band_launch(l, edge_bands_[e])});
+          if (!last) device_->read_edges(1 - current_);
+          if (interior_.group_rows > 0) device_->launch({band_launch(l, interior_)});
           device_->flush();
-          continue_sums(true, 0);
+          continue_sums(true, 0);  // host work while the device runs the interior
+          if (!last) exchange_halos(1 - current_);
           current_ = 1 - current_;
         }
-      }
-      for (int t = 0; split() && !blocked_slabs() && t < n; ++t) {
-        const bool last = done + t + 1 == steps;
-        const int partial_base = base + t * num_groups_;
-        // The edge rows first, so that their exchange travels while the
-        // interior is updated.
-        const int step = first_step + done + t;
-        for (int e = 0; e < edge_band_count_; ++e)
-          if (edge_bands_[e].group_rows > 0) device_->launch({band_launch(edge_bands_[e], partial_base, !last, step)});
-        if (!last) device_->read_edges(1 - current_);
-        if (interior_.group_rows > 0) device_->launch({band_launch(interior_, partial_base, !last, step)});
-        device_->flush();
-        continue_sums(true, 0);  // host work while the device runs the interior
-        if (!last) exchange_halos(1 - current_);
-        current_ = 1 - current_;
       }
       chunks_.emplace_back();
       ChunkSums& c = chunks_.back();

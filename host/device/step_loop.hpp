@@ -80,14 +80,11 @@ class StepLoop final : public Solver, public HoldsRows {
 
  private:
   bool split() const { return !slabs_.empty(); }
-  // Slabs under the blocked kernel: one launch of several steps over the
-  // whole slab, after an exchange of as many halo rows, instead of each
-  // step's edge bands and interior.
-  bool blocked_slabs() const { return split() && plan_.variant == KernelVariant::Blocked; }
   // Sends lattice `state`'s edge rows (read into the edge buffers) to the
   // neighbours and queues what they sent into its halo rows.
   void exchange_halos(int state);
-  StepLaunch band_launch(const Band& band, int partial_base, bool accelerate_next, int step) const;
+  // `launch` (of the whole slab) over one band of its group rows.
+  StepLaunch band_launch(const StepLaunch& launch, const Band& band) const;
   // Continues the oldest chunks' sums over this lattice's groups, in group
   // order: a little at a time between steps (`poll`), or waiting for every
   // chunk but the newest `keep`.
@@ -116,7 +113,7 @@ class StepLoop final : public Solver, public HoldsRows {
   int current_ = 0;
   int num_groups_ = 0;  // this lattice's
   int group_rows_ = 0;
-  Band edge_bands_[2];  // slabs: the group rows touching the halo rows (one band when the slab has one group row)
+  Band edge_bands_[2];  // slabs: the group rows holding the rows the neighbours' halos take (one band where they meet)
   int edge_band_count_ = 0;
   Band interior_;       // slabs: the rest, which needs no halo, so it runs while halos travel
   struct ChunkSums {
