@@ -27,7 +27,7 @@ class CudaDevice final : public LatticeDevice {
   std::string device_name() const override { return lattice_.device_name(); }
   SetupTimes setup_times() const override { return lattice_.setup; }
   std::string launch_mode() const override {
-    if (halo_depth_ > 0) return "plain launches (a slab's steps are launched band by band, or blocked launch by launch)";
+    if (halo_depth_ > 0) return "plain launches (a slab's steps are launched band by band)";
     return graphs_failed_.empty() ? (use_graphs_ ? "graphs" : "plain launches (graphs turned off)")
                                   : "plain launches (" + graphs_failed_ + ")";
   }
