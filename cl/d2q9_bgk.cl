@@ -20,6 +20,13 @@
 //   FIRST_ROW, LAST_ROW  rows propagate_rebound_collide updates (default 0 and NY-1);
 //                        work-item row j updates row FIRST_ROW + j
 //   ACCEL_ROW            the accelerated row (default NY-2; -1: not in this slab)
+// and, for such a slab run by propagate_rebound_collide_blocked, whose lattice
+// has BLOCK_STEPS halo rows each side (rows FIRST_ROW..LAST_ROW its own):
+//   BLOCKED_SLAB with GRID_NY, SLAB_ROW0, SLAB_GROUPS   the whole grid's rows,
+//                        its row of lattice row 0 and the slab's tiles: the
+//                        kernel passes collide() the grid's rows, finds the
+//                        accelerated row (GRID_NY-2) in its halo rows too
+//                        (ROW_OFFSET is not set) and takes first_group_row
 // and, only for problems that use them (problem files, docs/problem-files.md),
 // each compiled in alone so that coursework kernels stay as they are:
 //   MOVING_WALL with WALL_UX, WALL_UY   obstacle cells of kind 2 move (bounce-back with momentum)
@@ -44,8 +51,8 @@
 // Every step kernel takes the same nine arguments, so that a host launches
 // any of them alike: src, dst, obstacles, partial_sums, partial_offset,
 // accelerate_next, steps (read by _blocked alone: the others run one step,
-// _x2 two), first_group_row (read by the one-step kernels alone: a slab
-// launches its edge rows and its interior separately) and step, the number
+// _x2 two), first_group_row (read by the one-step kernels and a slab's
+// _blocked: a slab launches its edge rows and its interior separately) and step, the number
 // of the launch's first step counted from the run's start (read only with
 // INLET_RAMP).
 //
@@ -1179,6 +1186,23 @@ ALWAYS_INLINE int slot_loaded(const int k, const int c) { return slot_out(k, c, 
 // v modulo n in [0, n), for negative v too (region cells before the grid's start).
 ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 
+// Where region row y (y0 + ry, in the lattice's numbering) comes from, and
+// which row of the grid it is (collide()'s coordinate, the accelerated row).
+// The whole grid: periodic images. A slab of an MPI run (BLOCKED_SLAB): the
+// lattice holds BLOCK_STEPS halo rows each side, which the neighbours fill
+// before each launch, so no row wraps; rows past the lattice (above a top
+// slab's partial tile row) are clamped, since they only feed cells that are
+// not exact by the launch's end. Columns wrap either way.
+#ifdef BLOCKED_SLAB
+#define REGION_LATTICE_ROW(y) min(max((y), 0), NY - 1)
+#define REGION_GRID_ROW(y) wrap((y) + SLAB_ROW0, GRID_NY)
+#define REGION_ACCEL_ROW (GRID_NY - 2)
+#else
+#define REGION_LATTICE_ROW(y) wrap((y), NY)
+#define REGION_GRID_ROW(y) wrap((y), NY)
+#define REGION_ACCEL_ROW ACCEL_ROW
+#endif
+
 // `steps` (1 to BLOCK_STEPS) steps from src to dst. Step s's |u| partial sum
 // of group g goes to partial_sums[partial_offset + s * groups + g]; the
 // accelerated row is accelerated between the launch's steps, and after its
@@ -1192,15 +1216,24 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
+#ifdef BLOCKED_SLAB
+  // A slab launches its tile rows in bands (edge rows first): each step's
+  // sums span all of its tiles, from the band's first_group_row on.
+  const int num_groups = SLAB_GROUPS;
+  const int tile_row = first_group_row + (int)get_group_id(1);
+#else
   const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
+  const int tile_row = (int)get_group_id(1);
+#endif
   const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
-  // The grid position of region cell (0, 0); the tile starts BLOCK_STEPS further on.
+  // The lattice position of region cell (0, 0); the tile starts BLOCK_STEPS
+  // further on (a slab's tiles from its first own row, FIRST_ROW).
   const int x0 = (int)get_group_id(0) * TILE_X - BLOCK_STEPS;
-  const int y0 = (int)get_group_id(1) * TILE_Y - BLOCK_STEPS;
+  const int y0 = FIRST_ROW + tile_row * TILE_Y - BLOCK_STEPS;
 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;
-    const idx_t cell = CELL(wrap(x0 + rx, NX), wrap(y0 + ry, NY));
+    const idx_t cell = CELL(wrap(x0 + rx, NX), REGION_LATTICE_ROW(y0 + ry));
     for (int k = 0; k < 9; ++k) region.f[slot_loaded(k, c)] = src[k * NCELLS + cell];
     region_mask[c] = obstacles[cell];
 #ifdef CURVED_LINKS
@@ -1211,7 +1244,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
     if (any && !region_mask[c]) region_mask[c] = CURVED_BIT;
 #endif
   }
-  for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = wrap(y0 + ry, NY) == ACCEL_ROW;
+  for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = REGION_GRID_ROW(y0 + ry) == REGION_ACCEL_ROW;
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // This item's sums of each step over its tile cells: |u| (and each
@@ -1252,7 +1285,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
           code[0] = 0;
           own[0] = g[0];
           for (int k = 1; k < 9; ++k) {
-            code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), wrap(y, NY))];
+            code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
             own[k] = tile_value(k, region.f[slot_own(k, c, s)]);
           }
           interpolate_links(code, own, g);
@@ -1260,10 +1293,10 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 #endif
         const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
         const int blocked = REGION_BYTE(c);
-        const real cell_speed = collide(g, blocked, wrap(x, NX), wrap(y, NY), step + s - 1, accelerate, f);
-        // The tile's own cells inside the grid count towards |u|.
+        const real cell_speed = collide(g, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, f);
+        // The tile's own cells inside the grid (a slab: its own rows) count towards |u|.
         const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
-                            ry < BLOCK_STEPS + TILE_Y && x < NX && y < NY;
+                            ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;
         if (in_tile) {
           sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
 #ifdef FORCE_BODIES

@@ -11,6 +11,7 @@
 #include "cuda/cuda_driver.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/nvrtc_compile.hpp"
+#include "device/slab_layout.hpp"
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "solver_runs.hpp"
@@ -174,6 +175,27 @@ TEST_CASE("CUDA: NVRTC compiles an MPI slab's kernels, every step kernel taking 
       CHECK(contains(k.image, std::string(kernel) + "_param_8"));
       CHECK(!contains(k.image, std::string(kernel) + "_param_9"));
     }
+  }
+}
+
+TEST_CASE("CUDA: NVRTC compiles the blocked kernel of an MPI slab (halo rows as deep as its steps)") {
+  // The middle slab of three, rows 10-19 of 30, with 4 halo rows each side.
+  const Params grid = d2q9::test::make_params(128, 30, 10);
+  LaunchPlan plan;
+  plan.variant = KernelVariant::Blocked;
+  plan.local = {256, 1};
+  plan.block_steps = 4;
+  plan.tile = {16, 5};
+  Params lattice = grid;
+  lattice.ny = 10 + 2 * slab_halo_rows(plan);
+  for (Precision precision : {Precision::Float, Precision::Fp16s}) {
+    CAPTURE(std::string(to_string(precision)));
+    const std::vector<std::string> defines =
+        kernel_defines(lattice, precision, plan, slab_kernel_rows(Slab{10, 10}, grid.ny, slab_halo_rows(plan)));
+    CHECK(std::find(defines.begin(), defines.end(), "BLOCKED_SLAB=1") != defines.end());
+    const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile, defines, NvrtcTarget{9, 0, false});
+    CHECK(count_of(k.image, ".entry propagate_rebound_collide_blocked(") == 1);
+    CHECK(contains(k.image, "propagate_rebound_collide_blocked_param_8"));
   }
 }
 

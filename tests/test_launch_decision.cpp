@@ -191,14 +191,30 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and th
   CHECK(h.plan.block_steps == 4);
   CHECK(h.reason == "blocked: the default on GPUs in fp16s (several steps per launch, the tile kept as 16-bit codes)");
 
-  // Several ranks: the one-step kernel, said once; an explicit multi-step variant is refused.
-  const LaunchDecision s = decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 2);
-  CHECK(s.plan.variant == KernelVariant::Fused);
-  CHECK(s.reason == "fused: the one-step kernel MPI slabs run on GPUs");
-  CHECK_THROWS_WITH_AS(decide_launch(small, h100(), asked(KernelVariant::Blocked), Precision::Float, 3),
-                       doctest::Contains("--kernel-variant blocked is not available with several MPI ranks"),
-                       DeviceError);
+  // Several ranks: the slabs take one device's choice, for the same reason
+  // (blocked on GPUs, with halo rows as deep as its steps); the CPU default
+  // stays; split and fused-x2, which slabs have no kernels for, are refused.
+  for (Precision precision : {Precision::Float, Precision::Fp16s}) {
+    CAPTURE(to_string(precision));
+    const LaunchDecision one = decide_launch(large, h100(), LaunchRequest{}, precision, 1);
+    const LaunchDecision s = decide_launch(large, h100(), LaunchRequest{}, precision, 2);
+    CHECK(s.plan.variant == KernelVariant::Blocked);
+    CHECK(s.reason == one.reason);
+    CHECK(s.plan.tile == one.plan.tile);  // tiles of the whole grid: the slabs' partial sums are one device's
+    CHECK(s.plan.block_steps == one.plan.block_steps);
+  }
+  CHECK(decide_launch(large, h100(), LaunchRequest{}, Precision::Fp16c, 2).plan.variant == KernelVariant::Fused);
+  CHECK(decide_launch(small, h100(), asked(KernelVariant::Blocked), Precision::Float, 3).plan.variant ==
+        KernelVariant::Blocked);
   CHECK(decide_launch(small, pocl(), LaunchRequest{}, Precision::Float, 2).plan.variant == KernelVariant::FusedRows);
+  CHECK(decide_launch(small, pocl(), asked(KernelVariant::Blocked), Precision::Float, 2).plan.variant ==
+        KernelVariant::Blocked);
+  CHECK_THROWS_WITH_AS(decide_launch(small, h100(), asked(KernelVariant::FusedX2), Precision::Float, 2),
+                       doctest::Contains("--kernel-variant fused-x2 is not available with several MPI ranks"),
+                       DeviceError);
+  CHECK_THROWS_WITH_AS(decide_launch(small, h100(), asked(KernelVariant::Split), Precision::Float, 2),
+                       doctest::Contains("--kernel-variant split is not available with several MPI ranks"),
+                       DeviceError);
 
   // A cached launch is taken where it runs, ignored under a given shape, several ranks, or where the device cannot run it.
   const CachedLaunch cached{{KernelVariant::Split, LocalSize{64, 2}}, "/cache/tuning.json"};
@@ -209,11 +225,34 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, MPI slabs, and th
   CHECK(c.reason == "split 64x2: the fastest in an earlier search, cached in /cache/tuning.json");
   CHECK(decide_launch(small, h100(), asked(KernelVariant::Auto, {32, 1}), Precision::Float, 1, cached).how ==
         LaunchSource::Given);
-  CHECK(decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 2, cached).plan.variant == KernelVariant::Fused);
+  CHECK(decide_launch(small, h100(), LaunchRequest{}, Precision::Float, 2, cached).plan.variant == KernelVariant::Blocked);
   const LaunchDecision stale = decide_launch(small, llvmpipe(), LaunchRequest{}, Precision::Float, 1, cached);
   CHECK(stale.how == LaunchSource::Default);  // 128 items on a 32-item device: decided afresh
   CHECK(stale.plan.variant == KernelVariant::Fused);
   CHECK(stale.plan.local.x * stale.plan.local.y <= 32);
+}
+
+TEST_CASE("launch decision: blocked under MPI slabs needs a tile row per rank") {
+  // Each slab is whole tile rows (so its tiles are the whole grid's). An
+  // automatic tile is made short enough; PoCL's would be 64x32 for 2 ranks.
+  const Params p = d2q9::test::make_params(64, 64, 100);
+  const LaunchDecision two = decide_launch(p, pocl(), asked(KernelVariant::Blocked), Precision::Float, 2);
+  const LaunchDecision five = decide_launch(p, pocl(), asked(KernelVariant::Blocked), Precision::Float, 5);
+  CHECK(two.plan.tile == LocalSize{64, 32});
+  CHECK(five.plan.tile == LocalSize{64, 12});
+  CHECK(five.plan.groups_y >= 5);
+  CHECK(five.plan.group_height() == 12);  // the slabs' row unit: tile rows
+  // A given tile that leaves fewer tile rows than ranks is refused, saying why.
+  LaunchRequest tall = asked(KernelVariant::Blocked);
+  tall.tile = {16, 40};
+  CHECK(decide_launch(p, pocl(), tall, Precision::Float, 2).plan.groups_y == 2);
+  CHECK_THROWS_WITH_AS(decide_launch(p, pocl(), tall, Precision::Float, 3),
+                       doctest::Contains("--kernel-variant blocked with tile 16x40: the grid's 64 rows make 2 row(s) "
+                                         "of tiles, fewer than the 3 MPI ranks"),
+                       DeviceError);
+  const Params tiny = d2q9::test::make_params(64, 3, 100);
+  CHECK_THROWS_WITH_AS(decide_launch(tiny, pocl(), asked(KernelVariant::Blocked), Precision::Float, 4),
+                       doctest::Contains("fewer than the 4 MPI ranks"), DeviceError);
 }
 
 TEST_SUITE_END();

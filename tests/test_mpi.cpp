@@ -23,6 +23,7 @@
 #include "io/picture.hpp"
 #include "problem/stability.hpp"
 #include "device/slab_layout.hpp"
+#include "device/step_loop.hpp"
 #include "reference/reference_solver.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L mpi
@@ -325,6 +326,66 @@ TEST_CASE("mpi slabs: kernel rows in local numbering, and who owns the accelerat
   CHECK(tail == std::vector<std::string>{"FIRST_ROW=1", "LAST_ROW=17", "ACCEL_ROW=17"});
   // Without a slab nothing changes for the single-device kernels.
   CHECK(kernel_defines(p, Precision::Float, LocalSize{8, 1}).size() == d.size() - 3);
+}
+
+TEST_CASE("mpi slabs: blocked slabs are whole tile rows with halo rows as deep as the steps per launch") {
+  LaunchPlan blocked;
+  blocked.variant = KernelVariant::Blocked;
+  blocked.local = {256, 1};
+  blocked.block_steps = 4;
+  blocked.tile = {8, 4};
+  blocked.groups_x = 3;
+  LaunchPlan fused;
+  fused.local = {8, 1};
+  // The depth, decided once: the steps per launch for blocked, one otherwise.
+  CHECK(slab_halo_rows(blocked) == 4);
+  CHECK(slab_halo_rows(fused) == 1);
+  // Slab edges on tile rows (4 rows each): 8 tile rows for 3 ranks.
+  const RowUnit unit = slab_row_unit(blocked);
+  CHECK(unit.height == 4);
+  CHECK(unit.tiles);
+  const auto slabs = split_rows(30, 3, unit);
+  REQUIRE(slabs.size() == 3);
+  CHECK(slabs[0].rows == 12);
+  CHECK(slabs[1].rows == 12);
+  CHECK(slabs[2].rows == 6);
+  CHECK_THROWS_WITH_AS(split_rows(30, 9, unit), doctest::Contains("slabs of whole tile rows (8 rows of tiles of height 4)"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(slabs_from_heights({10, 10, 10}, 30, 3, unit),
+                       doctest::Contains("slab 0 has 10 rows, not a multiple of the tile height 4"), std::invalid_argument);
+  // Each slab gives its neighbours as many rows as their halos take.
+  CHECK_NOTHROW(check_slabs_hold_halos(slabs, 4));
+  CHECK_THROWS_WITH_AS(check_slabs_hold_halos(slabs_from_heights({24, 4, 2}, 30, 3, unit), 4),
+                       doctest::Contains("slab 2 has 2 row(s), fewer than the 4 halo rows"), std::invalid_argument);
+  // Own rows from lattice row 4; row 28 (accelerated) is lattice row 28 - 24 + 4 of the top slab.
+  const SlabRows middle = slab_kernel_rows(slabs[1], 30, 4);
+  CHECK(middle.first_row == 4);
+  CHECK(middle.last_row == 15);
+  CHECK(middle.accel_row == -1);
+  CHECK(middle.row_offset == 8);
+  CHECK(slab_kernel_rows(slabs[2], 30, 4).accel_row == 8);
+  // The kernel build: the slab mode with the grid's rows, ROW_OFFSET unset.
+  const Params p = d2q9::test::make_params(24, 30, 1);
+  const auto d = kernel_defines(p, Precision::Float, blocked, middle);
+  const std::vector<std::string> tail(d.end() - 7, d.end());
+  CHECK(tail == std::vector<std::string>{"FIRST_ROW=4", "LAST_ROW=15", "ACCEL_ROW=-1", "BLOCKED_SLAB=1", "GRID_NY=30",
+                                         "SLAB_ROW0=8", "SLAB_GROUPS=9"});
+  // The lattice: 12 own rows and 4 halo rows each side, the bottom slab's
+  // lower halo the grid's top rows (periodic), the mask's rows with them.
+  ObstacleMask mask(24, 30);
+  for (int y = 0; y < 30; ++y) mask.kinds[static_cast<std::size_t>(y) * 24] = static_cast<unsigned char>(y + 1);
+  const DeviceLattice lattice = device_lattice(p, mask, Precision::Float, blocked, slabs[0]);
+  CHECK(lattice.halo_depth == 4);
+  CHECK(lattice.lattice.ny == 12 + 8);
+  CHECK(lattice.rows() == 12);
+  CHECK(lattice.first_own_row() == 4);
+  CHECK(lattice.obstacles.kinds[0] == 27);              // lattice row 0: grid row 26
+  CHECK(lattice.obstacles.kinds[4 * 24] == 1);          // row 4: grid row 0
+  CHECK(lattice.obstacles.kinds[19 * 24] == 16);        // row 19: grid row 15
+  CHECK(device_lattice(p, mask, Precision::Float, fused, slabs[0]).lattice.ny == 12 + 2);
+  // Edge buffers: all nine speeds of 4 rows; fused keeps its three speeds of one row.
+  CHECK(edge_buffer_bytes(4, 96) == 9 * 4 * 96);
+  CHECK(edge_buffer_bytes(1, 96) == 3 * 96);
 }
 
 #ifndef D2Q9_MPIEXEC
@@ -882,6 +943,180 @@ TEST_CASE("mpi runs: a rank failing while it writes its part of the outputs leav
   REQUIRE(errors.size() == 1);
   CHECK(errors[0] == "error: " + fresh.path + "/s_2.vti: is a directory, not a file");
   CHECK(fresh.listing() == "s_2.vti\n");
+}
+
+// The blocked kernel on `ranks` slabs against one process running it with
+// the same options (tile and steps per launch given, so that the tiles, and
+// so the partial sums' order, are the same): every file the same bytes.
+void check_blocked_identical(int ranks, const std::string& options, const std::string& inputs,
+                             const std::string& slab_rows = "") {
+  CAPTURE(ranks);
+  CAPTURE(options);
+  CAPTURE(slab_rows);
+  TempDir one, many;
+  const std::string args = "--kernel-variant blocked " + options;
+  const Result single = run_alone("-q " + args + " -o '" + one.path + "' " + inputs);
+  REQUIRE_MESSAGE(single.status == 0, single.err);
+  const Result split = run_ranks(ranks, args + " " + slab_rows + " -o '" + many.path + "' " + inputs);
+  REQUIRE_MESSAGE(split.status == 0, split.err);
+  CHECK(split.out.find("MPI ranks:\t\t\t" + std::to_string(ranks)) != std::string::npos);
+  CHECK(split.out.find(", blocked (") != std::string::npos);
+  const std::string av = slurp(one.file("av_vels.dat"));
+  REQUIRE(!av.empty());
+  CHECK(std::strtod(av.substr(av.rfind('\t', av.size() - 2)).c_str(), nullptr) > 1e-5);  // the flow moves
+  check_same_files(one, many);
+  CHECK(many.listing() == one.listing());
+}
+
+TEST_CASE("mpi runs: blocked on 2 and 3 ranks writes one blocked process's bytes (the coursework's obstacles, float, fp16s, double)") {
+  TempDir dir;
+  const std::string params = dir.write("cw.params", "128\n128\n200\n10\n0.1\n0.005\n1.85\n");
+  const std::string inputs = "'" + params + "' '" D2Q9_SOURCE_DIR "/inputs/obstacles_128x128.dat'";
+  check_blocked_identical(2, "--tile 32x16", inputs);
+  check_blocked_identical(3, "--tile 32x16", inputs);  // 48, 48, 32 rows
+  check_blocked_identical(3, "--tile 32x16 -p fp16s", inputs);
+  // 3 steps per launch, tiles 10 rows tall: the top slab ends in a partial tile row.
+  check_blocked_identical(2, "--tile 24x10 --block-steps 3 -p double", inputs);
+}
+
+TEST_CASE("mpi runs: blocked with the accelerated row in a slab's halo rows, at a slab edge, and in both halos of one slab") {
+  const Problem problem;  // 24x30: row 28 accelerated
+  // Rank 0's lattice (26 rows and 4 below and above) holds rows 26-29 twice:
+  // the accelerated row in both its halos.
+  check_blocked_identical(2, "--tile 8x2", problem.inputs(), "--slab-rows 26,4");
+  // Two steps per launch: the accelerated row is the top slab's first row and in rank 0's upper halo.
+  check_blocked_identical(2, "--tile 8x2 --block-steps 2", problem.inputs(), "--slab-rows 28,2");
+  // In the top slab and in the bottom slab's lower halo (the grid's top rows, periodic).
+  check_blocked_identical(3, "--tile 8x6", problem.inputs(), "--slab-rows 12,12,6");
+  check_blocked_identical(3, "--tile 8x3 --block-steps 3 -p fp16s", problem.inputs(), "--slab-rows 24,3,3");
+}
+
+TEST_CASE("mpi runs: blocked on an open channel (inlet, outlet, sponges, curved wall, forces, probes) writes one process's bytes") {
+  TempDir dir;
+  // Every addition to the coursework model: an inlet and an outlet crossing
+  // every slab, a moving bottom wall, a body force, a cylinder cut by a slab edge.
+  const std::string walls = dir.write("walls.toml", R"(
+[grid]
+nx = 30
+ny = 24
+[flow]
+steps = 200
+viscosity = 0.04
+body_force = [1.0e-5, 0.0]
+[edges]
+left = { inlet_velocity = [0.05, 0.0] }
+right = { outlet_density = 1.0 }
+bottom = { wall_velocity = [0.02, 0.0] }
+top = "wall"
+[[obstacle]]
+circle = { center = [9.0, 11.0], radius = 3.0 }
+)");
+  check_blocked_identical(3, "--tile 10x4", "'" + walls + "'");
+  // A ramped parabolic inlet (whose profile reads the grid's rows, in halo
+  // rows too: rank 0's lower halo is the grid's top rows), sponges, TRT, a
+  // curved wall, measured forces and probes.
+  const std::string open = dir.write("open.toml", R"(
+[grid]
+nx = 30
+ny = 24
+[flow]
+steps = 200
+viscosity = 0.04
+collision = "trt"
+inlet_ramp = 80
+[edges]
+left = { inlet_velocity = { parabolic = 0.06 }, sponge = 4 }
+right = { outlet_density = 1.0, sponge = 6 }
+bottom = "wall"
+top = "wall"
+[[obstacle]]
+name = "cylinder"
+boundary = "interpolated"
+circle = { center = [9.0, 11.0], radius = 3.0 }
+[[obstacle]]
+name = "plate"
+rectangle = { from = [18, 15], to = [19, 20] }
+[forces]
+velocity = 0.04
+length = 6
+[probes]
+every = 20
+wake = [14, 11]
+top = [25, 21]
+)");
+  check_blocked_identical(2, "--tile 10x4", "'" + open + "'");
+  check_blocked_identical(3, "--tile 10x4 -p fp16s", "'" + open + "'");
+  // Open flow: no walls below and above (a parabolic inlet needs them, whose
+  // rows then shield the slabs from what the other side's halo rows do), so
+  // what the halo rows' inlet and sponge cells do reaches the slabs' own rows.
+  const std::string periodic = dir.write("periodic.toml", R"(
+[grid]
+nx = 30
+ny = 24
+[flow]
+steps = 200
+viscosity = 0.04
+[edges]
+left = { inlet_velocity = [0.05, 0.01], sponge = 4 }
+right = { outlet_density = 1.0, sponge = 6 }
+[[obstacle]]
+circle = { center = [9.0, 11.0], radius = 3.0 }
+)");
+  check_blocked_identical(2, "--tile 10x4", "'" + periodic + "'");
+  check_blocked_identical(3, "--tile 10x4 -p fp16s", "'" + periodic + "'");
+}
+
+TEST_CASE("mpi runs: a blocked checkpoint of 2 ranks, killed, restarts on 1 and on 3 ranks to the uninterrupted bytes") {
+  TempDir dir;
+  const Problem problem;
+  const std::string params = dir.write("long.params", "24\n30\n20000\n10\n0.1\n0.02\n1.7\n");
+  const std::string inputs = "'" + params + "' '" + problem.obstacles + "'";
+  // Checkpoints every 499 steps: segments end part-way through a launch of 4.
+  const std::string launch = "-q --no-png --kernel-variant blocked --tile 8x5 ";
+  TempDir whole;
+  const Result uninterrupted = run_ranks(2, launch + "-o '" + whole.path + "' " + inputs);
+  REQUIRE_MESSAGE(uninterrupted.status == 0, uninterrupted.err);
+  TempDir killed;
+  const std::string checkpoint = killed.file("checkpoint.d2q9");
+  const Result stopped = run_shell("( " + d2q9::test::mpirun_command(2) + " '" + D2Q9_EXE + "' " + launch +
+                                   "--checkpoint-every 499 -o '" + killed.path + "' " + inputs +
+                                   " & pid=$!; while [ ! -f '" + checkpoint +
+                                   "' ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; kill -TERM $pid; wait $pid )");
+  REQUIRE_MESSAGE(stopped.status != 0, "the run ended before it could be interrupted: make long.params longer");
+  const Checkpoint c = read_checkpoint(checkpoint);
+  CHECK(c.step() >= 499);
+  CHECK(c.step() < 20000);
+  for (int ranks : {1, 3}) {
+    CAPTURE(ranks);
+    TempDir resumed;
+    const std::string args = launch + "--restart '" + checkpoint + "' -o '" + resumed.path + "' " + inputs;
+    const Result r = ranks == 1 ? run_alone(args) : run_ranks(ranks, args);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(slurp(resumed.file("av_vels.dat")) == slurp(whole.file("av_vels.dat")));
+    CHECK(slurp(resumed.file("final_state.dat")) == slurp(whole.file("final_state.dat")));
+  }
+}
+
+TEST_CASE("mpi runs: blocked slabs that cannot be whole tile rows, or hold too few rows for a neighbour's halo, are refused") {
+  const Problem problem;
+  struct Case {
+    std::string args, error;
+  };
+  for (const Case& c :
+       {Case{"--tile 8x20", "error: --kernel-variant blocked with tile 8x20: the grid's 30 rows make 2 row(s) of tiles, "
+                            "fewer than the 3 MPI ranks, and each rank's slab must be whole tile rows"},
+        Case{"--tile 8x4 --slab-rows 10,10,10", "error: --slab-rows: slab 0 has 10 rows, not a multiple of the tile height 4"},
+        Case{"--tile 8x3 --slab-rows 24,3,3", "error: slab 1 has 3 row(s), fewer than the 4 halo rows"}}) {
+    CAPTURE(c.args);
+    TempDir out;
+    const Result r = run_ranks(3, "--kernel-variant blocked " + c.args + " -o '" + out.path + "' " + problem.inputs());
+    CHECK(r.status == 1);
+    CHECK(r.out == "");
+    const auto errors = error_lines(r.err);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].rfind(c.error, 0) == 0);
+    CHECK(out.listing() == "");
+  }
 }
 
 #endif

@@ -72,17 +72,28 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
     failure = std::current_exception();
   }
   ranks.agree(failure);  // before the collective below
-  // One shape for all (rank 0's): each slab's groups must be groups of the
-  // whole grid. A rank whose device decided otherwise is asked for that shape.
+  // One launch for all (rank 0's): each slab's groups (blocked: tiles, and
+  // steps per launch) must be those of the whole grid. A rank whose device
+  // decided otherwise is asked for rank 0's.
+  const auto variant = static_cast<KernelVariant>(ranks.broadcast(static_cast<int>(plan.variant)));
   const LocalSize shape{ranks.broadcast(plan.local.x), ranks.broadcast(plan.local.y)};
-  if (!(shape == plan.local)) {
+  const LocalSize tile{ranks.broadcast(plan.tile.x), ranks.broadcast(plan.tile.y)};
+  const int block_steps = ranks.broadcast(plan.block_steps);
+  if (variant != plan.variant || !(shape == plan.local) ||
+      (variant == KernelVariant::Blocked && (!(tile == plan.tile) || block_steps != plan.block_steps))) {
+    config.launch.variant = variant;
     config.launch.local = shape;
+    if (variant == KernelVariant::Blocked) {
+      config.launch.tile = tile;
+      config.launch.block_steps = block_steps;
+    }
     plan = decide_launch(params, limits, config.launch, config.device.precision, ranks.size()).plan;
   }
   std::vector<Slab> slabs;
   try {
-    slabs = config.slab_rows.empty() ? split_rows(params.ny, ranks.size(), plan.group_height())
-                                     : slabs_from_heights(config.slab_rows, params.ny, ranks.size(), plan.group_height());
+    slabs = config.slab_rows.empty() ? split_rows(params.ny, ranks.size(), slab_row_unit(plan))
+                                     : slabs_from_heights(config.slab_rows, params.ny, ranks.size(), slab_row_unit(plan));
+    check_slabs_hold_halos(slabs, slab_halo_rows(plan));
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }

@@ -1,8 +1,9 @@
 // d2q9-mpi-bench: times the step loop of a closed-box problem of any size,
 // one slab per MPI rank, and prints one CSV row from rank 0. No output files
 // (final_state.dat of an 8192^2 grid alone is 5 GB), so scaling runs measure
-// the solver. With one rank it runs the backend's single-device solver (fused
-// variant, same work-group shape): the baseline the slabs must beat.
+// the solver. With one rank it runs the backend's single-device solver (the
+// same variant and work-group shape; fused unless --kernel-variant says
+// otherwise): the baseline the slabs must beat.
 #include <mpi.h>
 
 #include <boost/program_options.hpp>
@@ -25,8 +26,11 @@ namespace {
 struct BenchOptions {
   int nx = 8192, ny = 8192, steps = 200, warmup = 20, device = -1;
   Backend backend = Backend::OpenCL;
-  LocalSize local{128, 1};
+  LocalSize local{128, 1};  // auto for blocked unless given
   Precision precision = Precision::Float;
+  KernelVariant variant = KernelVariant::Fused;
+  LocalSize tile;  // blocked: auto unless given
+  int block_steps = 0;
   bool header = false;
   bool slabs_on_one_rank = false;
   std::string kernels_dir;
@@ -42,7 +46,10 @@ BenchOptions parse(int argc, char* argv[]) {
     ("steps", po::value<int>()->default_value(200), "timed steps")
     ("warmup", po::value<int>()->default_value(20), "untimed steps first")
     ("local-size,l", po::value<std::string>()->default_value("128x1"), "work-group shape WxH")
-    ("precision,p", po::value<std::string>()->default_value("float"), "float | double")
+    ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c")
+    ("kernel-variant", po::value<std::string>()->default_value("fused"), "fused | fused-rows | blocked | auto (the slabs' kernel; blocked takes its own work-group shape unless -l is given)")
+    ("tile", po::value<std::string>(), "blocked: cells each work-group owns, WxH (default: the launch plan's)")
+    ("block-steps", po::value<int>(), "blocked: steps per launch (default: the launch plan's)")
     ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
     ("device,d", po::value<int>(), "device for every rank (default: one GPU per rank of a host)")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl")
@@ -66,11 +73,20 @@ BenchOptions parse(int argc, char* argv[]) {
   o.steps = vm["steps"].as<int>();
   o.warmup = vm["warmup"].as<int>();
   if (o.nx < 2 || o.ny < 2 || o.steps < 1 || o.warmup < 0) throw UsageError("need nx, ny >= 2, steps >= 1, warmup >= 0");
+  try {
+    o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   o.local = parse_local_size(vm["local-size"].as<std::string>());
   if (o.local.is_auto()) throw UsageError("--local-size must be given as WxH");
+  // The blocked kernel's work-groups walk whole tiles: its plan picks their size.
+  if (o.variant == KernelVariant::Blocked && vm["local-size"].defaulted()) o.local = LocalSize{};
+  if (vm.count("tile")) o.tile = parse_shape(vm["tile"].as<std::string>(), "--tile");
+  if (vm.count("block-steps")) o.block_steps = vm["block-steps"].as<int>();
   const std::string p = vm["precision"].as<std::string>();
-  if (p != "float" && p != "double") throw UsageError("--precision must be float or double, got '" + p + "'");
-  o.precision = p == "float" ? Precision::Float : Precision::Double;
+  if (!parse_precision(p, o.precision))
+    throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + p + "'");
   const std::string b = vm["backend"].as<std::string>();
   const auto backend = parse_backend(b);
   if (!backend || *backend == Backend::Reference) throw UsageError("--backend must be opencl or cuda, got '" + b + "'");
@@ -113,8 +129,10 @@ int main(int argc, char* argv[]) {
     const ObstacleMask mask = box(params);
     SolverConfig config;
     config.device = {o.device, o.precision, find_kernels_dir(o.kernels_dir)};
-    config.launch.variant = KernelVariant::Fused;
+    config.launch.variant = o.variant;
     config.launch.local = o.local;
+    config.launch.tile = o.tile;
+    config.launch.block_steps = o.block_steps;
     config.slabs_on_one_rank = o.slabs_on_one_rank;
     const std::unique_ptr<Solver> solver = make_solver(o.backend, params, mask, config, &ranks);
     std::vector<double> av_vels;
@@ -125,11 +143,12 @@ int main(int argc, char* argv[]) {
     MPI_Barrier(ranks.solver_comm());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count();
     if (ranks.is_root()) {
-      if (o.header) std::printf("ranks,nx,ny,steps,seconds,mlups,final_av_velocity,device,local_size,precision,solver\n");
-      std::printf("%d,%d,%d,%d,%.6f,%.2f,%.12E,%s,%s,%s,%s\n", ranks.size(), o.nx, o.ny, o.steps, seconds,
+      if (o.header) std::printf("ranks,nx,ny,steps,seconds,mlups,final_av_velocity,device,local_size,precision,solver,launch\n");
+      const auto plan = solver->launch_plan();
+      std::printf("%d,%d,%d,%d,%.6f,%.2f,%.12E,%s,%s,%s,%s,%s\n", ranks.size(), o.nx, o.ny, o.steps, seconds,
                   static_cast<double>(params.cells()) * o.steps / seconds / 1e6, av_vels.back(),
                   solver->device_name().c_str(), solver->local_size().text().c_str(), to_string(o.precision),
-                  solver->backend_name().c_str());
+                  solver->backend_name().c_str(), plan ? variant_text(*plan).c_str() : "");
     }
   } catch (...) {
     ranks.abort(std::current_exception());

@@ -27,7 +27,7 @@ class CudaDevice final : public LatticeDevice {
   std::string device_name() const override { return lattice_.device_name(); }
   SetupTimes setup_times() const override { return lattice_.setup; }
   std::string launch_mode() const override {
-    if (halo_rows_) return "plain launches (a slab's steps are launched band by band)";
+    if (halo_depth_ > 0) return "plain launches (a slab's steps are launched band by band)";
     return graphs_failed_.empty() ? (use_graphs_ ? "graphs" : "plain launches (graphs turned off)")
                                   : "plain launches (" + graphs_failed_ + ")";
   }
@@ -81,7 +81,7 @@ class CudaDevice final : public LatticeDevice {
   double density_;
   int nx_;
   int rows_;  // the lattice's own, halo rows not counted
-  bool halo_rows_;
+  int halo_depth_;  // a slab's halo rows each side; 0: the whole grid
   int ramp_steps_;  // an inlet's ramp: steps whose launches are never replayed
   bool use_graphs_;
   std::string graphs_failed_;  // why graphs were given up, empty while they work
@@ -112,7 +112,7 @@ CudaDevice::CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const
       density_(slab.lattice.density),
       nx_(slab.lattice.nx),
       rows_(slab.rows()),
-      halo_rows_(slab.halo_rows),
+      halo_depth_(slab.halo_depth),
       ramp_steps_(slab.lattice.extensions.inlet_ramp_steps),
       use_graphs_(use_graphs),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
@@ -133,14 +133,15 @@ void CudaDevice::setup() {
   CU_CALL(cuStreamCreate, &copies_, CU_STREAM_NON_BLOCKING);
   for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_})
     CU_CALL(cuEventCreate, e, CU_EVENT_DISABLE_TIMING);
-  if (!halo_rows_) return;
+  if (halo_depth_ == 0) return;
+  const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, row_bytes_);
   void* staging = nullptr;
-  CU_CALL(cuMemAllocHost, &staging, 12 * row_bytes_);
+  CU_CALL(cuMemAllocHost, &staging, 4 * edge_bytes);
   staging_ = static_cast<unsigned char*>(staging);
   unsigned char* p = staging_;
   for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
     *edge = p;
-    p += 3 * row_bytes_;
+    p += edge_bytes;
   }
 }
 
@@ -291,7 +292,7 @@ void CudaDevice::launch(const std::vector<StepLaunch>& launches) {
   lattice_.make_current();
   const bool ramping = launches.front().step < ramp_steps_;
   // One launch (a slab's band) gains nothing from a graph.
-  if (CUgraphExec graph = ramping || (launches.size() < 2 && halo_rows_) ? nullptr : graph_for(launches, false))
+  if (CUgraphExec graph = ramping || (launches.size() < 2 && halo_depth_ > 0) ? nullptr : graph_for(launches, false))
     CU_CALL(cuGraphLaunch, graph, kernels_);
   else
     launch_plainly(launches);
@@ -302,23 +303,28 @@ void CudaDevice::copies_after_kernels() {
   CU_CALL(cuStreamWaitEvent, copies_, kernels_done_, 0);
 }
 
+// Each speed's halo_depth_ rows are consecutive in its plane: one copy each.
 void CudaDevice::read_edges(int state) {
   copies_after_kernels();
-  for (int i = 0; i < 3; ++i) {
-    CU_CALL(cuMemcpyDtoHAsync, edges_.send_up + i * row_bytes_, row_at(state, kNorthGoing[i], rows_), row_bytes_,
-            copies_);
-    CU_CALL(cuMemcpyDtoHAsync, edges_.send_down + i * row_bytes_, row_at(state, kSouthGoing[i], 1), row_bytes_,
+  const HaloSpeeds speeds = halo_speeds(halo_depth_);
+  const std::size_t bytes = halo_depth_ * row_bytes_;
+  const int top = rows_;  // the first of the top own rows (halo_depth_ + rows_ - halo_depth_)
+  for (int i = 0; i < speeds.count; ++i) {
+    CU_CALL(cuMemcpyDtoHAsync, edges_.send_up + i * bytes, row_at(state, speeds.up[i], top), bytes, copies_);
+    CU_CALL(cuMemcpyDtoHAsync, edges_.send_down + i * bytes, row_at(state, speeds.down[i], halo_depth_), bytes,
             copies_);
   }
   CU_CALL(cuEventRecord, edges_read_, copies_);
 }
 
 void CudaDevice::write_halos(int state) {
-  for (int i = 0; i < 3; ++i) {
-    CU_CALL(cuMemcpyHtoDAsync, row_at(state, kNorthGoing[i], 0), edges_.from_below + i * row_bytes_, row_bytes_,
+  const HaloSpeeds speeds = halo_speeds(halo_depth_);
+  const std::size_t bytes = halo_depth_ * row_bytes_;
+  const int top_halo = rows_ + halo_depth_;  // the first of the top halo rows
+  for (int i = 0; i < speeds.count; ++i) {
+    CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.up[i], 0), edges_.from_below + i * bytes, bytes, copies_);
+    CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.down[i], top_halo), edges_.from_above + i * bytes, bytes,
             copies_);
-    CU_CALL(cuMemcpyHtoDAsync, row_at(state, kSouthGoing[i], rows_ + 1), edges_.from_above + i * row_bytes_,
-            row_bytes_, copies_);
   }
   CU_CALL(cuEventRecord, halos_written_, copies_);
   CU_CALL(cuStreamWaitEvent, kernels_, halos_written_, 0);

@@ -19,9 +19,10 @@ std::string find_kernels_dir(const std::string& requested);
 // Source text of `file` in `dir`; DeviceError naming the path if it is missing.
 std::string read_kernel_source(const std::string& dir, const std::string& file);
 
-// Rows of one slab's local lattice (halo rows 0 and ny-1 around the slab's
-// own rows) that propagate_rebound_collide updates, in local numbering;
-// accel_row is -1 when the accelerated row lies in another slab.
+// Rows of one slab's local lattice (halo rows below and above the slab's own
+// rows: one for the one-step kernels, block_steps for blocked) that the step
+// kernels update, in local numbering; accel_row is -1 when the accelerated
+// row lies in another slab.
 struct SlabRows {
   int first_row;
   int last_row;
@@ -31,7 +32,8 @@ struct SlabRows {
 };
 
 // NAME=VALUE pairs for the problem's constants and the plan's shape (see the
-// header of d2q9_bgk.cl); with `slab`, also FIRST_ROW, LAST_ROW and ACCEL_ROW.
+// header of d2q9_bgk.cl); with `slab`, also FIRST_ROW, LAST_ROW and ACCEL_ROW
+// (and for blocked BLOCKED_SLAB, GRID_NY and SLAB_ROW0).
 // The build holds only the plan's step kernels (STEP_KERNELS), unless
 // `every_kernel`: each kernel costs compile time before the first step.
 std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,

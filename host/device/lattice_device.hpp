@@ -6,6 +6,7 @@
 // where the data demand. Each backend implements this one interface.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,23 +22,45 @@ namespace d2q9 {
 // across a slab edge, in the order they sit in the edge buffers.
 inline constexpr int kNorthGoing[3] = {2, 5, 6};
 inline constexpr int kSouthGoing[3] = {4, 7, 8};
+inline constexpr int kAllSpeeds[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+
+// The speeds a slab's edge rows send to the halo rows of its neighbours,
+// given its halo depth (slab_halo_rows): with one halo row, which the
+// one-step kernels only pull from, those crossing the edge; with several,
+// whose cells the blocked kernel steps itself, all nine. In the edge
+// buffers, speed up[i] (or down[i]) holds `depth` rows from offset
+// i * depth rows, bottom row first, as a plane of the lattice holds them.
+struct HaloSpeeds {
+  const int* up;
+  const int* down;
+  int count;
+};
+inline HaloSpeeds halo_speeds(int depth) {
+  if (depth > 1) return {kAllSpeeds, kAllSpeeds, 9};
+  return {kNorthGoing, kSouthGoing, 3};
+}
+// Bytes of each edge buffer for rows of `row_bytes`.
+inline std::size_t edge_buffer_bytes(int depth, std::size_t row_bytes) {
+  return static_cast<std::size_t>(halo_speeds(depth).count) * depth * row_bytes;
+}
 
 // The lattice one device holds: the whole grid (periodic across its edges in
-// the kernels), or a slab, whose rows have a halo row below (row 0) and above
-// (row rows + 1) that its neighbours fill.
+// the kernels), or a slab, whose rows have halo_depth halo rows below (from
+// row 0) and above (from row halo_depth + rows) that its neighbours fill.
 struct DeviceLattice {
-  Params lattice;                    // nx by ny: the grid, or a slab's rows + 2
+  Params lattice;                    // nx by ny: the grid, or a slab's rows + 2 * halo_depth
   std::vector<std::string> defines;  // the kernel build's (FIRST_ROW, LAST_ROW, ACCEL_ROW ... for a slab)
   ObstacleMask obstacles;            // the lattice's cells', halo rows included
   std::size_t partial_values = 0;    // size of the partial-sum buffer
   std::size_t chunk_values = 0;      // the most one read_partials takes
-  bool halo_rows = false;            // a slab's
-  int rows() const { return halo_rows ? lattice.ny - 2 : lattice.ny; }
+  int halo_depth = 0;                // a slab's halo rows each side (slab_halo_rows); 0: the whole grid
+  bool halo_rows() const { return halo_depth > 0; }
+  int rows() const { return lattice.ny - 2 * halo_depth; }
   // Row index of the lattice's first own row.
-  int first_own_row() const { return halo_rows ? 1 : 0; }
+  int first_own_row() const { return halo_depth; }
   std::string what() const {
-    return halo_rows ? "slab " + std::to_string(lattice.nx) + "x" + std::to_string(rows()) + " (with its halo rows)"
-                     : "grid " + std::to_string(lattice.nx) + "x" + std::to_string(lattice.ny);
+    return halo_rows() ? "slab " + std::to_string(lattice.nx) + "x" + std::to_string(rows()) + " (with its halo rows)"
+                       : "grid " + std::to_string(lattice.nx) + "x" + std::to_string(lattice.ny);
   }
 };
 
@@ -68,10 +91,10 @@ class LatticeDevice {
   virtual std::string launch_mode() const { return ""; }
 
   // Staging for a slab's halo exchange in host memory the device copies to
-  // and from directly (pinned): three rows each, speeds in kNorthGoing /
-  // kSouthGoing order. send_up: the top row's north-going speeds; send_down:
-  // the bottom row's south-going ones; from_below / from_above: what the
-  // neighbours sent, for the bottom / top halo row.
+  // and from directly (pinned): edge_buffer_bytes each, speeds and rows as
+  // halo_speeds lays them out. send_up: the top own rows' up speeds;
+  // send_down: the bottom own rows' down speeds; from_below / from_above:
+  // what the neighbours sent, for the bottom / top halo rows.
   struct EdgeBuffers {
     unsigned char* send_up = nullptr;
     unsigned char* send_down = nullptr;
@@ -99,7 +122,8 @@ class LatticeDevice {
   virtual void prepare(const std::vector<std::vector<StepLaunch>>& sequences) { (void)sequences; }
 
   // Copy stream, after the kernel stream's work so far: the edge rows of
-  // lattice `state` into send_up / send_down. wait_edges: until they are there.
+  // lattice `state` (as many as its halo rows) into send_up / send_down.
+  // wait_edges: until they are there.
   virtual void read_edges(int state) = 0;
   virtual void wait_edges() = 0;
   // Copy stream: from_below / from_above into lattice `state`'s halo rows;

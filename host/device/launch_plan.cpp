@@ -51,8 +51,7 @@ std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool sl
   if (!slabs) out = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2};
   else out = {KernelVariant::Fused};
   // Several steps per launch pay off where launches cost more than steps: GPUs.
-  if (!slabs && (device.gpu || is_rusticl(device)))
-    out.push_back(KernelVariant::Blocked);
+  if (device.gpu || is_rusticl(device)) out.push_back(KernelVariant::Blocked);
   if (device.has_rows_kernel) out.push_back(KernelVariant::FusedRows);
   return out;
 }
@@ -89,8 +88,11 @@ namespace {
 // blocked-inplace/launch-table/small.txt) that gave 16x16 at 256^2 (32.2
 // GLUPS; 28x14 halved from the largest square 27.7, 14x14 28.5, 17x17 27.4)
 // and 8x8 at 128^2 (12.4; 14x8 10.9).
+// Under MPI slabs (`ranks` of them), each slab is whole tile rows: an
+// automatic tile is made short enough for a tile row per rank, and a given
+// one that leaves fewer tile rows than ranks is refused.
 void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& device, const LaunchRequest& request,
-                  Precision precision) {
+                  Precision precision, int ranks) {
   const std::string what = "--kernel-variant blocked";
   plan.block_steps = request.block_steps > 0 ? request.block_steps : kDefaultBlockSteps;
   if (plan.block_steps > 64) throw DeviceError(what + " runs at most 64 steps per launch (--block-steps)");
@@ -117,9 +119,16 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
       else if (t.x > 8) t.x = std::max(8, t.x / 2);
       else break;
     }
+    t.y = std::min(t.y, std::max(1, params.ny / ranks));
   }
   if (plan.tile.x < 1 || plan.tile.y < 1)
     throw DeviceError(what + ": the tile must be at least 1x1 cells (got " + plan.tile.text() + ")");
+  const int tile_rows = (params.ny + plan.tile.y - 1) / plan.tile.y;
+  if (tile_rows < ranks)
+    throw DeviceError(what + " with tile " + plan.tile.text() + ": the grid's " + std::to_string(params.ny) +
+                      " rows make " + std::to_string(tile_rows) + " row(s) of tiles, fewer than the " +
+                      std::to_string(ranks) + " MPI ranks, and each rank's slab must be whole tile rows: "
+                      "use a lower --tile height or fewer ranks");
   const long long bytes = blocked_local_bytes(plan.tile, plan.block_steps, items, precision, sums, copies);
   if (bytes > device.local_mem_bytes)
     throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +
@@ -137,8 +146,9 @@ namespace {
 // shape that fused-rows cannot take; on GPUs what was measured fastest
 // (results/nvidia-h100/launch-table/): several steps per launch (blocked),
 // except one (fused) for fp16c above a size, and, on CUDA (whose graphs
-// launch a step for little), for lattices that live in the L2 cache. Under
-// MPI slabs only the one-step kernels run.
+// launch a step for little), for lattices that live in the L2 cache. MPI
+// slabs take the same choice: each runs blocked with halo rows as deep as
+// its steps per launch.
 struct Resolved {
   KernelVariant variant;
   std::string reason;
@@ -159,7 +169,7 @@ bool lattice_in_cache(const Params& params, const DeviceLimits& device, Precisio
 }
 
 Resolved resolve_variant(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
-                         Precision precision, bool slabs) {
+                         Precision precision) {
   const bool local_given = !request.local.is_auto();
   if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " as given"};
   KernelVariant v;
@@ -190,22 +200,17 @@ Resolved resolve_variant(const Params& params, const DeviceLimits& device, const
     why = std::string(": the default on GPUs in ") + to_string(precision) + " (several steps per launch" +
           (is_16bit(precision) ? ", the tile kept as 16-bit codes)" : ")");
   }
-  // MPI slabs: several steps per launch would need as many halo rows, and
-  // split has no slab kernels.
-  if (slabs && (v == KernelVariant::Split || v == KernelVariant::FusedX2 || v == KernelVariant::Blocked))
-    return {KernelVariant::Fused, std::string("fused: the one-step kernel MPI slabs run on ") +
-                                      (device.gpu ? "GPUs" : "CPUs")};
   return {v, to_string(v) + why};
 }
 
 LaunchPlan plan_variant(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
-                        Precision precision, KernelVariant variant, bool slabs) {
+                        Precision precision, KernelVariant variant, bool slabs, int ranks) {
   LaunchPlan plan;
   plan.variant = variant;
-  // Only an explicit request gets here with a kernel slabs lack (resolve_variant turns auto into fused).
-  if (slabs && (variant == KernelVariant::Split || variant == KernelVariant::FusedX2 || variant == KernelVariant::Blocked))
+  // Only an explicit request gets here with a kernel slabs lack (auto never chooses them).
+  if (slabs && (variant == KernelVariant::Split || variant == KernelVariant::FusedX2))
     throw DeviceError(std::string("--kernel-variant ") + to_string(variant) +
-                      " is not available with several MPI ranks: they run fused or fused-rows (or auto)");
+                      " is not available with several MPI ranks: they run fused, fused-rows or blocked (or auto)");
   if (plan.variant == KernelVariant::FusedRows && !device.has_rows_kernel)
     throw DeviceError("--kernel-variant fused-rows is for CPU OpenCL devices; " + device.name +
                       " runs split, fused or fused-x2");
@@ -235,7 +240,7 @@ LaunchPlan plan_variant(const Params& params, const DeviceLimits& device, const 
 
   plan.rows_per_item = rows_per_item_for(params, plan.variant, request.rows_per_item);
   if (plan.variant == KernelVariant::Blocked) {
-    plan_blocked(plan, params, device, request, precision);
+    plan_blocked(plan, params, device, request, precision, ranks);
     plan.groups_x = (params.nx + plan.tile.x - 1) / plan.tile.x;
     plan.groups_y = (params.ny + plan.tile.y - 1) / plan.tile.y;
   } else {
@@ -276,17 +281,17 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
     asked.variant = cached->launch.variant;
     asked.local = cached->launch.local;
     try {
-      return {plan_variant(params, device, asked, precision, asked.variant, slabs),
+      return {plan_variant(params, device, asked, precision, asked.variant, slabs, ranks),
               cached->launch.text() + ": the fastest in an earlier search, cached in " + cached->where,
               LaunchSource::Cached};
     } catch (const DeviceError&) {
       // A stale entry (a changed driver limit, say): decided afresh below.
     }
   }
-  Resolved r = resolve_variant(params, device, request, precision, slabs);
+  Resolved r = resolve_variant(params, device, request, precision);
   LaunchPlan plan;
   try {
-    plan = plan_variant(params, device, request, precision, r.variant, slabs);
+    plan = plan_variant(params, device, request, precision, r.variant, slabs, ranks);
   } catch (const DeviceError&) {
     // Blocked by default, but not even its smallest tile fits the device's
     // local memory: one step per launch, which needs none.
@@ -295,7 +300,7 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
       throw;
     r = {KernelVariant::Fused, "fused: blocked's smallest tile does not fit the " +
                                    std::to_string(device.local_mem_bytes) + " bytes of local memory of " + device.name};
-    plan = plan_variant(params, device, request, precision, r.variant, slabs);
+    plan = plan_variant(params, device, request, precision, r.variant, slabs, ranks);
   }
   LaunchDecision d{plan, r.reason, local_given ? LaunchSource::Given : LaunchSource::Default};
   if (local_given) d.reason = "local size as given; " + d.reason;

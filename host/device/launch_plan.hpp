@@ -60,7 +60,7 @@ struct LaunchRequest {
   int chunk_steps = 0;
   int block_steps = 0;  // blocked: steps per launch
   LocalSize tile;       // blocked: cells each work-group owns
-  bool slabs = false;  // the grid is split across MPI ranks: only the fused one-step kernel
+  bool slabs = false;  // the grid is split across MPI ranks: no split or fused-x2
 };
 
 // One way to launch the steps: a variant (never Auto) and its work-group
@@ -89,7 +89,8 @@ struct LaunchPlan {
   LocalSize tile;
 
   int num_groups() const { return groups_x * groups_y; }
-  int group_height() const { return local.y * rows_per_item; }
+  // Rows of cells one row of work-groups covers (blocked: a tile's).
+  int group_height() const { return variant == KernelVariant::Blocked ? tile.y : local.y * rows_per_item; }
   bool fused() const { return variant != KernelVariant::Split; }
   // The kernel of the plan's launches, apart from the two-step launches of
   // fused-x2: propagate_rebound_collide, or its _rows or _blocked form.
@@ -179,9 +180,9 @@ constexpr std::size_t kCachedFusedMaxCells = 512 * 512;
 // run as one SIMD loop.
 KernelVariant cpu_default_variant(const DeviceLimits& device);
 
-// The variants a device runs; with several MPI ranks only the one-step ones.
-// Blocked (several steps per launch) where launches cost more than steps
-// (GPUs) or where it is the CPU default.
+// The variants a device runs; with several MPI ranks no split or fused-x2
+// (slabs have no kernels for them). Blocked (several steps per launch) where
+// launches cost more than steps (GPUs) or on rusticl.
 std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs = false);
 
 // Rows per work-item of the one-step kernels: `requested` where given (> 0),

@@ -19,14 +19,19 @@ constexpr int kCatchUpSumStepsPerPoll = 2;
 
 int group_rows_of(int rows, const LaunchPlan& plan) { return (rows + plan.group_height() - 1) / plan.group_height(); }
 
+// The grid's row of row `row` of a slab's lattice with `halo` halo rows each side.
+std::size_t grid_row_of(const Slab& slab, int halo, int row, int ny) {
+  return static_cast<std::size_t>(((slab.first_row - halo + row) % ny + ny) % ny);
+}
+
 // The slab's rows of the mask, halo rows included; of each link plane too.
-ObstacleMask slab_mask(const Params& params, const ObstacleMask& mask, const Slab& slab) {
-  ObstacleMask local(params.nx, slab.rows + 2);
+ObstacleMask slab_mask(const Params& params, const ObstacleMask& mask, const Slab& slab, int halo) {
+  ObstacleMask local(params.nx, slab.rows + 2 * halo);
   const std::size_t nx = static_cast<std::size_t>(params.nx);
   const std::size_t grid_cells = mask.kinds.size(), local_cells = local.kinds.size();
   if (!mask.links.empty()) local.links.resize(8 * local_cells);
-  for (int row = 0; row < slab.rows + 2; ++row) {
-    const std::size_t from = static_cast<std::size_t>((slab.first_row - 1 + row + params.ny) % params.ny) * nx;
+  for (int row = 0; row < slab.rows + 2 * halo; ++row) {
+    const std::size_t from = grid_row_of(slab, halo, row, params.ny) * nx;
     const std::size_t to = static_cast<std::size_t>(row) * nx;
     std::copy_n(mask.kinds.begin() + from, nx, local.kinds.begin() + to);
     for (std::size_t plane = 0; plane < 8 && !mask.links.empty(); ++plane)
@@ -41,12 +46,12 @@ DeviceLattice device_lattice(const Params& params, const ObstacleMask& mask, Pre
                              const LaunchPlan& plan, const std::optional<Slab>& slab) {
   DeviceLattice out;
   out.lattice = params;
-  out.halo_rows = slab.has_value();
+  out.halo_depth = slab ? slab_halo_rows(plan) : 0;
   int group_rows = plan.groups_y;
   if (slab) {
-    out.lattice.ny = slab->rows + 2;
-    out.defines = kernel_defines(out.lattice, precision, plan, slab_kernel_rows(*slab, params.ny));
-    out.obstacles = slab_mask(params, mask, *slab);
+    out.lattice.ny = slab->rows + 2 * out.halo_depth;
+    out.defines = kernel_defines(out.lattice, precision, plan, slab_kernel_rows(*slab, params.ny, out.halo_depth));
+    out.obstacles = slab_mask(params, mask, *slab, out.halo_depth);
     group_rows = group_rows_of(slab->rows, plan);
   } else {
     out.defines = kernel_defines(params, precision, plan);
@@ -67,7 +72,8 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
       slabs_(std::move(decomposition.slabs)),
       links_(std::move(decomposition.links)),
       fluid_cells_(mask.fluid_cells()),
-      edge_bytes_(3 * static_cast<std::size_t>(params.nx) * stored_size(precision)),
+      halo_depth_(slab_halo_rows(plan)),
+      edge_bytes_(edge_buffer_bytes(halo_depth_, static_cast<std::size_t>(params.nx) * stored_size(precision))),
       device_(std::move(device)),
       edges_(device_->edge_buffers()) {
   if (split()) {
@@ -86,10 +92,13 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
   num_groups_ = plan_.groups_x * group_rows_;
   sums_ = params.extensions.sums_per_group();
   if (split()) {
-    edge_bands_[0] = {0, 1};
-    edge_band_count_ = 1;
-    if (group_rows_ > 1) edge_bands_[edge_band_count_++] = {group_rows_ - 1, 1};
-    interior_ = {1, std::max(0, group_rows_ - 2)};
+    // The group rows holding the own rows the neighbours' halos take (the
+    // bottom and top halo_depth_ rows), and the rest between them.
+    const int bottom_end = std::min(group_rows_, (halo_depth_ - 1) / plan_.group_height() + 1);
+    const int top_first = std::max(bottom_end, (own_.rows - halo_depth_) / plan_.group_height());
+    edge_bands_[edge_band_count_++] = {0, bottom_end};
+    if (top_first < group_rows_) edge_bands_[edge_band_count_++] = {top_first, group_rows_ - top_first};
+    interior_ = {bottom_end, top_first - bottom_end};
   }
   device_->fill_at_rest(current_);
   if (!split()) {
@@ -150,14 +159,11 @@ std::vector<StepLaunch> StepLoop::chunk_launches(int state, int half, int steps,
   return out;
 }
 
-StepLaunch StepLoop::band_launch(const Band& band, int partial_base, bool accelerate_next, int step) const {
-  StepLaunch l;
-  l.state = current_;
+StepLaunch StepLoop::band_launch(const StepLaunch& launch, const Band& band) const {
+  StepLaunch l = launch;
   l.first_group_row = band.first_group_row;
   l.group_rows = band.group_rows;
-  l.accelerate_next = accelerate_next;
-  l.partial_offset = partial_base + band.first_group_row * plan_.groups_x;
-  l.step = step;
+  l.partial_offset = launch.partial_offset + band.first_group_row * plan_.groups_x;
   return l;
 }
 
@@ -175,7 +181,7 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
     if (steps > 0 && plan_.fused()) {
       // The first step's acceleration runs alone, each later one inside the
       // step before it. A slab's halo rows then take the accelerated state.
-      if (!split() || slab_kernel_rows(own_, params_.ny).accel_row >= 0) device_->accelerate(current_);
+      if (!split() || slab_kernel_rows(own_, params_.ny, halo_depth_).accel_row >= 0) device_->accelerate(current_);
       if (split()) {
         device_->read_edges(current_);
         exchange_halos(current_);
@@ -190,21 +196,21 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
         const std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, done + n == steps);
         device_->launch(launches);
         current_ = (current_ + static_cast<int>(launches.size())) % 2;
-      }
-      for (int t = 0; split() && t < n; ++t) {
-        const bool last = done + t + 1 == steps;
-        const int partial_base = base + t * num_groups_;
-        // The edge rows first, so that their exchange travels while the
-        // interior is updated.
-        const int step = first_step + done + t;
-        for (int e = 0; e < edge_band_count_; ++e)
-          if (edge_bands_[e].group_rows > 0) device_->launch({band_launch(edge_bands_[e], partial_base, !last, step)});
-        if (!last) device_->read_edges(1 - current_);
-        if (interior_.group_rows > 0) device_->launch({band_launch(interior_, partial_base, !last, step)});
-        device_->flush();
-        continue_sums(true, 0);  // host work while the device runs the interior
-        if (!last) exchange_halos(1 - current_);
-        current_ = 1 - current_;
+      } else {
+        // Each launch (one step, or blocked's several) on its edge bands
+        // first, so that their rows' exchange travels while the interior is
+        // updated.
+        const bool ends_call = done + n == steps;
+        for (const StepLaunch& l : chunk_launches(current_, half, n, first_step + done, ends_call)) {
+          const bool last = ends_call && l.step + l.steps == first_step + steps;
+          for (int e = 0; e < edge_band_count_; ++e) device_->launch({band_launch(l, edge_bands_[e])});
+          if (!last) device_->read_edges(1 - current_);
+          if (interior_.group_rows > 0) device_->launch({band_launch(l, interior_)});
+          device_->flush();
+          continue_sums(true, 0);  // host work while the device runs the interior
+          if (!last) exchange_halos(1 - current_);
+          current_ = 1 - current_;
+        }
       }
       chunks_.emplace_back();
       ChunkSums& c = chunks_.back();
@@ -299,7 +305,7 @@ void StepLoop::continue_sums(bool poll, std::size_t keep) {
 }
 
 StateRows StepLoop::own_rows() {
-  const std::vector<unsigned char> mine = device_->read_rows(current_, split() ? 1 : 0, own_.rows);  // past a slab's halo row
+  const std::vector<unsigned char> mine = device_->read_rows(current_, split() ? halo_depth_ : 0, own_.rows);  // past a slab's halo rows
   // Converted as one device's read-back converts them (16-bit codes too).
   return {own_.first_row, own_.rows,
           from_device_reals(mine.data(), kSpeeds * static_cast<std::size_t>(own_.rows) * params_.nx, precision_,
@@ -308,7 +314,7 @@ StateRows StepLoop::own_rows() {
 
 std::vector<double> StepLoop::distributions() {
   if (!split()) return own_rows().f;
-  const std::vector<unsigned char> mine = device_->read_rows(current_, 1, own_.rows);
+  const std::vector<unsigned char> mine = device_->read_rows(current_, halo_depth_, own_.rows);
   // Values as stored (16-bit codes too), so rank 0 converts them exactly as
   // one device's read-back would.
   const std::vector<unsigned char> all = links_->gather_planes(mine, slabs_, params_.nx, stored_size(precision_));
@@ -330,11 +336,12 @@ void StepLoop::load_distributions(const std::vector<double>& f) {
     device_->upload(current_, f);
     return;
   }
-  const std::size_t local_cells = static_cast<std::size_t>(own_.rows + 2) * params_.nx;  // halo rows included
+  const int lattice_rows = own_.rows + 2 * halo_depth_;  // halo rows included
+  const std::size_t local_cells = static_cast<std::size_t>(lattice_rows) * params_.nx;
   std::vector<double> local(kSpeeds * local_cells);
   for (int k = 0; k < kSpeeds; ++k)
-    for (int row = 0; row < own_.rows + 2; ++row) {
-      const std::size_t global_row = static_cast<std::size_t>((own_.first_row - 1 + row + params_.ny) % params_.ny);
+    for (int row = 0; row < lattice_rows; ++row) {
+      const std::size_t global_row = grid_row_of(own_, halo_depth_, row, params_.ny);
       std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(k * cells + global_row * params_.nx), params_.nx,
                   local.begin() + static_cast<std::ptrdiff_t>(k * local_cells + row * params_.nx));
     }

@@ -83,7 +83,8 @@ class StepLoop final : public Solver, public HoldsRows {
   // Sends lattice `state`'s edge rows (read into the edge buffers) to the
   // neighbours and queues what they sent into its halo rows.
   void exchange_halos(int state);
-  StepLaunch band_launch(const Band& band, int partial_base, bool accelerate_next, int step) const;
+  // `launch` (of the whole slab) over one band of its group rows.
+  StepLaunch band_launch(const StepLaunch& launch, const Band& band) const;
   // Continues the oldest chunks' sums over this lattice's groups, in group
   // order: a little at a time between steps (`poll`), or waiting for every
   // chunk but the newest `keep`.
@@ -104,14 +105,15 @@ class StepLoop final : public Solver, public HoldsRows {
   int rank_ = 0;
   int ranks_ = 1;
   std::size_t fluid_cells_;  // of the whole grid
-  std::size_t edge_bytes_;   // three rows as stored
+  int halo_depth_;           // a slab's halo rows each side (slab_halo_rows)
+  std::size_t edge_bytes_;   // each edge buffer's, as stored (edge_buffer_bytes)
   std::unique_ptr<LatticeDevice> device_;
   LatticeDevice::EdgeBuffers edges_;
 
   int current_ = 0;
   int num_groups_ = 0;  // this lattice's
   int group_rows_ = 0;
-  Band edge_bands_[2];  // slabs: the group rows touching the halo rows (one band when the slab has one group row)
+  Band edge_bands_[2];  // slabs: the group rows holding the rows the neighbours' halos take (one band where they meet)
   int edge_band_count_ = 0;
   Band interior_;       // slabs: the rest, which needs no halo, so it runs while halos travel
   struct ChunkSums {

@@ -56,7 +56,7 @@ class OpenCLDevice final : public LatticeDevice {
   void kernels_wait_for(const cl::Event& event);
 
   Params params_;  // the lattice's
-  bool halo_rows_;
+  int halo_depth_;  // a slab's halo rows each side; 0: the whole grid
   LaunchPlan plan_;
   OpenCLLattice lattice_;
   std::size_t row_bytes_;
@@ -83,18 +83,19 @@ class OpenCLDevice final : public LatticeDevice {
 
 OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab)
     : params_(slab.lattice),
-      halo_rows_(slab.halo_rows),
+      halo_depth_(slab.halo_depth),
       plan_(plan),
       lattice_(opencl_device_at(config.device), slab.lattice, plan, config.precision, config.kernels_dir, slab.defines,
                slab.partial_values, slab.obstacles),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
       slot_bytes_(slab.chunk_values * real_size(config.precision)) {
   guarded("setting up", [&] { copies_ = cl::CommandQueue(lattice_.context, lattice_.device); });
-  if (!halo_rows_) return;
-  unsigned char* p = pinned(12 * row_bytes_).host;
+  if (halo_depth_ == 0) return;
+  const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, row_bytes_);
+  unsigned char* p = pinned(4 * edge_bytes).host;
   for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
     *edge = p;
-    p += 3 * row_bytes_;
+    p += edge_bytes;
   }
 }
 
@@ -137,7 +138,7 @@ void OpenCLDevice::fill_at_rest(int state) {
   // can check reads of uninitialised memory: its shadow of a buffer keeps
   // only the last host write (a fill is many small ones). One grid fits the
   // host; a slab of a large grid may not.
-  if (halo_rows_)
+  if (halo_depth_ > 0)
     lattice_.fill_at_rest(state, params_);
   else
     lattice_.upload(state, initial_distributions(params_));
@@ -203,15 +204,18 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
   });
 }
 
+// Each speed's halo_depth_ rows are consecutive in its plane: one copy each.
 void OpenCLDevice::read_edges(int state) {
   guarded("reading edge rows", [&] {
     const std::vector<cl::Event> after = kernels_so_far();
-    const int top = params_.ny - 2;
-    for (int i = 0; i < 3; ++i) {
-      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kNorthGoing[i], top), row_bytes_,
-                                edges_.send_up + i * row_bytes_, &after);
-      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kSouthGoing[i], 1), row_bytes_,
-                                edges_.send_down + i * row_bytes_, &after, i == 2 ? &edges_read_ : nullptr);
+    const HaloSpeeds speeds = halo_speeds(halo_depth_);
+    const std::size_t bytes = halo_depth_ * row_bytes_;
+    const int top = params_.ny - 2 * halo_depth_;  // the first of the top own rows
+    for (int i = 0; i < speeds.count; ++i) {
+      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.up[i], top), bytes,
+                                edges_.send_up + i * bytes, &after);
+      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.down[i], halo_depth_), bytes,
+                                edges_.send_down + i * bytes, &after, i == speeds.count - 1 ? &edges_read_ : nullptr);
     }
     copies_.flush();
   });
@@ -224,12 +228,14 @@ void OpenCLDevice::wait_edges() {
 void OpenCLDevice::write_halos(int state) {
   guarded("writing halo rows", [&] {
     cl::Event written;
-    const int top_halo = params_.ny - 1;
-    for (int i = 0; i < 3; ++i) {
-      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kNorthGoing[i], 0), row_bytes_,
-                                 edges_.from_below + i * row_bytes_);
-      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(kSouthGoing[i], top_halo),
-                                 row_bytes_, edges_.from_above + i * row_bytes_, nullptr, i == 2 ? &written : nullptr);
+    const HaloSpeeds speeds = halo_speeds(halo_depth_);
+    const std::size_t bytes = halo_depth_ * row_bytes_;
+    const int top_halo = params_.ny - halo_depth_;  // the first of the top halo rows
+    for (int i = 0; i < speeds.count; ++i) {
+      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.up[i], 0), bytes,
+                                 edges_.from_below + i * bytes);
+      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.down[i], top_halo), bytes,
+                                 edges_.from_above + i * bytes, nullptr, i == speeds.count - 1 ? &written : nullptr);
     }
     copies_.flush();
     kernels_wait_for(written);
