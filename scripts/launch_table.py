@@ -3,14 +3,14 @@
 and box size, the GLUPS of each variant measured, what `auto` ran, and auto
 divided by the best variant at that point.
 
-Usage: launch_table.py DIR [--rule CACHE_MIB]
+Usage: launch_table.py DIR [--rule]
 DIR holds <backend>-<variant>.log files written by
 `d2q9-bench -b <backend> --kernel-variant <variant> ... > <backend>-<variant>.log`
 (results/nvidia-h100/launch-table/device_call.sh). Exit status 1 when auto is
 more than 3% slower than the best variant anywhere (the issue's bar).
 
---rule CACHE_MIB: also what decide_launch's GPU rule (host/device/launch_plan.cpp,
-tested in tests/test_launch_decision.cpp) picks for a device of that L2 size,
+--rule: also what decide_launch's GPU rule (host/device/launch_plan.cpp,
+tested in tests/test_launch_decision.cpp) picks,
 valued at that variant's measurement in the same call, and its ratio to the
 best: the rule's check where `auto` was measured before the rule changed."""
 
@@ -22,15 +22,10 @@ TOLERANCE = 0.03
 BYTES = {"float": 4, "double": 8, "fp16s": 2, "fp16c": 2}
 
 
-def rule_pick(backend, precision, size, cache_mib):
-    """decide_launch's GPU default (mirrored here for the table)."""
-    cells = size * size
-    if precision == "fp16c" and cells > (128 * 128 if backend == "cuda" else 256 * 256):
-        return "fused"
-    lattice = 2 * 9 * cells * BYTES[precision]
-    cache = cache_mib * 2 ** 20
-    if backend == "cuda" and precision in ("fp16s", "fp16c") and cells <= 512 * 512 and lattice <= cache and 8 * lattice > cache:
-        return "fused"
+def rule_pick():
+    """decide_launch's GPU default (mirrored here for the table): blocked in
+    every precision at every size since the one-copy, unrolled blocked kernel
+    (results/nvidia-h100/blocked-inplace/final/)."""
     return "blocked"
 
 
@@ -51,16 +46,16 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     folder = sys.argv[1]
-    cache_mib = float(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--rule" else None
+    rule = "--rule" in sys.argv[2:]
     logs = {}
     for path in sorted(glob.glob(os.path.join(folder, "*-*.log"))):
         backend, variant = os.path.basename(path)[:-4].split("-", 1)
         logs.setdefault(backend, {})[variant] = read_log(path)
     worst = 1.0
-    rule_head = " | rule picks | rule / best" if cache_mib else ""
+    rule_head = " | rule picks | rule / best" if rule else ""
     print("| backend | precision | N | " + " | ".join("%s" % v for v in ("blocked", "fused")) +
           " | auto ran | auto | auto / best" + rule_head + " |")
-    print("| --- " * (8 + (2 if cache_mib else 0)) + "|")
+    print("| --- " * (8 + (2 if rule else 0)) + "|")
     worst_rule = 1.0
     for backend, variants in logs.items():
         auto = variants.get("auto", {})
@@ -81,14 +76,14 @@ def main():
             else:
                 auto_cells = "not measured | - | -"
             rule_cells = ""
-            if cache_mib:
-                pick = rule_pick(backend, precision, size, cache_mib)
+            if rule:
+                pick = rule_pick()
                 rule_ratio = measured[pick] / best
                 worst_rule = min(worst_rule, rule_ratio)
                 rule_cells = " | %s | %.3f%s" % (pick, rule_ratio, " **" if rule_ratio < 1 - TOLERANCE else "")
             print("| %s | %s | %d | %s | %s%s |" % (backend, precision, size, cells, auto_cells, rule_cells))
     print("\nworst auto / best: %.3f (bar: %.2f)" % (worst, 1 - TOLERANCE))
-    if cache_mib:
+    if rule:
         print("worst rule / best: %.3f" % worst_rule)
         return 0 if worst_rule >= 1 - TOLERANCE else 1
     return 0 if worst >= 1 - TOLERANCE else 1

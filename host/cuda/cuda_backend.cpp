@@ -38,7 +38,6 @@ DeviceLimits cuda_limits(int device_index) {
   l.local_mem_bytes =
       cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
   l.compute_units = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  l.cache_bytes = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   return l;
 }
 

@@ -143,39 +143,21 @@ namespace {
 
 // The variant "auto" stands for, and why: on CPU devices the
 // implementation's default (cpu_default_variant), fused where the user gave a
-// shape that fused-rows cannot take; on GPUs what was measured fastest
-// (results/nvidia-h100/launch-table/): several steps per launch (blocked),
-// except one (fused) for fp16c above a size, and, on CUDA (whose graphs
-// launch a step for little), for lattices that live in the L2 cache. MPI
-// slabs take the same choice: each runs blocked with halo rows as deep as
-// its steps per launch.
+// shape that fused-rows cannot take; on GPUs what was measured fastest:
+// several steps per launch (blocked), in every precision at every size
+// (the measurements are cited in launch_plan.hpp). MPI slabs take the same choice:
+// each runs blocked with halo rows as deep as its steps per launch.
 struct Resolved {
   KernelVariant variant;
   std::string reason;
 };
 
-// A 16-bit lattice whose two copies fit in the device's last-level cache,
-// and fill more than an eighth of it, on a grid of at most
-// kCachedFusedMaxCells: one step per launch then reads at cache speed, while
-// blocked's large 16-bit tiles fill the GPU too few times over to hide their
-// halo work (H100, fp16s 512^2: fused 61.6 GLUPS, blocked 44.5; blocked won
-// again at 1024^2, whose lattice still fits). Float and double, whose tiles
-// are smaller, run blocked faster there (float 512^2: 57.6 against 53.8;
-// double 256^2 and 512^2: 22.2 and 32.0 against 19.9 and 26.3).
-bool lattice_in_cache(const Params& params, const DeviceLimits& device, Precision precision) {
-  if (!is_16bit(precision) || device.cache_bytes <= 0 || params.cells() > kCachedFusedMaxCells) return false;
-  const long long bytes = 2LL * kSpeeds * static_cast<long long>(params.cells()) * static_cast<long long>(stored_size(precision));
-  return bytes <= device.cache_bytes && 8 * bytes > device.cache_bytes;
-}
-
-Resolved resolve_variant(const Params& params, const DeviceLimits& device, const LaunchRequest& request,
+Resolved resolve_variant(const DeviceLimits& device, const LaunchRequest& request,
                          Precision precision) {
   const bool local_given = !request.local.is_auto();
   if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " as given"};
   KernelVariant v;
   std::string why;
-  const bool cuda = device.platform == "CUDA";
-  const std::size_t fp16c_max = cuda ? kBlocked16cMaxCellsCuda : kBlocked16cMaxCellsOpenCL;
   if (!device.gpu) {
     const KernelVariant cpu = cpu_default_variant(device);
     if (cpu == KernelVariant::FusedRows && local_given) {
@@ -187,14 +169,6 @@ Resolved resolve_variant(const Params& params, const DeviceLimits& device, const
                 ? ": the default on CPU devices (a row per work-item, no barriers)"
                 : ": the default on " + device.platform + "'s CPU device (measured in results/cpu-implementations/)";
     }
-  } else if (precision == Precision::Fp16c && params.cells() > fp16c_max) {
-    v = KernelVariant::Fused;
-    why = std::string(": the default on ") + (cuda ? "CUDA" : "OpenCL") + " GPUs for fp16c grids above " +
-          std::to_string(fp16c_max) + " cells (its conversions, not memory, set the pace)";
-  } else if (cuda && lattice_in_cache(params, device, precision)) {
-    v = KernelVariant::Fused;
-    why = ": the default on CUDA GPUs for a 16-bit lattice that lives in the L2 cache (" +
-          std::to_string(device.cache_bytes >> 20) + " MiB): one step per launch reads at cache speed";
   } else {
     v = KernelVariant::Blocked;
     why = std::string(": the default on GPUs in ") + to_string(precision) + " (several steps per launch" +
@@ -288,7 +262,7 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
       // A stale entry (a changed driver limit, say): decided afresh below.
     }
   }
-  Resolved r = resolve_variant(params, device, request, precision);
+  Resolved r = resolve_variant(device, request, precision);
   LaunchPlan plan;
   try {
     plan = plan_variant(params, device, request, precision, r.variant, slabs, ranks);

@@ -44,7 +44,6 @@ struct DeviceLimits {
   long long local_mem_bytes = 48 * 1024;  // local (shared) memory a work-group may use
   int compute_units = 1;                  // work-groups that run at once, at least
   bool fp64 = true;                       // double precision (cl_khr_fp64; every CUDA device)
-  long long cache_bytes = 0;              // last-level (global memory) cache; 0: unknown
 };
 
 // The OpenCL CPU implementations whose defaults were measured
@@ -161,17 +160,15 @@ constexpr int kDefaultBlockSteps = 4;
 // for blocked ("blocked-4-17x17").
 std::string variant_text(const LaunchPlan& plan);
 
-// The default on GPUs follows the data (d2q9-bench, blocked against fused,
+// The default on GPUs follows the data: d2q9-bench, blocked against fused,
 // 128^2 to 8192^2, every precision, CUDA and OpenCL on an H100, the blocked
-// region in one copy: results/nvidia-h100/blocked-inplace/launch-table/):
-// blocked wins in float and double at every size (2.2x above 1024^2, where
-// one step per launch meets the memory's bound) and in fp16s (1.5x), except
-// where noted here. fp16c, whose conversions (not memory) set the pace of
-// either kernel, runs 3-8% slower blocked than fused above these sizes:
-constexpr std::size_t kBlocked16cMaxCellsCuda = 128 * 128;
-constexpr std::size_t kBlocked16cMaxCellsOpenCL = 256 * 256;
-// On CUDA, grids up to this size whose lattice lives in the L2 cache run fused.
-constexpr std::size_t kCachedFusedMaxCells = 512 * 512;
+// kernel with its region in one copy and its steps unrolled
+// (results/nvidia-h100/blocked-inplace/final/table.md). Blocked was the
+// faster at 54 of the 56 points and within 0.3% at the other two (CUDA
+// fp16c 2048^2 and 4096^2): float 2.5x fused at 8192^2, double 2.0x, fp16s
+// 1.6x, fp16c 1.0x (its conversions, not memory, set the pace of either).
+// So GPUs run blocked everywhere; the fp16c crossings and the L2 rule of
+// the two-copy kernel (fused for lattices that live in the cache) are gone.
 
 // The variant "auto" stands for on a CPU device without a shape given, per
 // implementation, from the measurements in results/cpu-implementations/:

@@ -63,7 +63,6 @@ DeviceLimits opencl_device_limits(const cl::Device& device) {
     l.has_rows_kernel = true;
     l.local_mem_bytes = static_cast<long long>(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
     l.compute_units = static_cast<int>(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
-    l.cache_bytes = static_cast<long long>(device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>());
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading the device's limits");
   }
