@@ -583,9 +583,9 @@ circle = { center = [9.0, 11.0], radius = 3.0 }
   CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
 }
 
-TEST_CASE("mpi runs: forces, probes, TRT, a curved wall, a ramped parabolic inlet and sponges write the same bytes on 2 and 3 ranks as on one") {
-  TempDir dir, one;
-  const std::string toml = dir.write("p.toml", R"(
+// A walled channel with forces, probes, TRT, a curved wall, a ramped
+// parabolic inlet (whose profile reads the grid's rows) and sponges.
+const char* const kChannelWithEverything = R"(
 [grid]
 nx = 30
 ny = 24
@@ -613,7 +613,11 @@ length = 6
 every = 20
 wake = [14, 11]
 top = [25, 21]
-)");
+)";
+
+TEST_CASE("mpi runs: forces, probes, TRT, a curved wall, a ramped parabolic inlet and sponges write the same bytes on 2 and 3 ranks as on one") {
+  TempDir dir, one;
+  const std::string toml = dir.write("p.toml", kChannelWithEverything);
   const Result single = run_alone("-q --no-png -l 8x1 --kernel-variant fused -o '" + one.path + "' '" + toml + "'");
   REQUIRE_MESSAGE(single.status == 0, single.err);
   const std::string forces = slurp(one.file("forces.csv"));
@@ -1015,35 +1019,7 @@ circle = { center = [9.0, 11.0], radius = 3.0 }
   // A ramped parabolic inlet (whose profile reads the grid's rows, in halo
   // rows too: rank 0's lower halo is the grid's top rows), sponges, TRT, a
   // curved wall, measured forces and probes.
-  const std::string open = dir.write("open.toml", R"(
-[grid]
-nx = 30
-ny = 24
-[flow]
-steps = 200
-viscosity = 0.04
-collision = "trt"
-inlet_ramp = 80
-[edges]
-left = { inlet_velocity = { parabolic = 0.06 }, sponge = 4 }
-right = { outlet_density = 1.0, sponge = 6 }
-bottom = "wall"
-top = "wall"
-[[obstacle]]
-name = "cylinder"
-boundary = "interpolated"
-circle = { center = [9.0, 11.0], radius = 3.0 }
-[[obstacle]]
-name = "plate"
-rectangle = { from = [18, 15], to = [19, 20] }
-[forces]
-velocity = 0.04
-length = 6
-[probes]
-every = 20
-wake = [14, 11]
-top = [25, 21]
-)");
+  const std::string open = dir.write("open.toml", kChannelWithEverything);
   check_blocked_identical(2, "--tile 10x4", "'" + open + "'");
   check_blocked_identical(3, "--tile 10x4 -p fp16s", "'" + open + "'");
   // Open flow: no walls below and above (a parabolic inlet needs them, whose
