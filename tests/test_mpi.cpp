@@ -555,9 +555,7 @@ TEST_CASE("mpi runs: a large grid (several rows per work-item) writes the same b
 // A problem file with every addition to the coursework model: an inlet and
 // an outlet crossing every slab, a moving bottom wall, a body force and a
 // cylinder cut by a slab edge.
-TEST_CASE("mpi runs: a problem file with moving walls, body force, inlet and outlet writes the same bytes on 3 ranks") {
-  TempDir dir, one, many;
-  const std::string toml = dir.write("p.toml", R"(
+const char* const kChannelWithMovingWall = R"(
 [grid]
 nx = 30
 ny = 24
@@ -572,7 +570,11 @@ bottom = { wall_velocity = [0.02, 0.0] }
 top = "wall"
 [[obstacle]]
 circle = { center = [9.0, 11.0], radius = 3.0 }
-)");
+)";
+
+TEST_CASE("mpi runs: a problem file with moving walls, body force, inlet and outlet writes the same bytes on 3 ranks") {
+  TempDir dir, one, many;
+  const std::string toml = dir.write("p.toml", kChannelWithMovingWall);
   const Result single = run_alone("-q --no-png -l 8x1 --kernel-variant fused -o '" + one.path + "' '" + toml + "'");
   REQUIRE_MESSAGE(single.status == 0, single.err);
   const Result split = run_ranks(3, "-q --no-png -l 8x1 -o '" + many.path + "' '" + toml + "'");
@@ -997,24 +999,7 @@ TEST_CASE("mpi runs: blocked with the accelerated row in a slab's halo rows, at 
 
 TEST_CASE("mpi runs: blocked on an open channel (inlet, outlet, sponges, curved wall, forces, probes) writes one process's bytes") {
   TempDir dir;
-  // Every addition to the coursework model: an inlet and an outlet crossing
-  // every slab, a moving bottom wall, a body force, a cylinder cut by a slab edge.
-  const std::string walls = dir.write("walls.toml", R"(
-[grid]
-nx = 30
-ny = 24
-[flow]
-steps = 200
-viscosity = 0.04
-body_force = [1.0e-5, 0.0]
-[edges]
-left = { inlet_velocity = [0.05, 0.0] }
-right = { outlet_density = 1.0 }
-bottom = { wall_velocity = [0.02, 0.0] }
-top = "wall"
-[[obstacle]]
-circle = { center = [9.0, 11.0], radius = 3.0 }
-)");
+  const std::string walls = dir.write("walls.toml", kChannelWithMovingWall);
   check_blocked_identical(3, "--tile 10x4", "'" + walls + "'");
   // A ramped parabolic inlet (whose profile reads the grid's rows, in halo
   // rows too: rank 0's lower halo is the grid's top rows), sponges, TRT, a
