@@ -61,6 +61,10 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
     throw DeviceError("--backend reference runs on one process; under mpirun the opencl and cuda backends split the grid");
   MPI_Comm comm = ranks.solver_comm();
   config.launch.slabs = true;  // also for one rank's slab (benchmarks)
+  // Nothing asked of the variant or blocked's shape: the slabs may fall back
+  // to the one-step kernel below.
+  const bool blocked_by_default = config.launch.variant == KernelVariant::Auto && config.launch.block_steps == 0 &&
+                                  config.launch.tile.is_auto();
   LaunchPlan plan;
   DeviceLimits limits;
   std::exception_ptr failure;
@@ -89,13 +93,28 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
     }
     plan = decide_launch(params, limits, config.launch, config.device.precision, ranks.size()).plan;
   }
+  const auto lay_out_slabs = [&] {
+    std::vector<Slab> s = config.slab_rows.empty()
+                              ? split_rows(params.ny, ranks.size(), slab_row_unit(plan))
+                              : slabs_from_heights(config.slab_rows, params.ny, ranks.size(), slab_row_unit(plan));
+    check_slabs_hold_halos(s, slab_halo_rows(plan));
+    return s;
+  };
   std::vector<Slab> slabs;
   try {
-    slabs = config.slab_rows.empty() ? split_rows(params.ny, ranks.size(), slab_row_unit(plan))
-                                     : slabs_from_heights(config.slab_rows, params.ny, ranks.size(), slab_row_unit(plan));
-    check_slabs_hold_halos(slabs, slab_halo_rows(plan));
+    slabs = lay_out_slabs();
   } catch (const std::invalid_argument& e) {
-    throw InputError(e.what());
+    // The default's blocked slabs cannot be whole tile rows as deep as its
+    // halo (a small grid on many ranks, or thin --slab-rows): every rank
+    // comes here alike and runs the one-step kernel, whose halo is one row.
+    if (!blocked_by_default || plan.variant != KernelVariant::Blocked) throw InputError(e.what());
+    config.launch.variant = KernelVariant::Fused;
+    plan = decide_launch(params, limits, config.launch, config.device.precision, ranks.size()).plan;
+    try {
+      slabs = lay_out_slabs();
+    } catch (const std::invalid_argument& again) {
+      throw InputError(again.what());
+    }
   }
   const DeviceLattice lattice = device_lattice(params, mask, config.device.precision, plan, slabs.at(ranks.rank()));
   std::unique_ptr<LatticeDevice> device = make_device(b, config, plan, lattice);
