@@ -7,14 +7,8 @@
 mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 BASE=$1 NEW=$2
 export D2Q9_CACHE_DIR=/tmp/d2q9-cache
-# bench LABEL BUILD BACKEND PRECISIONS SIZES [TILE STEPS LOCAL]
-bench() {
-  local label=$1 B=$2 be=$3 p=$4 sizes=$5
-  local args="-b $be -p $p --kernel-variant blocked --no-coursework --sizes $sizes --min-seconds 0.25 --copy-mib 256 -o /tmp/csv"
-  [ -n "$6" ] && args="$args --tile $6 --block-steps $7 --local-size $8x1"
-  LD_LIBRARY_PATH=$B/lib timeout 150 $B/d2q9-bench $args 2>&1 | grep -E "^box_|error" |
-    sed "s/^/$label $be /" >> $OUT/steps.txt
-}
+BENCH_LOG=$OUT/steps.txt
+source "$(dirname "$0")/bench_blocked.sh"
 for be in cuda opencl; do
   bench base $BASE $be double 1024,8192
   for steps in 4 5 6; do

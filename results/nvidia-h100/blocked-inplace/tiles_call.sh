@@ -9,14 +9,10 @@ mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenC
 BASE=$1 NEW=$2
 export D2Q9_CACHE_DIR=/tmp/d2q9-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv > $OUT/gpu.csv
-# bench LABEL BUILD BACKEND PRECISIONS SIZES [TILE STEPS LOCAL]
-bench() {
-  local label=$1 B=$2 be=$3 p=$4 sizes=$5
-  local args="-b $be -p $p --kernel-variant blocked --no-coursework --sizes $sizes --min-seconds 0.25 --copy-mib 256 -o /tmp/csv"
-  [ -n "$6" ] && args="$args --tile $6x$6 --block-steps $7 --local-size $8x1"
-  LD_LIBRARY_PATH=$B/lib timeout 150 $B/d2q9-bench $args 2>&1 | grep -E "^box_|error" |
-    sed "s/^/$label $be /" >> $OUT/tiles.txt
-}
+BENCH_LOG=$OUT/tiles.txt
+source "$(dirname "$0")/bench_blocked.sh"
+# "19 3 256" (a square tile's side, steps, items) as bench takes it.
+square() { echo "$1x$1 $2 $3"; }
 # Bytes first: coursework 128x128 and 1024x1024, base auto against new at
 # base's launch (same tile: same av_vels) and at a 30x30 tile (same state).
 for p in 128x128 1024x1024; do
@@ -34,20 +30,20 @@ done
 for be in cuda opencl; do
   bench base $BASE $be float,fp16s,fp16c 1024,4096,8192
   for cfg in "19 3 256" "24 3 256" "24 3 512" "30 3 256" "30 3 512" "28 4 512"; do
-    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be float 1024,4096,8192 $cfg
+    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be float 1024,4096,8192 $(square $cfg)
   done
   for cfg in "30 3 256" "36 3 256" "36 3 512" "44 3 512" "44 3 1024"; do
-    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be fp16s 4096,8192 $cfg
+    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be fp16s 4096,8192 $(square $cfg)
   done
   for cfg in "30 3 256" "36 3 512" "44 3 512"; do
-    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be fp16c 4096,8192 $cfg
+    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be fp16c 4096,8192 $(square $cfg)
   done
   echo "$be large done $(date +%T)" >> $OUT/tiles.txt
 done
 for be in cuda opencl; do
   bench base $BASE $be float 128,256
   for cfg in "8 4 256" "8 6 512" "8 8 512" "12 6 512" "16 4 512" "12 8 1024" "16 6 1024" "16 8 1024" "20 6 1024"; do
-    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be float 128,256 $cfg
+    bench "new-$(echo $cfg | tr ' ' -)" $NEW $be float 128,256 $(square $cfg)
   done
   echo "$be small done $(date +%T)" >> $OUT/tiles.txt
 done
