@@ -265,6 +265,19 @@ __kernel void accelerate_flow(__global stored* restrict cells, __global const uc
   }
 }
 
+// Probes: the nine stored values of each of `count` lattice cells (`which`)
+// copied, as stored, into row `row` of `samples` (nine planes of `count`
+// values a row), so that a run samples its probes on the device between
+// launches and reads many rows back at once instead of draining the device
+// for each.
+__kernel void sample_cells(__global const stored* restrict cells, __global const int* restrict which,
+                           __global stored* restrict samples, const int count, const int row) {
+  const int i = (int)get_global_id(0);
+  if (i >= 9 * count) return;
+  const int k = i / count, c = i - k * count;
+  samples[(idx_t)row * 9 * count + i] = cells[k * NCELLS + (idx_t)which[c]];
+}
+
 // Incoming distributions of cell (ii, jj) from the given neighbouring columns
 // and rows: g_k = f_k((ii, jj) - e_k).
 // The helpers take no `restrict` (the kernels' arguments carry it): inlined

@@ -3,6 +3,7 @@
 // against the reference, and the files a run writes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -285,6 +286,49 @@ TEST_CASE("forces: a backend's probe read gives the values of its whole read-bac
     REQUIRE(some.size() == kSpeeds * cells.size());
     for (std::size_t c = 0; c < cells.size(); ++c)
       for (int k = 0; k < kSpeeds; ++k) CHECK(some[c * kSpeeds + k] == all[k * pr.params.cells() + cells[c]]);
+  }
+}
+
+TEST_CASE("forces: probes sampled on the device are the values of a run stopped at each probe's step, every variant") {
+  // An accelerated row as well as an inlet: the state sampled must be the
+  // one a run() ending at the probe leaves (no next step's acceleration in it).
+  std::string text = kInflow;
+  text.replace(text.find("collision"), 0, "accel = 0.002\n");
+  const Problem pr = problem(text);
+  const std::vector<std::size_t> cells = {0, 31, 14 * 30 + 14, 7 * 30 + 25, pr.params.cells() - 1};
+  const int every = 6, steps = 45;
+  for (Precision precision : {Precision::Float, Precision::Fp16s, Precision::Double}) {
+    for (KernelVariant variant : {KernelVariant::Fused, KernelVariant::Blocked, KernelVariant::Split}) {
+      CAPTURE(std::string(to_string(precision)));
+      CAPTURE(std::string(to_string(variant)));
+      auto sampling = make_solver(Backend::OpenCL, pr.params, pr.mask, config(precision, {8, 2}, variant));
+      auto stopping = make_solver(Backend::OpenCL, pr.params, pr.mask, config(precision, {8, 2}, variant));
+      REQUIRE(sampling->samples_cells());
+      sampling->sample_cells_every(cells, every);
+      std::vector<double> av_sampling, av_stopping;
+      sampling->run(20, av_sampling);  // two calls: the second continues the first's numbering
+      sampling->run(steps - 20, av_sampling);
+      const Solver::CellSamples taken = sampling->take_cell_samples();
+      std::vector<double> read;
+      std::vector<int> read_steps;
+      // Stopped where the sampling run's calls and probes end its chunks (so
+      // that 16-bit blocked tiles sum |u| in the same order: its last step of
+      // a launch walks another window).
+      for (int done = 0; done < steps;) {
+        const int n = std::min({every - done % every, steps - done, done < 20 ? 20 - done : steps});
+        stopping->run(n, av_stopping);
+        done += n;
+        if (done % every == 0) {
+          const std::vector<double> f = stopping->cell_distributions(cells);
+          read.insert(read.end(), f.begin(), f.end());
+          read_steps.push_back(done);
+        }
+      }
+      CHECK(taken.steps == read_steps);
+      CHECK(taken.values == read);
+      CHECK(av_sampling == av_stopping);
+      CHECK(sampling->distributions() == stopping->distributions());
+    }
   }
 }
 

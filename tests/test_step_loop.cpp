@@ -37,6 +37,24 @@ class RecordingDevice final : public LatticeDevice {
   void upload(int, const std::vector<double>&) override {}
   std::vector<unsigned char> read_rows(int, int, int) override { return {}; }
   std::vector<unsigned char> read_cells(int, const std::vector<std::size_t>&) override { return {}; }
+  void set_sample_cells(const std::vector<std::size_t>& c, int rows) override {
+    sample_cells = c.size();
+    sample_capacity = rows;
+  }
+  // Each sample: the lattice it read and how many launches came before it.
+  struct Sample {
+    int state, row;
+    std::size_t after_launches;
+    int after_accelerations;
+  };
+  std::vector<Sample> samples;
+  std::size_t sample_cells = 0;
+  int sample_capacity = 0, sample_reads = 0;
+  void sample(int state, int row) override { samples.push_back({state, row, launches.size(), accelerations}); }
+  std::vector<unsigned char> read_samples(int rows) override {
+    ++sample_reads;
+    return std::vector<unsigned char>(static_cast<std::size_t>(rows) * kSpeeds * sample_cells * sizeof(float), 0);
+  }
   void accelerate(int) override { ++accelerations; }
   void launch(const std::vector<StepLaunch>& ls) override {
     sequences.push_back(ls);
@@ -192,3 +210,40 @@ TEST_CASE("step loop: one device stops at the first unstable step, summing while
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("step loop: probes are sampled on the device at their steps, unaccelerated, without ending the run") {
+  Fixture f(KernelVariant::Fused, 8, 40);
+  f.loop->sample_cells_every({3, 5}, 7);
+  REQUIRE(f.device->sample_cells == 2);
+  std::vector<double> av_vels;
+  f.loop->run(30, av_vels);
+  // Steps 7, 14, 21 and 28: each chunk ends at a probe's step, whose last
+  // launch leaves the state unaccelerated, as a run() ending there would;
+  // the next chunk starts with the acceleration a run() starts with.
+  const Solver::CellSamples taken = f.loop->take_cell_samples();
+  CHECK(taken.steps == std::vector<int>{7, 14, 21, 28});
+  CHECK(taken.values.size() == 4 * 2 * kSpeeds);
+  REQUIRE(f.device->samples.size() == 4);
+  int accelerations_before = 1;  // the run's start
+  for (std::size_t i = 0; i < f.device->samples.size(); ++i) {
+    const auto& smp = f.device->samples[i];
+    CAPTURE(i);
+    CHECK(smp.row == static_cast<int>(i));
+    const StepLaunch& last = f.device->launches.at(smp.after_launches - 1);
+    CHECK(last.step + last.steps == 7 * static_cast<int>(i + 1));
+    CHECK_FALSE(last.accelerate_next);
+    CHECK(smp.state == 1 - last.state);  // the lattice the launch wrote
+    CHECK(smp.after_accelerations == accelerations_before);
+    accelerations_before = smp.after_accelerations + 1;
+  }
+  CHECK(f.device->accelerations == 5);  // the start and after each probe (the run goes on past each)
+  CHECK(av_vels.size() == 30);
+  // One read of the samples, at the end of run(), not one per probe.
+  CHECK(f.device->sample_reads == 1);
+  CHECK(f.loop->take_cell_samples().steps.empty());
+  // A run that ends on a probe's step ends unaccelerated, with no acceleration after it.
+  f.loop->run(5, av_vels);
+  CHECK(f.loop->take_cell_samples().steps == std::vector<int>{35});
+  CHECK(f.device->accelerations == 6);
+  CHECK_FALSE(f.device->launches.back().accelerate_next);
+}

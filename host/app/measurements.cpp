@@ -151,14 +151,22 @@ void MeasurementLog::add_forces(const std::vector<double>& forces) {
   forces_.insert(forces_.end(), forces.begin(), forces.end());
 }
 
-void MeasurementLog::add_probes(int step, Solver& solver) {
+std::vector<std::size_t> probe_cells(const Measurements& m, const Params& params) {
   std::vector<std::size_t> cells;
-  for (const Probe& p : m_.probes) cells.push_back(static_cast<std::size_t>(p.i) + static_cast<std::size_t>(p.j) * params_.nx);
-  const std::vector<double> f = solver.cell_distributions(cells);
+  for (const Probe& p : m.probes) cells.push_back(static_cast<std::size_t>(p.i) + static_cast<std::size_t>(p.j) * params.nx);
+  return cells;
+}
+
+void MeasurementLog::add_probes(int step, Solver& solver) {
+  const std::vector<double> f = solver.cell_distributions(probe_cells(m_, params_));
   if (f.empty()) return;  // another rank's
+  add_probe_cells(step, f.data());
+}
+
+void MeasurementLog::add_probe_cells(int step, const double* f) {
   probe_steps_.push_back(step);
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    const CellState s = fluid_cell_state(params_, f.data() + kSpeeds * c);
+  for (std::size_t c = 0; c < m_.probes.size(); ++c) {
+    const CellState s = fluid_cell_state(params_, f + kSpeeds * c);
     probe_values_.insert(probe_values_.end(), {3.0 * s.pressure, s.ux, s.uy});
   }
 }

@@ -79,6 +79,9 @@ struct MeasurementSummary {
   std::string strouhal_note;  // why there is none, when there is none: "no estimate: ..."
 };
 
+// The probes' cells (whole-grid indices), in the problem's order.
+std::vector<std::size_t> probe_cells(const Measurements& m, const Params& params);
+
 class MeasurementLog {
  public:
   MeasurementLog(const Measurements& m, const Params& params, int first_step);
@@ -90,6 +93,9 @@ class MeasurementLog {
   void add_forces(const std::vector<double>& forces);
   // The probes after `step` steps; collective across ranks (every rank calls).
   void add_probes(int step, Solver& solver);
+  // The probes after `step` steps from their cells' distributions (nine
+  // values a probe, in the order of probe_cells).
+  void add_probe_cells(int step, const double* f);
 
   // What a checkpoint keeps of the log, by name, and takes back on a
   // restart: the forces of every step so far and the probes' rows, so the

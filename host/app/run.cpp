@@ -312,8 +312,14 @@ void run(const Options& given, Ranks& ranks) {
       throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
     result = run_steps(*sim, loop);
     // A run that went to its last step says how far from steady it ended.
-    if (steady.active() && !steady_check.steady) steady_check = sim->steady_check(steady);
+    if (steady.active() && !steady_check.steady) {
+      Stopwatch check;
+      steady_check = sim->steady_check(steady);
+      result.steady_checks_s += check.lap();
+    }
+    times.loop_s = wall.lap();
     state = sim->own_rows();
+    times.final_state_s = wall.lap();
   } catch (const InstabilityError&) {
     throw;  // every rank holds the same average velocities, so every rank stops alike
   } catch (const InterruptedError&) {
@@ -323,7 +329,6 @@ void run(const Options& given, Ranks& ranks) {
   } catch (...) {
     ranks.abort(std::current_exception());  // the others may be waiting for this rank
   }
-  times.loop_s = wall.lap();  // the steps and the final state's download
   const std::vector<double>& av_vels = sim->average_velocities();
   const MeasurementLog& measurements = sim->measurements();
 
@@ -379,8 +384,10 @@ void run(const Options& given, Ranks& ranks) {
     summary.decomposition = solver.decomposition();
     times.search_s = sim->search_seconds();
     times.wall_s = wall.total();  // all but the renames and this summary
+    times.loop = {sim->stepping_seconds(), sim->measuring_seconds(), result.checkpoints_s, result.snapshots_s,
+                  result.steady_checks_s, result.progress_s};
     summary.times = times;
-    summary.elapsed_s = sim->stepping_seconds();
+    summary.elapsed_s = times.loop_s;  // the loop as the user waits for it, measurements and all
     summary.first_step = first_step;
     summary.user_cpu_s = seconds(usage.ru_utime);
     summary.system_cpu_s = seconds(usage.ru_stime);

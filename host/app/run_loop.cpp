@@ -70,6 +70,12 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
     signals.emplace();
     if (ranks.is_root()) remove_stale_checkpoint_temps(options.checkpoint_path);
   }
+  // Each part besides the steps timed, into the result's account of the loop.
+  auto timed = [](double& seconds, auto&& what) {
+    const auto t0 = clock::now();
+    what();
+    seconds += std::chrono::duration<double>(clock::now() - t0).count();
+  };
   int written_step = -1;  // the step of the checkpoint this run last wrote
   int segment = 1;        // grows to about segment_seconds of steps once the speed is known
   auto next_multiple = [](int step, int every) { return (step / every + 1) * every; };
@@ -95,19 +101,21 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
     const double fitting = elapsed > 0 ? n * options.segment_seconds / elapsed : 4.0 * n;
     segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, 4.0 * std::max(n, segment))));
     // Steady: the run ends here as if this were its last step (no checkpoint).
-    if (steady && step % options.steady_every == 0 && step < max_iters &&
-        ranks.broadcast(options.steady(step) ? 1 : 0)) {
-      if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);
+    bool stop = false;
+    if (steady && step % options.steady_every == 0 && step < max_iters)
+      timed(result.steady_checks_s, [&] { stop = ranks.broadcast(options.steady(step) ? 1 : 0) != 0; });
+    if (stop) {
+      if (snapshots && step % options.snapshot_every == 0) timed(result.snapshots_s, [&] { options.snapshot(step); });
       break;
     }
     if (checkpoints && step % options.checkpoint_every == 0 && step < max_iters) {
-      save(sim, options, ranks);
+      timed(result.checkpoints_s, [&] { save(sim, options, ranks); });
       written_step = step;
     }
-    if (snapshots && step % options.snapshot_every == 0) options.snapshot(step);
-    if (progress) options.progress->update(step);
+    if (snapshots && step % options.snapshot_every == 0) timed(result.snapshots_s, [&] { options.snapshot(step); });
+    if (progress) timed(result.progress_s, [&] { options.progress->update(step); });
   }
-  if (progress) options.progress->finish();
+  if (progress) timed(result.progress_s, [&] { options.progress->finish(); });
   result.wrote_checkpoint = written_step >= 0;
   return result;
 }

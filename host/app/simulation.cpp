@@ -54,6 +54,7 @@ Simulation::Simulation(Problem problem, const SimulationOptions& options)
   search_now_table_ = std::move(choice.table);
   make_ = policy_->candidate_factory();
   av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
+  sample_probes_on(*solver_);
 }
 
 Simulation::Simulation(Problem problem, std::unique_ptr<Solver> started, std::unique_ptr<InRunLaunchSearch> search,
@@ -69,6 +70,7 @@ Simulation::Simulation(Problem problem, std::unique_ptr<Solver> started, std::un
       measurements_(measure_, params_, 0) {
   av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
   if (search_) start_reason_ = search_->reason();
+  sample_probes_on(*solver_);
 }
 
 Simulation::~Simulation() = default;
@@ -84,6 +86,11 @@ void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
 
 const std::string& Simulation::launch_reason() const { return search_ ? search_->reason() : start_reason_; }
 
+void Simulation::sample_probes_on(Solver& solver) {
+  if (measure_.probes.empty() || !solver.samples_cells()) return;
+  solver.sample_cells_every(probe_cells(measure_, params_), measure_.probe_every);
+}
+
 void Simulation::step(int steps) {
   if (!search_made_) {
     search_made_ = true;
@@ -92,8 +99,10 @@ void Simulation::step(int steps) {
   const int end = steps_done() + steps;
   const int every = measure_.probes.empty() ? 0 : measure_.probe_every;
   while (steps_done() < end) {
-    // Up to the next probe, and to the next report to the launch search.
-    int next = every > 0 ? std::min(end, (steps_done() / every + 1) * every) : end;
+    // Up to the next report to the launch search, and to the next probe
+    // unless the solver samples them itself, on the device, as it runs.
+    const bool sampled = solver_->samples_cells();
+    int next = every > 0 && !sampled ? std::min(end, (steps_done() / every + 1) * every) : end;
     const int wanted = search_ ? search_->steps_wanted() : 0;
     if (wanted > 0) next = std::min(next, steps_done() + wanted);
     const int n = next - steps_done();
@@ -101,9 +110,18 @@ void Simulation::step(int steps) {
     solver_->run(n, av_vels_);
     const double t = clock_() - t0;
     stepping_s_ += t;
+    const double m0 = clock_();
     measurements_.add_forces(solver_->take_body_forces());  // a candidate's too: its steps are the run's
+    if (sampled) {
+      const Solver::CellSamples samples = solver_->take_cell_samples();
+      const std::size_t per_sample = kSpeeds * measure_.probes.size();
+      for (std::size_t r = 0; r < samples.steps.size(); ++r)
+        measurements_.add_probe_cells(samples.steps[r], samples.values.data() + r * per_sample);
+    } else if (every > 0 && steps_done() % every == 0) {
+      measurements_.add_probes(steps_done(), *solver_);
+    }
+    measuring_s_ += clock_() - m0;
     if (wanted > 0) follow(search_->report(n, t));
-    if (every > 0 && steps_done() % every == 0) measurements_.add_probes(steps_done(), *solver_);
   }
 }
 
@@ -123,6 +141,7 @@ void Simulation::follow(InRunLaunchSearch::Move move) {
     try {
       std::unique_ptr<Solver> next = make_(*move.next);
       next->load_distributions(solver_->distributions());
+      sample_probes_on(*next);
       best_ = std::exchange(solver_, std::move(next));
       break;
     } catch (const DeviceError& e) {

@@ -89,6 +89,8 @@ class Simulation {
   // Seconds in steps; seconds the search during the run spent besides its
   // steps (building candidates, moving the state).
   double stepping_seconds() const { return stepping_s_; }
+  // Seconds taking the steps' measurements in (forces and probes) after the steps.
+  double measuring_seconds() const { return measuring_s_; }
   double search_seconds() const { return search_s_; }
 
   // One per step done.
@@ -115,6 +117,8 @@ class Simulation {
  private:
   // Does what the launch search says after a report.
   void follow(InRunLaunchSearch::Move move);
+  // Has `solver` sample the probes itself as it runs, where it can.
+  void sample_probes_on(Solver& solver);
 
   Params params_;
   ObstacleMask mask_;
@@ -133,6 +137,7 @@ class Simulation {
   std::vector<double> av_vels_;
   MeasurementLog measurements_;
   double stepping_s_ = 0;
+  double measuring_s_ = 0;
   double search_s_ = 0;
 };
 

@@ -93,8 +93,22 @@ std::string summary_json(const RunSummary& s) {
                 {"upload_s", t.upload_s},
                 {"search_s", s.times.search_s},
                 {"loop_s", s.times.loop_s},
+                {"final_state_s", s.times.final_state_s},
                 {"outputs_s", s.times.outputs_s},
                 {"wall_s", s.times.wall_s}};
+  // Where the loop went, each part named; `other_s` is what none of them
+  // accounts for (the loop's own bookkeeping), so that the parts sum to loop_s.
+  const RunTimes::Loop& l = s.times.loop;
+  const double named = l.steps_s + l.measurements_s + s.times.search_s + l.checkpoints_s + l.snapshots_s +
+                       l.steady_checks_s + l.progress_s;
+  j["times"]["loop"] = {{"steps_s", l.steps_s},
+                        {"measurements_s", l.measurements_s},
+                        {"search_s", s.times.search_s},
+                        {"checkpoints_s", l.checkpoints_s},
+                        {"snapshots_s", l.snapshots_s},
+                        {"steady_checks_s", l.steady_checks_s},
+                        {"progress_s", l.progress_s},
+                        {"other_s", s.times.loop_s - named}};
   j["elapsed_s"] = s.elapsed_s;
   j["user_cpu_s"] = s.user_cpu_s;
   j["system_cpu_s"] = s.system_cpu_s;

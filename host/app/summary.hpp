@@ -18,8 +18,17 @@ struct RunTimes {
   double setup_s = 0;    // the solver: device, kernels, upload (below), and any search with --tune
   SetupTimes setup;      // the solver's own account of its set-up
   double search_s = 0;   // a search during the run: building candidates, moving the state (not its steps)
-  double loop_s = 0;     // from the set-up to the final state on the host (the steps, a search, the download)
-  double outputs_s = 0;  // formatting and writing the output files
+  // The step loop as the user waits for it, from the first step to the last
+  // (stdout's "Elapsed time" and MLUPS): its steps with the probes sampled
+  // on the way, the measurements taken in, a search, checkpoints, snapshots,
+  // steady checks and the progress line, which `loop` accounts for.
+  double loop_s = 0;
+  struct Loop {
+    double steps_s = 0, measurements_s = 0, checkpoints_s = 0, snapshots_s = 0, steady_checks_s = 0,
+           progress_s = 0;
+  } loop;
+  double final_state_s = 0;  // the final state onto the host, after the loop
+  double outputs_s = 0;      // formatting and writing the output files
   double wall_s = 0;     // from reading the inputs to the summary
 };
 
@@ -43,7 +52,7 @@ struct RunSummary {
   std::string launch_reason;   // why this variant and shape (LaunchChoice::reason)
   std::string decomposition;   // how the grid is split across MPI ranks; empty on one process
   RunTimes times;
-  double elapsed_s = 0.0;  // the time-step loop only, as stdout's "Elapsed time"
+  double elapsed_s = 0.0;  // the step loop, as stdout's "Elapsed time" (times.loop_s)
   double user_cpu_s = 0.0, system_cpu_s = 0.0;
   double final_average_velocity = 0.0;
   std::optional<MeasurementSummary> measured;  // forces and probes, where the problem asks for them

@@ -153,6 +153,7 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     setup.compile_cost_s = compiled.compile_s;
     CU_CALL(cuModuleLoadData, &module_, compiled.image.data());
     CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
+    CU_CALL(cuModuleGetFunction, &sample_, module_, "sample_cells");
     CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
     if (plan_.variant == KernelVariant::FusedX2)
       CU_CALL(cuModuleGetFunction, &collide_x2_, module_, "propagate_rebound_collide_x2");
@@ -204,6 +205,13 @@ void CudaLattice::launch_step(CUstream stream, int state, bool two_step_kernel, 
   CU_CALL(cuLaunchKernel, two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
           static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);
+}
+
+void CudaLattice::launch_sample(CUstream stream, int state, CUdeviceptr which, CUdeviceptr samples, int count,
+                                int row) {
+  void* args[] = {&cells_[state], &which, &samples, &count, &row};
+  const unsigned items = static_cast<unsigned>(kSpeeds * count), block = 64;
+  CU_CALL(cuLaunchKernel, sample_, (items + block - 1) / block, 1, 1, block, 1, 1, 0, stream, args, nullptr);
 }
 
 void CudaLattice::fill_at_rest(CUstream stream, int state) {

@@ -58,6 +58,9 @@ class CudaLattice {
   // arguments, cl/d2q9_bgk.cl).
   void launch_step(CUstream stream, int state, bool two_step_kernel, int group_rows, int first_group_row,
                    int partial_offset, bool accelerate_next, int steps, int step);
+  // sample_cells: lattice `state`'s values at `count` cells (indices at
+  // `which`) into sample `row` of `samples` (cl/d2q9_bgk.cl).
+  void launch_sample(CUstream stream, int state, CUdeviceptr which, CUdeviceptr samples, int count, int row);
   // Lattice `state` at rest (blocking, on `stream`).
   void fill_at_rest(CUstream stream, int state);
   // The context, the compile and the obstacles' upload (a solver adds its state's).
@@ -80,6 +83,7 @@ class CudaLattice {
   CUfunction accelerate_ = nullptr;
   CUfunction collide_ = nullptr;
   CUfunction collide_x2_ = nullptr;  // fused-x2 plans only
+  CUfunction sample_ = nullptr;
   CUdeviceptr cells_[2] = {0, 0};
   CUdeviceptr obstacles_ = 0;
   CUdeviceptr partials_ = 0;

@@ -17,6 +17,8 @@ namespace {
 
 #define CU_CALL(call, ...) check_cuda(drv_.call(__VA_ARGS__), #call)
 
+constexpr std::size_t kPassingGraphs = 8;
+
 class CudaDevice final : public LatticeDevice {
  public:
   CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab, bool use_graphs);
@@ -36,6 +38,9 @@ class CudaDevice final : public LatticeDevice {
   void upload(int state, const std::vector<double>& f) override;
   std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
   std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;
+  void set_sample_cells(const std::vector<std::size_t>& cells, int rows) override;
+  void sample(int state, int row) override;
+  std::vector<unsigned char> read_samples(int rows) override;
   void accelerate(int state) override;
   void launch(const std::vector<StepLaunch>& launches) override;
   void prepare(const std::vector<std::vector<StepLaunch>>& sequences) override;
@@ -86,7 +91,7 @@ class CudaDevice final : public LatticeDevice {
   bool use_graphs_;
   std::string graphs_failed_;  // why graphs were given up, empty while they work
   std::map<GraphKey, CUgraphExec> graphs_;
-  std::map<GraphKey, CUgraphExec> passing_graphs_;  // a call's last chunk, kept until another ends differently
+  std::map<GraphKey, CUgraphExec> passing_graphs_;  // sequences not prepared (kPassingGraphs at most)
   std::size_t row_bytes_;
   std::size_t slot_bytes_;
   CudaLattice lattice_;
@@ -104,6 +109,9 @@ class CudaDevice final : public LatticeDevice {
   CUevent kernels_done_ = nullptr;  // re-recorded whenever the copy stream must wait for the kernels
   CUevent edges_read_ = nullptr;
   CUevent halos_written_ = nullptr;
+  // Probes (set_sample_cells): the cells' indices and the samples, on the device.
+  int sample_count_ = 0;
+  CUdeviceptr sample_cells_ = 0, samples_ = 0;
 };
 
 CudaDevice::CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab, bool use_graphs)
@@ -164,6 +172,9 @@ void CudaDevice::release() noexcept {
   for (CUevent e : {halos_written_, edges_read_, kernels_done_})
     if (e) drv_.cuEventDestroy(e);
   if (staging_) drv_.cuMemFreeHost(staging_);
+  for (CUdeviceptr p : {samples_, sample_cells_})
+    if (p) drv_.cuMemFree(p);
+  samples_ = sample_cells_ = 0;
   for (CUstream s : {copies_, kernels_})
     if (s) drv_.cuStreamDestroy(s);
   halos_written_ = edges_read_ = kernels_done_ = nullptr;
@@ -211,6 +222,36 @@ std::vector<unsigned char> CudaDevice::read_cells(int state, const std::vector<s
               lattice_.cells(state) + (k * lattice_.cell_count() + cells[c]) * size, size, kernels_);
   CU_CALL(cuStreamSynchronize, kernels_);
   return raw;
+}
+
+void CudaDevice::set_sample_cells(const std::vector<std::size_t>& cells, int rows) {
+  lattice_.make_current();
+  synchronize();
+  for (CUdeviceptr* p : {&samples_, &sample_cells_})
+    if (*p) {
+      CU_CALL(cuMemFree, *p);
+      *p = 0;
+    }
+  sample_count_ = static_cast<int>(cells.size());
+  if (cells.empty()) return;
+  const std::vector<int> which(cells.begin(), cells.end());
+  CU_CALL(cuMemAlloc, &sample_cells_, which.size() * sizeof(int));
+  CU_CALL(cuMemcpyHtoD, sample_cells_, which.data(), which.size() * sizeof(int));
+  CU_CALL(cuMemAlloc, &samples_, static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(precision_));
+}
+
+void CudaDevice::sample(int state, int row) {
+  lattice_.make_current();
+  lattice_.launch_sample(kernels_, state, sample_cells_, samples_, sample_count_, row);
+}
+
+std::vector<unsigned char> CudaDevice::read_samples(int rows) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(rows) * kSpeeds * sample_count_ * stored_size(precision_));
+  if (out.empty()) return out;
+  lattice_.make_current();
+  CU_CALL(cuMemcpyDtoHAsync, out.data(), samples_, out.size(), kernels_);
+  CU_CALL(cuStreamSynchronize, kernels_);
+  return out;
 }
 
 void CudaDevice::accelerate(int state) { lattice_.launch_accelerate(kernels_, state); }
@@ -262,11 +303,12 @@ CUgraphExec CudaDevice::graph_for(const std::vector<StepLaunch>& launches, bool 
   const GraphKey key = graph_key(launches);
   if (const auto found = graphs_.find(key); found != graphs_.end()) return found->second;
   if (const auto found = passing_graphs_.find(key); found != passing_graphs_.end()) return found->second;
-  // Prepared sequences are reused all run long; another (a call's last
-  // chunk) is kept only until another call ends differently, so the cache
-  // stays small.
+  // Prepared sequences are reused all run long; others (a call's last
+  // chunk, the chunks that end at probes: a few, alternating in state and
+  // partial-sum half) are kept until there are kPassingGraphs of them, so
+  // the cache stays small and alternating chunks are not captured anew.
   auto& graphs = prepared ? graphs_ : passing_graphs_;
-  if (!prepared) {
+  if (!prepared && passing_graphs_.size() >= kPassingGraphs) {
     for (auto& entry : passing_graphs_) drv_.cuGraphExecDestroy(entry.second);
     passing_graphs_.clear();
   }

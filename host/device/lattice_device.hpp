@@ -114,6 +114,16 @@ class LatticeDevice {
   virtual std::vector<unsigned char> read_rows(int state, int first_row, int rows) = 0;
   virtual std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) = 0;
 
+  // Probes sampled on the device: set_sample_cells(cells, rows) makes room
+  // for `rows` samples of `cells` (lattice indices); sample(state, row), on
+  // the kernel stream, copies lattice `state`'s values at those cells into
+  // sample `row` (nine planes of cells.size() values, as stored), so that a
+  // run samples between launches without waiting; read_samples(rows):
+  // blocking, after everything queued, samples [0, rows) one after another.
+  virtual void set_sample_cells(const std::vector<std::size_t>& cells, int rows) = 0;
+  virtual void sample(int state, int row) = 0;
+  virtual std::vector<unsigned char> read_samples(int rows) = 0;
+
   // Kernel stream: accelerate_flow on lattice `state`; launches in order.
   virtual void accelerate(int state) = 0;
   virtual void launch(const std::vector<StepLaunch>& launches) = 0;

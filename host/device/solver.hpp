@@ -76,6 +76,23 @@ class Solver {
   // after cell; collective like distributions(), empty off rank 0. By
   // default from distributions(); backends read just those cells.
   virtual std::vector<double> cell_distributions(const std::vector<std::size_t>& cells);
+  // Probes the solver samples itself while it runs, rather than its caller
+  // stopping at each probe's step to read cells (which drains a device):
+  // after sample_cells_every(cells, every), run() samples `cells` (whole-grid
+  // indices) after every step whose number (steps completed) is a multiple
+  // of `every`, and take_cell_samples() hands over the samples taken since
+  // the last call. false where the solver does not (the caller then reads
+  // cell_distributions at those steps).
+  virtual bool samples_cells() const { return false; }
+  virtual void sample_cells_every(const std::vector<std::size_t>& cells, int every) {
+    (void)cells;
+    (void)every;
+  }
+  struct CellSamples {
+    std::vector<int> steps;      // steps completed at each sample
+    std::vector<double> values;  // per sample, cell_distributions' values (empty off rank 0)
+  };
+  virtual CellSamples take_cell_samples() { return {}; }
   // Replaces the current distributions (same layout, the whole grid), e.g. to resume a run.
   virtual void load_distributions(const std::vector<double>& f) = 0;
 };

@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "device/kernel_source.hpp"
 #include "problem/stability.hpp"
@@ -189,13 +190,26 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
     }
     int half = 0;
     for (int done = 0; done < steps;) {
-      const int n = std::min(plan_.chunk_steps, steps - done);
+      int n = std::min(plan_.chunk_steps, steps - done);
+      // A chunk ends at a probe's step, which is sampled as a run() that
+      // ended there would leave it: unaccelerated (the next chunk then
+      // starts as a run() does).
+      bool probe = false;
+      if (sample_every_ > 0) {
+        const int to_probe = sample_every_ - (first_step + done) % sample_every_;
+        if (to_probe <= n) n = to_probe, probe = true;
+      }
       const int base = half * plan_.chunk_steps * num_groups_;
       device_->reuse_partials(static_cast<std::size_t>(base) * sums_);  // read back two chunks ago
       if (!split()) {
-        const std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, done + n == steps);
+        const bool ends = done + n == steps;
+        const std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends || probe);
         device_->launch(launches);
         current_ = (current_ + static_cast<int>(launches.size())) % 2;
+        if (probe) {
+          sample_now(first_step + done + n);
+          if (!ends && plan_.fused()) device_->accelerate(current_);
+        }
       } else {
         // Each launch (one step, or blocked's several) on its edge bands
         // first, so that their rows' exchange travels while the interior is
@@ -231,11 +245,13 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
     continue_sums(false, 0);
     for (auto& out : outgoing_sums_) links_->done(out.first, true);
     outgoing_sums_.clear();
+    read_samples();
   } catch (...) {
     device_->drain();
     for (ChunkSums& c : chunks_) device_->release_partials(c.slot);
     chunks_.clear();
     av_vels_ = nullptr;
+    pending_steps_.clear();  // the steps they followed may not have run
     throw;
   }
   if (split()) {
@@ -327,6 +343,46 @@ std::vector<double> StepLoop::distributions() {
 std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>& cells) {
   if (split()) return Solver::cell_distributions(cells);
   return cells_from_device(device_->read_cells(current_, cells), cells.size(), precision_, params_.density);
+}
+
+// A few megabytes of samples on the device at most: read back whenever full.
+constexpr std::size_t kSampleBytes = std::size_t{16} << 20;
+constexpr int kMaxSampleRows = 4096;
+
+void StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int every) {
+  if (split()) throw std::logic_error("step loop: a slab does not sample cells itself");
+  read_samples();
+  sample_count_ = every > 0 ? cells.size() : 0;
+  sample_every_ = sample_count_ > 0 ? every : 0;
+  const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
+  sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes, 1, kMaxSampleRows));
+  device_->set_sample_cells(sample_every_ > 0 ? cells : std::vector<std::size_t>{}, sample_rows_);
+}
+
+void StepLoop::sample_now(int step) {
+  device_->sample(current_, static_cast<int>(pending_steps_.size()));
+  pending_steps_.push_back(step);
+  if (static_cast<int>(pending_steps_.size()) == sample_rows_) read_samples();
+}
+
+void StepLoop::read_samples() {
+  if (pending_steps_.empty()) return;
+  const std::vector<unsigned char> raw = device_->read_samples(static_cast<int>(pending_steps_.size()));
+  const std::size_t row_bytes = kSpeeds * sample_count_ * stored_size(precision_);
+  for (std::size_t r = 0; r < pending_steps_.size(); ++r) {
+    // Converted as read_cells' values are: the same bytes in probes.csv.
+    const std::vector<unsigned char> row(raw.begin() + static_cast<std::ptrdiff_t>(r * row_bytes),
+                                         raw.begin() + static_cast<std::ptrdiff_t>((r + 1) * row_bytes));
+    const std::vector<double> f = cells_from_device(row, sample_count_, precision_, params_.density);
+    samples_.steps.push_back(pending_steps_[r]);
+    samples_.values.insert(samples_.values.end(), f.begin(), f.end());
+  }
+  pending_steps_.clear();
+}
+
+Solver::CellSamples StepLoop::take_cell_samples() {
+  read_samples();
+  return std::exchange(samples_, {});
 }
 
 void StepLoop::load_distributions(const std::vector<double>& f) {

@@ -64,6 +64,9 @@ class StepLoop final : public Solver, public HoldsRows {
   std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
   std::vector<double> distributions() override;
   std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override;
+  bool samples_cells() const override { return !split(); }
+  void sample_cells_every(const std::vector<std::size_t>& cells, int every) override;
+  CellSamples take_cell_samples() override;
   void load_distributions(const std::vector<double>& f) override;
   StateRows own_rows() override;
 
@@ -94,6 +97,10 @@ class StepLoop final : public Solver, public HoldsRows {
   // broadcast at the end of run().
   void finish_sums(std::vector<double>& sums);
   void append(const double* sums, int steps);
+  // Probes: sample the current state on the device; read the samples back
+  // (blocking) when the device's buffer is full, and at the end of run().
+  void sample_now(int step);
+  void read_samples();
 
   Backend backend_;
   Precision precision_;
@@ -130,6 +137,12 @@ class StepLoop final : public Solver, public HoldsRows {
   std::vector<double>* av_vels_ = nullptr;  // run()'s, on one device
   int sums_ = 1;                            // per group and step: |u|, then Fx, Fy per measured body
   std::vector<double> body_forces_;         // the whole grid's, since take_body_forces()
+  // Probes sampled on the device (sample_cells_every).
+  std::size_t sample_count_ = 0;
+  int sample_every_ = 0;  // 0: none
+  int sample_rows_ = 0;   // the device's buffer holds this many
+  std::vector<int> pending_steps_;  // of the samples on the device, not yet read
+  CellSamples samples_;             // read, not yet taken
 };
 
 }  // namespace d2q9

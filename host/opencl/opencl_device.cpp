@@ -1,6 +1,7 @@
 // A lattice (the whole grid or a slab) on an OpenCL device: the lattice's
 // in-order queue runs the kernels, a second in-order queue the copies;
 // markers and barriers order them.
+#include <algorithm>
 #include <map>
 
 #include "device/lattice_device.hpp"
@@ -25,6 +26,9 @@ class OpenCLDevice final : public LatticeDevice {
   void upload(int state, const std::vector<double>& f) override;
   std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
   std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;
+  void set_sample_cells(const std::vector<std::size_t>& cells, int rows) override;
+  void sample(int state, int row) override;
+  std::vector<unsigned char> read_samples(int rows) override;
   void accelerate(int state) override;
   void launch(const std::vector<StepLaunch>& launches) override;
   void read_edges(int state) override;
@@ -79,6 +83,10 @@ class OpenCLDevice final : public LatticeDevice {
   std::size_t slot_bytes_;
   std::map<std::size_t, cl::Event> last_read_from_;  // by first value
   cl::Event edges_read_;
+  // Probes (set_sample_cells): the cells' indices and the samples' buffer.
+  int sample_count_ = 0;
+  cl::Buffer sample_cells_, samples_;
+  cl::Kernel sample_[2];  // from lattices[0] / [1]
 };
 
 OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab)
@@ -176,6 +184,45 @@ std::vector<unsigned char> OpenCLDevice::read_cells(int state, const std::vector
     lattice_.queue.finish();
   });
   return raw;
+}
+
+void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int rows) {
+  drain();
+  sample_count_ = static_cast<int>(cells.size());
+  if (cells.empty()) return;
+  const std::vector<cl_int> which(cells.begin(), cells.end());
+  guarded("setting up probes", [&] {
+    sample_cells_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, which.size() * sizeof(cl_int));
+    lattice_.queue.enqueueWriteBuffer(sample_cells_, CL_TRUE, 0, which.size() * sizeof(cl_int), which.data());
+    samples_ = cl::Buffer(lattice_.context, CL_MEM_READ_WRITE,
+                          static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(lattice_.precision));
+    for (int b = 0; b < 2; ++b) {
+      sample_[b] = cl::Kernel(lattice_.program, "sample_cells");
+      sample_[b].setArg(0, lattice_.lattices[b]);
+      sample_[b].setArg(1, sample_cells_);
+      sample_[b].setArg(2, samples_);
+      sample_[b].setArg(3, sample_count_);
+    }
+  });
+}
+
+void OpenCLDevice::sample(int state, int row) {
+  guarded("sampling probes", [&] {
+    cl::Kernel& k = sample_[state];
+    k.setArg(4, row);
+    const std::size_t items = static_cast<std::size_t>(kSpeeds) * sample_count_;
+    const std::size_t group = std::min<std::size_t>(64, items);
+    lattice_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange((items + group - 1) / group * group),
+                                        cl::NDRange(group));
+  });
+}
+
+std::vector<unsigned char> OpenCLDevice::read_samples(int rows) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(rows) * kSpeeds * sample_count_ *
+                                 stored_size(lattice_.precision));
+  if (out.empty()) return out;
+  guarded("reading probes", [&] { lattice_.queue.enqueueReadBuffer(samples_, CL_TRUE, 0, out.size(), out.data()); });
+  return out;
 }
 
 void OpenCLDevice::accelerate(int state) {
