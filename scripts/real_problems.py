@@ -26,6 +26,7 @@ a.add_argument("--re", type=float, default=20)
 a.add_argument("--cases", default="", help="comma list (default: every case)")
 a.add_argument("--rounds", type=int, default=1)
 a.add_argument("--extra", default="", help="more d2q9-bgk arguments, space-separated")
+a.add_argument("--keep", action="store_true", help="keep each run's final_state.dat, av_vels.dat and forces.csv")
 o = a.parse_args()
 nx, ny = (int(v) for v in o.grid.split("x"))
 D, U = 20, 0.05
@@ -102,6 +103,10 @@ def run(binary, label, name, toml):
                measurements_s=round(t.get("loop", {}).get("measurements_s", float("nan")), 4),
                av_vels=md5(os.path.join(d, "av_vels.dat")), final_state=md5(os.path.join(d, "final_state.dat")),
                forces=md5(os.path.join(d, "forces.csv")), probes=md5(os.path.join(d, "probes.csv")))
+    if not o.keep:  # a large grid's final_state.dat is hundreds of MB: its md5 is kept
+        for f in ("final_state.dat", "av_vels.dat", "forces.csv"):
+            if os.path.exists(os.path.join(d, f)):
+                os.remove(os.path.join(d, f))
     return row
 
 

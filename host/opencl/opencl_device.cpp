@@ -204,6 +204,10 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
       sample_[b].setArg(3, sample_count_);
     }
   });
+  // Run once now: some implementations (PoCL) compile a kernel at its first
+  // launch, which belongs to the set-up, not to the first probe's step.
+  sample(0, 0);
+  guarded("setting up probes", [&] { lattice_.queue.finish(); });
 }
 
 void OpenCLDevice::sample(int state, int row) {
