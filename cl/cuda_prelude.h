@@ -51,6 +51,12 @@ __device__ __forceinline__ size_t get_global_size(const unsigned dim) {
 #define CLK_LOCAL_MEM_FENCE 1
 #define CLK_GLOBAL_MEM_FENCE 2
 #define barrier(flags) __syncthreads()
+// OpenCL's atomic increment (the old value), on local or global memory.
+__device__ __forceinline__ int atomic_inc(int* p) { return atomicAdd(p, 1); }
+// OpenCL C's quiet NaN constant.
+#ifndef NAN
+#define NAN __int_as_float(0x7fc00000)
+#endif
 
 // Reinterpretation and conversion built-ins.
 __device__ __forceinline__ unsigned int as_uint(const float x) { return __float_as_uint(x); }

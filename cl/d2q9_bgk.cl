@@ -928,6 +928,10 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const
 ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, const real* f) {
 #ifdef FORCE_BODIES
   const int body = blocked >> 2;
+  // Only a measured body's cells add anything: the rest (nearly every cell)
+  // skip the arithmetic, which would add +0 (a sum that starts at +0 and
+  // adds finite values is never -0, so skipping +0 changes no bit).
+  if (!body) return;
   const real fx = ((g[1] - f[1]) + (g[5] - f[5]) + (g[8] - f[8])) - ((g[3] - f[3]) + (g[6] - f[6]) + (g[7] - f[7]));
   const real fy = ((g[2] - f[2]) + (g[5] - f[5]) + (g[6] - f[6])) - ((g[4] - f[4]) + (g[7] - f[7]) + (g[8] - f[8]));
   for (int b = 0; b < FORCE_BODIES; ++b) {
@@ -1155,7 +1159,16 @@ ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 // overwrites in an odd step: there the region keeps two copies, steps
 // alternating between them. Once the steps are done, the same memory holds
 // each item's |u| sum of every step for the reduction.
-#ifdef CURVED_LINKS
+//
+// With CURVED_SLOTS (the whole grid; the host's bound on the curved cells
+// any region holds, launch_plan.cpp), those cells keep their own state of
+// the step before, and their link bytes, in slots of a side buffer instead:
+// the region stays one copy, so tiles stay large (a second copy of every
+// cell for the few on a wall halved a float tile's cells).
+#if defined(CURVED_LINKS) && defined(CURVED_SLOTS) && !defined(BLOCKED_SLAB)
+#define CURVED_SIDE 1
+#endif
+#if defined(CURVED_LINKS) && !defined(CURVED_SIDE)
 #define REGION_COPIES 2
 #else
 #define REGION_COPIES 1
@@ -1228,7 +1241,17 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
   __local blocked_region region;
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
+#ifdef CURVED_SIDE
+  __local tile_t curved_own[9 * CURVED_SLOTS];  // a curved cell's state of the step before, as stored
+  __local uchar curved_code[8 * CURVED_SLOTS];  // its link bytes, speeds 1-8
+  __local short curved_slot[REGION_CELLS];      // the slot of each curved cell
+  __local int curved_cells;
+#endif
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
+#ifdef CURVED_SIDE
+  if (lid == 0) curved_cells = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #ifdef BLOCKED_SLAB
   // A slab launches its tile rows in bands (edge rows first): each step's
   // sums span all of its tiles, from the band's first_group_row on.
@@ -1254,7 +1277,18 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
     // so that the steps read the links of those cells alone.
     int any = 0;
     for (int k = 1; k < 9; ++k) any |= obstacles[k * NCELLS + cell];
-    if (any && !region_mask[c]) region_mask[c] = CURVED_BIT;
+    if (any && !region_mask[c]) {
+      region_mask[c] = CURVED_BIT;
+#ifdef CURVED_SIDE
+      // A slot in any order (the values are the cell's, wherever they sit).
+      const int slot = atomic_inc(&curved_cells);
+      curved_slot[c] = (short)slot;
+      if (slot < CURVED_SLOTS) {
+        for (int k = 0; k < 9; ++k) curved_own[9 * slot + k] = region.f[slot_loaded(k, c)];
+        for (int k = 1; k < 9; ++k) curved_code[8 * slot + k - 1] = obstacles[k * NCELLS + cell];
+      }
+#endif
+    }
 #endif
   }
   for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = REGION_GRID_ROW(y0 + ry) == REGION_ACCEL_ROW;
@@ -1297,6 +1331,19 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
 #ifdef CURVED_LINKS
         int code[9];
         real own[9];
+#ifdef CURVED_SIDE
+        const int side = region_mask[c] == CURVED_BIT ? curved_slot[c] : CURVED_SLOTS;
+        const int curved = side < CURVED_SLOTS;  // (never past the slots: see the overflow below)
+        if (curved) {
+          code[0] = 0;
+          own[0] = g[0];
+          for (int k = 1; k < 9; ++k) {
+            code[k] = curved_code[8 * side + k - 1];
+            own[k] = tile_value(k, curved_own[9 * side + k]);
+          }
+          interpolate_links(code, own, g);
+        }
+#else
         const int curved = region_mask[c] == CURVED_BIT;
         if (curved) {
           code[0] = 0;
@@ -1307,6 +1354,7 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
           }
           interpolate_links(code, own, g);
         }
+#endif
 #endif
         const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
         const int blocked = REGION_BYTE(c);
@@ -1339,6 +1387,11 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
           if (in_tile) store(dst, CELL(x, y), f);
         } else {
           for (int k = 0; k < 9; ++k) region.f[slot_out(k, c, s)] = tile_code(k, f[k]);
+#ifdef CURVED_SIDE
+          // The cell's own state for its next step (only this item reads it).
+          if (curved)
+            for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = tile_code(k, f[k]);
+#endif
         }
       }
       wx += dx;
@@ -1350,6 +1403,12 @@ __kernel void propagate_rebound_collide_blocked(__global const stored* restrict 
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
   }
 
+#ifdef CURVED_SIDE
+  // More curved cells than the host's bound left some uncorrected: never
+  // silently; the launch's |u| sums become NaN, which stops the run.
+  if (curved_cells > CURVED_SLOTS)
+    for (int s = 0; s < BLOCK_STEPS; ++s) sums[s * SUMS_PER_GROUP] = (real)NAN;
+#endif
   // Every step's sums in one tree, in the region's memory, which the last
   // step no longer reads.
   // Sum i (step i / SUMS_PER_GROUP, value i % SUMS_PER_GROUP) at region.sums[i * WG_SIZE].

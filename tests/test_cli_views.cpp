@@ -130,6 +130,27 @@ TEST_CASE("cli views: PNG, VTK and JSON of one run agree with final_state.dat an
     const double re = stdout_value(r.out, "Reynolds number:");
     CHECK(j["reynolds_number"].get<double>() == doctest::Approx(re).epsilon(1e-11));
     CHECK(std::fabs(j["elapsed_s"].get<double>() - stdout_value(r.out, "Elapsed time:")) <= 5e-7);
+    // One interval: the printed time, MLUPS and times.loop_s are the whole
+    // step loop, whose named parts add up to it.
+    const auto& times = j["times"];
+    CHECK(j["elapsed_s"].get<double>() == times["loop_s"].get<double>());
+    CHECK(j["mlups"].get<double>() ==
+          doctest::Approx(12.0 * 10 * 40 / times["loop_s"].get<double>() / 1e6).epsilon(1e-12));
+    double parts = 0;
+    for (const char* part : {"steps_s", "measurements_s", "search_s", "checkpoints_s", "snapshots_s",
+                             "steady_checks_s", "progress_s", "other_s"}) {
+      CAPTURE(part);
+      REQUIRE(times["loop"].contains(part));
+      CHECK(times["loop"][part].get<double>() >= -1e-9);
+      parts += times["loop"][part].get<double>();
+    }
+    CHECK(parts == doctest::Approx(times["loop_s"].get<double>()).epsilon(1e-9));
+    CHECK(times["loop"]["steps_s"].get<double>() > 0);
+    CHECK(times["loop"]["other_s"].get<double>() < 0.5 * times["loop_s"].get<double>());
+    // Start-up and outputs lie outside the loop: what the whole process adds.
+    CHECK(times["final_state_s"].get<double>() >= 0);
+    CHECK(times["wall_s"].get<double>() >= times["loop_s"].get<double>() + times["setup_s"].get<double>() +
+                                              times["final_state_s"].get<double>() + times["outputs_s"].get<double>());
     CHECK(std::fabs(j["user_cpu_s"].get<double>() - stdout_value(r.out, "Elapsed user CPU time:")) <= 5e-7);
     CHECK(std::fabs(j["mlups"].get<double>() - stdout_value(r.out, "MLUPS:")) <= 0.005 + 1e-9);
     const auto ls = j["local_size"];

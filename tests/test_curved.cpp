@@ -10,6 +10,7 @@
 
 #include "backend_config.hpp"
 #include "device/kernel_source.hpp"
+#include "device/launch_plan.hpp"
 #include "io/checkpoint.hpp"
 #include "helpers.hpp"
 #include "problem/curved_links.hpp"
@@ -103,6 +104,54 @@ TEST_CASE("curved walls: each link holds where the circle cuts it, and only link
   CHECK(staircase.mask.kinds == pr.mask.kinds);
   // A checkpoint of one does not restart the other.
   CHECK(obstacle_mask_hash(staircase.mask) != obstacle_mask_hash(pr.mask));
+}
+
+TEST_CASE("curved walls: the blocked kernel's slots for curved cells are bounded by the most any window holds") {
+  // Fluid cells with a link: three in one corner's 3x3 block, which a
+  // window of 4 reaches across the grid's edges (periodic), and one alone.
+  ObstacleMask mask(10, 8);
+  mask.links.assign(8 * mask.kinds.size(), 0);
+  const auto curve = [&](int x, int y, int k) { mask.links[static_cast<std::size_t>(k - 1) * 80 + x + 10 * y] = 9; };
+  curve(9, 7, 1);
+  curve(0, 0, 5);
+  curve(0, 7, 2);
+  curve(5, 4, 3);
+  CHECK(curved_cells_in_windows(mask, 4) == 3);  // (9, 7), (0, 0), (0, 7): across both edges
+  CHECK(curved_cells_in_windows(mask, 1) == 1);
+  CHECK(curved_cells_in_windows(mask, 64) == 4);  // the whole grid
+  mask.kinds[5 + 10 * 4] = 1;                     // an obstacle's links are not a fluid cell's
+  CHECK(curved_cells_in_windows(mask, 64) == 3);
+  CHECK(curved_cells_in_windows(ObstacleMask(10, 8), 4) == 0);
+  // The problem file sets the bound; the planner gives the kernel that many
+  // slots per 64x64 window its region spans, where that is smaller than a
+  // second copy of the region, and never on MPI slabs.
+  const Problem pr = problem(kCylinder);
+  CHECK(pr.params.extensions.curved_window_cells == curved_cells_in_windows(pr.mask, 64));
+  CHECK(pr.params.extensions.curved_window_cells > 20);
+  Extensions e;
+  e.curved_walls = true;
+  e.curved_window_cells = 90;
+  CHECK(blocked_curved_slots(e, {25, 25}, 4, Precision::Float) == 90);
+  CHECK(blocked_curved_slots(e, {60, 60}, 4, Precision::Float) == 4 * 90);  // a 68x68 region spans 4 windows
+  CHECK(blocked_curved_slots(e, {25, 25}, 4, Precision::Float, 2) == 0);
+  e.curved_window_cells = 900;  // more than a 33x33 region's second copy would take
+  CHECK(blocked_curved_slots(e, {25, 25}, 4, Precision::Float) == 0);
+  CHECK(blocked_region_copies(e, 0) == 2);
+  CHECK(blocked_region_copies(e, 90) == 1);
+  CHECK(blocked_local_bytes({25, 25}, 4, 256, Precision::Float, 1, 1, 90) <
+        blocked_local_bytes({25, 25}, 4, 256, Precision::Float, 1, 2, 0));
+  // The defines carry the slots to the whole grid's blocked kernel only.
+  LaunchPlan plan;
+  plan.variant = KernelVariant::Blocked;
+  plan.local = {64, 1};
+  plan.block_steps = 4;
+  plan.tile = {16, 8};
+  plan.curved_slots = 77;
+  const auto defines = kernel_defines(pr.params, Precision::Float, plan);
+  CHECK(std::count(defines.begin(), defines.end(), "CURVED_SLOTS=77") == 1);
+  plan.variant = KernelVariant::Fused;
+  const auto fused = kernel_defines(pr.params, Precision::Float, plan);
+  CHECK(std::none_of(fused.begin(), fused.end(), [](const std::string& d) { return d.rfind("CURVED_SLOTS", 0) == 0; }));
 }
 
 TEST_CASE("curved walls: a crossing nearer than half-way with no fluid beyond is moved out to half-way") {

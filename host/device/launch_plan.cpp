@@ -63,18 +63,40 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
   return params.cells() >= (std::size_t{1} << 20) ? 4 : 1;
 }
 
-int blocked_region_copies(const Extensions& extensions) { return extensions.curved_walls ? 2 : 1; }
+int blocked_region_copies(const Extensions& extensions, int curved_slots) {
+  return extensions.curved_walls && curved_slots == 0 ? 2 : 1;
+}
+
+int blocked_curved_slots(const Extensions& extensions, LocalSize tile, int steps, Precision precision, int ranks) {
+  if (!extensions.curved_walls || ranks > 1) return 0;
+  const long long rx = tile.x + 2LL * steps, ry = tile.y + 2LL * steps;
+  const long long w = Extensions::kCurvedWindow;
+  const long long slots = std::max(1LL, ((rx + w - 1) / w) * ((ry + w - 1) / w) * extensions.curved_window_cells);
+  // Slots and their index per cell against a second copy of every cell.
+  const long long stored = static_cast<long long>(stored_size(precision));
+  if (slots * (kSpeeds * stored + 8) + 2 * rx * ry >= kSpeeds * stored * rx * ry) return 0;
+  return static_cast<int>(slots);
+}
 
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
-                              int region_copies) {
+                              int region_copies, int curved_slots) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
+  const long long stored = static_cast<long long>(stored_size(precision));
   // The copies of the distributions as stored (16-bit codes with 16-bit
   // storage), sharing their memory with the reduction's sums (reals), in a
   // union aligned to a real; then the mask and a flag per row.
-  const long long shared = std::max(region_copies * kSpeeds * region * static_cast<long long>(stored_size(precision)),
+  const long long shared = std::max(region_copies * kSpeeds * region * stored,
                                     static_cast<long long>(steps) * sums_per_group * items * real);
-  return (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
+  long long bytes = (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
+  // Curved cells' slots: nine values and eight link bytes each, a slot
+  // index per region cell and their count (each array aligned to 8).
+  if (curved_slots > 0) {
+    const auto aligned = [](long long b) { return (b + 7) / 8 * 8; };
+    bytes = aligned(bytes) + aligned(curved_slots * kSpeeds * stored) + aligned(curved_slots * 8LL) +
+            aligned(2 * region) + 8;
+  }
+  return bytes;
 }
 
 namespace {
@@ -98,14 +120,17 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   if (plan.block_steps > 64) throw DeviceError(what + " runs at most 64 steps per launch (--block-steps)");
   const int items = plan.local.x * plan.local.y;
   const int sums = params.extensions.sums_per_group();
-  const int copies = blocked_region_copies(params.extensions);
+  // Curved walls: their cells' slots where those are smaller than a second copy of the region.
+  const auto local_bytes = [&](LocalSize tile) {
+    const int slots = blocked_curved_slots(params.extensions, tile, plan.block_steps, precision, ranks);
+    return blocked_local_bytes(tile, plan.block_steps, items, precision, sums,
+                               blocked_region_copies(params.extensions, slots), slots);
+  };
   if (!request.tile.is_auto()) {
     plan.tile = request.tile;
   } else {
     int side = 1;
-    while (blocked_local_bytes({side + 1, side + 1}, plan.block_steps, items, precision, sums, copies) <=
-           device.local_mem_bytes)
-      ++side;
+    while (local_bytes({side + 1, side + 1}) <= device.local_mem_bytes) ++side;
     LocalSize& t = plan.tile;
     t = {std::min(side, params.nx), std::min(side, params.ny)};
     const auto tiles = [&] { return static_cast<long long>((params.nx + t.x - 1) / t.x) * ((params.ny + t.y - 1) / t.y); };
@@ -129,7 +154,8 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
                       " rows make " + std::to_string(tile_rows) + " row(s) of tiles, fewer than the " +
                       std::to_string(ranks) + " MPI ranks, and each rank's slab must be whole tile rows: "
                       "use a lower --tile height or fewer ranks");
-  const long long bytes = blocked_local_bytes(plan.tile, plan.block_steps, items, precision, sums, copies);
+  plan.curved_slots = blocked_curved_slots(params.extensions, plan.tile, plan.block_steps, precision, ranks);
+  const long long bytes = local_bytes(plan.tile);
   if (bytes > device.local_mem_bytes)
     throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +
                       " steps per launch and work-groups of " + std::to_string(items) + " needs " +

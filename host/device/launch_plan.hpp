@@ -86,6 +86,8 @@ struct LaunchPlan {
   // tile of cells (groups_x x groups_y tiles cover the grid).
   int block_steps = 1;
   LocalSize tile;
+  // Curved walls: slots of the side buffer for curved cells (0: two region copies).
+  int curved_slots = 0;
 
   int num_groups() const { return groups_x * groups_y; }
   // Rows of cells one row of work-groups covers (blocked: a tile's).
@@ -142,13 +144,22 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
 // the mask per region cell (the tile and its halo of `steps` cells), a flag
 // per region row. `sums_per_group`: values each step's reduction sums
 // (Extensions::sums_per_group).
+// With `curved_slots`, also the curved cells' side buffer (cl/d2q9_bgk.cl, CURVED_SLOTS).
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group = 1,
-                              int region_copies = 1);
+                              int region_copies = 1, int curved_slots = 0);
 
 // Copies of its region the blocked kernel keeps: one, updated in place,
-// except with curved links, whose cells read their own state of the step
-// before (cl/d2q9_bgk.cl, REGION_COPIES).
-int blocked_region_copies(const Extensions& extensions);
+// except with curved links and no slots for their cells, whose cells read
+// their own state of the step before (cl/d2q9_bgk.cl, REGION_COPIES).
+int blocked_region_copies(const Extensions& extensions, int curved_slots = 0);
+
+// The side buffer's slots for curved cells a tile's region (the tile and
+// `steps` cells round it) needs: the problem's bound per window
+// (Extensions::curved_window_cells) for each window the region spans; 0
+// (two copies instead) without curved walls, on MPI slabs (whose clamped
+// halo rows the bound does not cover), or where slots would take as much
+// local memory as a second copy.
+int blocked_curved_slots(const Extensions& extensions, LocalSize tile, int steps, Precision precision, int ranks = 1);
 
 // Steps per launch the blocked kernel runs unless asked otherwise: with its
 // region in one copy, 4 was the fastest at every size from 512^2 to 8192^2

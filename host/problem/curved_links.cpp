@@ -65,4 +65,40 @@ std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vect
   return links;
 }
 
+int curved_cells_in_windows(const ObstacleMask& mask, int window) {
+  if (mask.links.empty()) return 0;
+  const int nx = mask.nx, ny = mask.ny;
+  const std::size_t cells = static_cast<std::size_t>(nx) * ny;
+  const auto curved = [&](int x, int y) {
+    const std::size_t c = static_cast<std::size_t>(x) + static_cast<std::size_t>(y) * nx;
+    if (mask.kinds[c]) return 0;
+    for (int k = 1; k < 9; ++k)
+      if (mask.links[static_cast<std::size_t>(k - 1) * cells + c]) return 1;
+    return 0;
+  };
+  // Column counts over `window` rows from each row (wrapping), slid up the
+  // grid; then row sums of `window` columns, slid along each row.
+  const int wy = std::min(window, ny), wx = std::min(window, nx);
+  std::vector<std::uint16_t> column(cells);
+  for (int x = 0; x < nx; ++x) {
+    int count = 0;
+    for (int y = 0; y < wy; ++y) count += curved(x, y);
+    for (int y = 0; y < ny; ++y) {
+      column[static_cast<std::size_t>(x) + static_cast<std::size_t>(y) * nx] = static_cast<std::uint16_t>(count);
+      count += curved(x, (y + wy) % ny) - curved(x, y);
+    }
+  }
+  int most = 0;
+  for (int y = 0; y < ny; ++y) {
+    const std::uint16_t* row = column.data() + static_cast<std::size_t>(y) * nx;
+    int count = 0;
+    for (int x = 0; x < wx; ++x) count += row[x];
+    for (int x = 0; x < nx; ++x) {
+      most = std::max(most, count);
+      count += row[(x + wx) % nx] - row[x];
+    }
+  }
+  return most;
+}
+
 }  // namespace d2q9

@@ -30,4 +30,9 @@ std::uint8_t link_code(double q);
 std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vector<Circle>& circles,
                                        bool open_x = false);
 
+// The most fluid cells with a curved link (mask.links) in any `window` x
+// `window` block of cells, the grid being periodic in both directions (as
+// the blocked kernel's regions wrap); 0 without links.
+int curved_cells_in_windows(const ObstacleMask& mask, int window);
+
 }  // namespace d2q9

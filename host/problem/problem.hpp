@@ -77,6 +77,11 @@ struct Extensions {
   double trt_magic = 0.25;
   // Interpolated bounce-back on curved walls: ObstacleMask::links is set.
   bool curved_walls = false;
+  // With curved walls: the most fluid cells with a curved link in any
+  // kCurvedWindow x kCurvedWindow window of the grid (periodic), which
+  // bounds what a blocked tile's region holds (curved_cells_in_windows).
+  int curved_window_cells = 0;
+  static constexpr int kCurvedWindow = 64;
 
   bool moving_walls() const { return wall_velocity != Vec2{}; }
   bool forced() const { return body_force != Vec2{}; }

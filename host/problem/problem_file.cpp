@@ -225,6 +225,9 @@ class Parser {
     Problem problem;
     problem.params = params_;
     problem.mask = build_mask();
+    if (!problem.mask.links.empty())
+      problem.params.extensions.curved_window_cells =
+          curved_cells_in_windows(problem.mask, Extensions::kCurvedWindow);
     for (const Probe& p : measure_.probes)
       if (problem.mask.at(p.i, p.j))
         fail(probe_lines_.at(p.name), "probe " + p.name + " at [" + std::to_string(p.i) + ", " + std::to_string(p.j) +
