@@ -234,8 +234,16 @@ ALWAYS_INLINE real as_stored(const int k, const real value) {
 #endif
 #ifdef REAL_IS_DOUBLE
 #define ONE_STEP_KERNEL __kernel
+#define BLOCKED_KERNEL __kernel
 #else
 #define ONE_STEP_KERNEL __kernel OCCUPANCY_HINT(1536)
+// The blocked kernel's local memory leaves room for four work-groups of 256
+// per compute unit (48 KB each); registers past 64 left fewer: a cylinder
+// with a curved wall took 80 (3 groups), with a sponge 92 (2 groups), and
+// ran at 0.7x the staircase's rate (H200, 4000x2400,
+// results/nvidia-h200/real-problems/). Capped to keep the four resident;
+// NVIDIA's OpenCL build gets the same cap (-cl-nv-maxrregcount, cl_common.cpp).
+#define BLOCKED_KERNEL __kernel OCCUPANCY_HINT(1024)
 #endif
 
 // Acceleration weights of row ACCEL_ROW (coursework: density * accel / 9 and / 36).
@@ -1233,7 +1241,7 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // of group g goes to partial_sums[partial_offset + s * groups + g]; the
 // accelerated row is accelerated between the launch's steps, and after its
 // last when accelerate_next.
-__kernel void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
+BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
                                                 __global const uchar* restrict obstacles,
                                                 __global real* restrict partial_sums, const int partial_offset,
                                                 const int accelerate_next, const int steps,

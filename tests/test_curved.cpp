@@ -128,14 +128,21 @@ TEST_CASE("curved walls: the blocked kernel's slots for curved cells are bounded
   const Problem pr = problem(kCylinder);
   CHECK(pr.params.extensions.curved_window_cells == curved_cells_in_windows(pr.mask, 64));
   CHECK(pr.params.extensions.curved_window_cells > 20);
-  Extensions e;
+  Params big = d2q9::test::make_params(1000, 600, 10);
+  Extensions& e = big.extensions;
   e.curved_walls = true;
+  CHECK(blocked_curved_slots(big, {25, 25}, 4, Precision::Float) == 0);  // no bound known: two copies
   e.curved_window_cells = 90;
-  CHECK(blocked_curved_slots(e, {25, 25}, 4, Precision::Float) == 90);
-  CHECK(blocked_curved_slots(e, {60, 60}, 4, Precision::Float) == 4 * 90);  // a 68x68 region spans 4 windows
-  CHECK(blocked_curved_slots(e, {25, 25}, 4, Precision::Float, 2) == 0);
+  CHECK(blocked_curved_slots(big, {25, 25}, 4, Precision::Float) == 90);
+  CHECK(blocked_curved_slots(big, {60, 60}, 4, Precision::Float) == 4 * 90);  // a 68x68 region spans 4 windows
+  CHECK(blocked_curved_slots(big, {25, 25}, 4, Precision::Float, 2) == 0);
+  // A region wider than the grid holds its cells more than once.
+  Params small = d2q9::test::make_params(30, 16, 10);
+  small.extensions = e;
+  small.extensions.curved_window_cells = 5;
+  CHECK(blocked_curved_slots(small, {30, 16}, 4, Precision::Float) == 2 * 2 * 5);  // 38x24 over 30x16
   e.curved_window_cells = 900;  // more than a 33x33 region's second copy would take
-  CHECK(blocked_curved_slots(e, {25, 25}, 4, Precision::Float) == 0);
+  CHECK(blocked_curved_slots(big, {25, 25}, 4, Precision::Float) == 0);
   CHECK(blocked_region_copies(e, 0) == 2);
   CHECK(blocked_region_copies(e, 90) == 1);
   CHECK(blocked_local_bytes({25, 25}, 4, 256, Precision::Float, 1, 1, 90) <

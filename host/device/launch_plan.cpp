@@ -67,11 +67,16 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots) {
   return extensions.curved_walls && curved_slots == 0 ? 2 : 1;
 }
 
-int blocked_curved_slots(const Extensions& extensions, LocalSize tile, int steps, Precision precision, int ranks) {
-  if (!extensions.curved_walls || ranks > 1) return 0;
+int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision, int ranks) {
+  const Extensions& extensions = params.extensions;
+  if (!extensions.curved_walls || extensions.curved_window_cells <= 0 || ranks > 1) return 0;
   const long long rx = tile.x + 2LL * steps, ry = tile.y + 2LL * steps;
-  const long long w = Extensions::kCurvedWindow;
-  const long long slots = std::max(1LL, ((rx + w - 1) / w) * ((ry + w - 1) / w) * extensions.curved_window_cells);
+  // A region wraps round the grid: cut into spans no wider (taller) than a
+  // window, or than the grid where that is narrower (each such span then a
+  // window of the bound, once round the grid at most), it holds at most the
+  // bound for each piece.
+  const long long wx = std::min(Extensions::kCurvedWindow, params.nx), wy = std::min(Extensions::kCurvedWindow, params.ny);
+  const long long slots = ((rx + wx - 1) / wx) * ((ry + wy - 1) / wy) * extensions.curved_window_cells;
   // Slots and their index per cell against a second copy of every cell.
   const long long stored = static_cast<long long>(stored_size(precision));
   if (slots * (kSpeeds * stored + 8) + 2 * rx * ry >= kSpeeds * stored * rx * ry) return 0;
@@ -122,7 +127,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   const int sums = params.extensions.sums_per_group();
   // Curved walls: their cells' slots where those are smaller than a second copy of the region.
   const auto local_bytes = [&](LocalSize tile) {
-    const int slots = blocked_curved_slots(params.extensions, tile, plan.block_steps, precision, ranks);
+    const int slots = blocked_curved_slots(params, tile, plan.block_steps, precision, ranks);
     return blocked_local_bytes(tile, plan.block_steps, items, precision, sums,
                                blocked_region_copies(params.extensions, slots), slots);
   };
@@ -154,7 +159,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
                       " rows make " + std::to_string(tile_rows) + " row(s) of tiles, fewer than the " +
                       std::to_string(ranks) + " MPI ranks, and each rank's slab must be whole tile rows: "
                       "use a lower --tile height or fewer ranks");
-  plan.curved_slots = blocked_curved_slots(params.extensions, plan.tile, plan.block_steps, precision, ranks);
+  plan.curved_slots = blocked_curved_slots(params, plan.tile, plan.block_steps, precision, ranks);
   const long long bytes = local_bytes(plan.tile);
   if (bytes > device.local_mem_bytes)
     throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +

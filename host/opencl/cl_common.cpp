@@ -1,5 +1,7 @@
 #include "opencl/cl_common.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -166,6 +168,18 @@ cl::Program build_opencl_program(const cl::Context& context, const cl::Device& d
     rethrow_cl(e, "reading the device's floating-point support");
   }
   for (const auto& d : defines) flags += " -D" + d;
+  // The blocked kernel's register cap on NVIDIA (cl/d2q9_bgk.cl, BLOCKED_KERNEL),
+  // which OpenCL C cannot say per kernel; a blocked build holds no other step kernel.
+  const auto defined = [&](const std::string& name) {
+    return std::any_of(defines.begin(), defines.end(), [&](const std::string& d) { return d.rfind(name, 0) == 0; });
+  };
+  try {
+    if (defined("BLOCK_STEPS=") && !defined("REAL_IS_DOUBLE") &&
+        device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_nv_compiler_options") != std::string::npos)
+      flags += " -cl-nv-maxrregcount=64";
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "reading the device's extensions");
+  }
   const std::string source = read_kernel_source(kernels_dir, file);
   KernelBuild build;
   try {
