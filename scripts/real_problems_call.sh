@@ -8,7 +8,8 @@
 #   A build folder holds d2q9-bgk and d2q9-bench with cl/ beside them and
 #   lib/ for shared libraries the machine lacks. REGISTER_NVIDIA_ICD=1
 #   registers NVIDIA's OpenCL driver first (a bare machine); NCU=1 profiles;
-#   LOG=FILE puts the running log elsewhere (default OUT_DIR/log.txt).
+#   LOG=FILE puts the running log elsewhere (default OUT_DIR/log.txt);
+#   CASES_SMALL / CASES_LARGE: real_problems.py --cases for 1000x600 / 4000x2400.
 set -u
 OLD=$1 NEW=$2 OUT_DIR=$3 BACKENDS=${4:-cuda opencl}
 mkdir -p "$OUT_DIR"
@@ -27,9 +28,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> "$log" 2>&1
 for be in $BACKENDS; do
   LD_LIBRARY_PATH=$NEW/lib:${LD_LIBRARY_PATH:-} python3 "$here/real_problems.py" "$OUT_DIR/$be-1000x600" --bin "$NEW/d2q9-bgk" \
     --old "$OLD/d2q9-bgk" -b "$be" --grid 1000x600 --steps 100000 --box 1024 \
-    --cases all,probes-every-step,no-probes,no-probes-forces-sponge,staircase-bgk >> "$log" 2>&1
+    --cases "${CASES_SMALL:-all,probes-every-step,no-probes,no-probes-forces-sponge,staircase-bgk}" >> "$log" 2>&1
   LD_LIBRARY_PATH=$NEW/lib:${LD_LIBRARY_PATH:-} python3 "$here/real_problems.py" "$OUT_DIR/$be-4000x2400" --bin "$NEW/d2q9-bgk" \
-    --old "$OLD/d2q9-bgk" -b "$be" --grid 4000x2400 --steps 20000 --box 3072 >> "$log" 2>&1
+    --old "$OLD/d2q9-bgk" -b "$be" --grid 4000x2400 --steps 20000 --box 3072 --cases "${CASES_LARGE:-}" >> "$log" 2>&1
 done
 
 if [ "${NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
