@@ -338,11 +338,38 @@ std::vector<double> StepLoop::distributions() {
   return from_device_reals(all.data(), kSpeeds * params_.cells(), precision_, params_.density);
 }
 
-// One device: nine small reads per cell, not the whole lattice (probes every
-// few steps); split, from the gathered grid.
+// Nine small reads per cell, not the whole lattice (probes every few steps).
+// Split: each rank reads the cells in its own rows, zeros for the others',
+// and the values travel up the ranks as the partial sums do (each cell's
+// value plus zeros: exact), never the whole grid.
 std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>& cells) {
-  if (split()) return Solver::cell_distributions(cells);
-  return cells_from_device(device_->read_cells(current_, cells), cells.size(), precision_, params_.density);
+  if (!split()) return cells_from_device(device_->read_cells(current_, cells), cells.size(), precision_, params_.density);
+  const std::size_t nx = static_cast<std::size_t>(params_.nx);
+  std::vector<std::size_t> mine, at;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const int row = static_cast<int>(cells[i] / nx);
+    if (row < own_.first_row || row >= own_.first_row + own_.rows) continue;
+    mine.push_back(static_cast<std::size_t>(row - own_.first_row + halo_depth_) * nx + cells[i] % nx);
+    at.push_back(i);
+  }
+  const int count = static_cast<int>(kSpeeds * cells.size());
+  std::vector<double> values(static_cast<std::size_t>(count), 0.0);
+  if (!mine.empty()) {
+    const std::vector<double> f = cells_from_device(device_->read_cells(current_, mine), mine.size(), precision_,
+                                                    params_.density);
+    for (std::size_t j = 0; j < mine.size(); ++j)
+      std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(j * kSpeeds), kSpeeds,
+                  values.begin() + static_cast<std::ptrdiff_t>(at[j] * kSpeeds));
+  }
+  if (rank_ > 0) {
+    std::vector<double> below(values.size());
+    links_->done(links_->receive_sums_from_below(below.data(), count), true);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = below[i] + values[i];
+  }
+  if (rank_ + 1 < ranks_) links_->done(links_->send_sums_up(values.data(), count), true);
+  links_->broadcast_from_top(values.data(), count);
+  if (rank_ != 0) return {};
+  return values;
 }
 
 // A few megabytes of samples on the device at most: read back whenever full.
