@@ -32,7 +32,8 @@ Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, 
   Oscillation o;
   const std::size_t start = signal.size() / 2;
   if (signal.size() - start < 4) {
-    o.why = "has " + std::to_string(signal.size() - start) + " samples in the second half of the run";
+    const std::size_t samples = signal.size() - start;
+    o.why = "has " + std::to_string(samples) + (samples == 1 ? " sample" : " samples") + " in the second half of the run";
     return o;
   }
   const auto half = signal.begin() + static_cast<std::ptrdiff_t>(start);
