@@ -184,6 +184,23 @@ std::string folder_of(const std::string& path) {
   return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
 }
 
+// Whether a link on the way from `path` names one of the process's own
+// descriptors (/dev/stdout, /proc/self/fd/1, /dev/fd/3): that stream is
+// written, never the file it happens to be.
+bool names_own_descriptor(const std::string& path) {
+  std::string at = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    for (const char* prefix : {"/proc/self/fd/", "/dev/fd/", "/dev/stdout", "/dev/stderr"})
+      if (at.rfind(prefix, 0) == 0) return true;
+    char target[PATH_MAX];
+    const ssize_t n = ::readlink(at.c_str(), target, sizeof target - 1);
+    if (n < 0) return false;
+    target[n] = '\0';
+    at = target[0] == '/' ? std::string(target) : folder_of(at) + "/" + target;
+  }
+  return false;
+}
+
 }  // namespace
 
 OutputTarget classify_output(const std::string& path) {
@@ -201,6 +218,10 @@ OutputTarget classify_output(const std::string& path) {
     throw InputError(path + ": is a link to nothing that can be written (" + std::strerror(errno) + ")");
   if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a file");
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": cannot be written (" + std::strerror(errno) + ")");
+    return {OutputTarget::Kind::WriteThrough, path};
+  }
+  if (is_link && S_ISREG(st.st_mode) && names_own_descriptor(path)) {
     if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": cannot be written (" + std::strerror(errno) + ")");
     return {OutputTarget::Kind::WriteThrough, path};
   }
@@ -228,7 +249,8 @@ AtomicFile::AtomicFile(std::string path) {
   through_ = target.kind == OutputTarget::Kind::WriteThrough;
   path_ = target.path;
   tmp_ = through_ ? path_ : path_ + ".tmp." + std::to_string(::getpid());
-  file_ = std::fopen(tmp_.c_str(), "w");
+  // Appended: through /dev/stdout into a file, after what the process wrote there.
+  file_ = std::fopen(tmp_.c_str(), through_ ? "a" : "w");
   if (!file_) throw std::runtime_error(path_ + ": cannot create file (" + std::strerror(errno) + ")");
 }
 

@@ -40,7 +40,9 @@ std::string unstable_cell(const Params& params, const ObstacleMask& mask, const 
 struct OutputTarget {
   enum class Kind {
     Replace,      // absent, or a regular file: written beside it, renamed over it
-    WriteThrough  // a character device or FIFO (or a link to one): opened and written in place
+    // A character device or FIFO (or a link to one), or a link to one of the
+    // process's own descriptors (/dev/stdout): opened (appending) and written in place.
+    WriteThrough
   };
   Kind kind = Kind::Replace;
   // Where the bytes go: `path` itself, or for a link to a regular file the
