@@ -203,6 +203,22 @@ bool names_own_descriptor(const std::string& path) {
 
 }  // namespace
 
+OutputTarget output_target(const std::string& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) return {OutputTarget::Kind::Replace, path};
+  struct stat st = link;
+  const bool is_link = S_ISLNK(link.st_mode);
+  if (is_link && ::stat(path.c_str(), &st) != 0) return {OutputTarget::Kind::Replace, path};
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (is_link && S_ISREG(st.st_mode) && names_own_descriptor(path)))
+    return {OutputTarget::Kind::WriteThrough, path};
+  if (is_link && S_ISREG(st.st_mode)) {
+    // The file the link points to is replaced; the link stays.
+    char resolved[PATH_MAX];
+    if (::realpath(path.c_str(), resolved)) return {OutputTarget::Kind::Replace, resolved};
+  }
+  return {OutputTarget::Kind::Replace, path};
+}
+
 OutputTarget classify_output(const std::string& path) {
   struct stat link {};
   if (::lstat(path.c_str(), &link) != 0) {
@@ -213,17 +229,13 @@ OutputTarget classify_output(const std::string& path) {
     return {OutputTarget::Kind::Replace, path};
   }
   struct stat st = link;
-  const bool is_link = S_ISLNK(link.st_mode);
-  if (is_link && ::stat(path.c_str(), &st) != 0)
+  if (S_ISLNK(link.st_mode) && ::stat(path.c_str(), &st) != 0)
     throw InputError(path + ": is a link to nothing that can be written (" + std::strerror(errno) + ")");
   if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a file");
-  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+  const OutputTarget target = output_target(path);
+  if (target.kind == OutputTarget::Kind::WriteThrough) {
     if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": cannot be written (" + std::strerror(errno) + ")");
-    return {OutputTarget::Kind::WriteThrough, path};
-  }
-  if (is_link && S_ISREG(st.st_mode) && names_own_descriptor(path)) {
-    if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": cannot be written (" + std::strerror(errno) + ")");
-    return {OutputTarget::Kind::WriteThrough, path};
+    return target;
   }
   if (!S_ISREG(st.st_mode))
     throw InputError(path + ": is neither a regular file, a character device nor a FIFO; refusing to replace it");
@@ -231,21 +243,17 @@ OutputTarget classify_output(const std::string& path) {
   // read-only says its owner wants it kept.
   if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(path.c_str(), W_OK) != 0)
     throw InputError(path + ": is read-only; the run would replace it (make it writable or remove it first)");
-  std::string target = path;
-  if (is_link) {
-    // The file the link points to is replaced; the link stays.
-    char resolved[PATH_MAX];
-    if (!::realpath(path.c_str(), resolved)) throw InputError(path + ": cannot resolve link (" + std::strerror(errno) + ")");
-    target = resolved;
-  }
-  const std::string dir = folder_of(target);
+  if (target.path == path && S_ISLNK(link.st_mode))
+    throw InputError(path + ": cannot resolve link (" + std::strerror(errno) + ")");
+  const std::string dir = folder_of(target.path);
   if (::access(dir.c_str(), W_OK) != 0)
     throw InputError(path + ": cannot create file (" + dir + ": " + std::strerror(errno) + ")");
-  return {OutputTarget::Kind::Replace, target};
+  return target;
 }
 
 AtomicFile::AtomicFile(std::string path) {
-  const OutputTarget target = classify_output(path);
+  // Where it goes; what may not be written was refused before the run (classify_output).
+  const OutputTarget target = output_target(path);
   through_ = target.kind == OutputTarget::Kind::WriteThrough;
   path_ = target.path;
   tmp_ = through_ ? path_ : path_ + ".tmp." + std::to_string(::getpid());

@@ -50,9 +50,13 @@ struct OutputTarget {
   std::string path;
 };
 
-// Classifies `path`; InputError naming it for a directory, a read-only file,
-// a link to nothing writable or any other kind of file (socket, block
-// device), and for a folder in which it cannot be created.
+// Where output `path` goes and how, refusing nothing (AtomicFile's rule).
+OutputTarget output_target(const std::string& path);
+
+// output_target, checked before a run: InputError naming `path` for a
+// directory, a read-only file, a link to nothing writable or any other kind
+// of file (socket, block device), and for a folder in which it cannot be
+// created.
 OutputTarget classify_output(const std::string& path);
 
 // A file written under a temporary name beside `path` and renamed over it by
