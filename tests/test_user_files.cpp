@@ -102,7 +102,7 @@ TEST_CASE("user files: a link to the process's own stdout writes the summary to 
   CHECK(r.out.find("\"final_average_velocity\"") != std::string::npos);
 }
 
-TEST_CASE("user files: a link to a regular file replaces that file; the link stays a link") {
+TEST_CASE("user files: a link to a regular file replaces that file, and the link stays a link") {
   TempDir dir, elsewhere;
   const std::string real = elsewhere.write("real.json", "old\n");
   REQUIRE(::symlink(real.c_str(), dir.file("summary.json").c_str()) == 0);
