@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -29,6 +30,8 @@ class RecordingDevice final : public LatticeDevice {
   std::vector<std::vector<StepLaunch>> sequences, prepared;
   int accelerations = 0;
   int slots_in_use = 0, most_slots_in_use = 0;
+  // Set: the partial sum of step s, group g, in place of the formula above.
+  std::function<float(int, int)> partial;
 
   std::string device_name() const override { return "recording"; }
   SetupTimes setup_times() const override { return {}; }
@@ -64,6 +67,7 @@ class RecordingDevice final : public LatticeDevice {
         for (int g = 0; g < num_groups_; ++g)
           buffer_.at(static_cast<std::size_t>(l.partial_offset + s * num_groups_ + g)) =
               l.step + s >= nan_from_ ? std::numeric_limits<float>::quiet_NaN()
+              : partial               ? partial(l.step + s, g)
                                       : (static_cast<float>(l.step + s) + static_cast<float>(g) / 1024.0f) / 1024.0f;
     }
   }
@@ -173,6 +177,27 @@ TEST_CASE("step loop: one device gets each chunk as one sequence of launches tha
   f.loop->run(3, av_vels);
   CHECK(f.device->launches.back().step == 15);  // steps 13-14 in two, 15 alone
   CHECK(av_vels.size() == 16);
+}
+
+TEST_CASE("step loop: each step's partial sums are added as doubles in group order, compared as numbers") {
+  // Partial sums whose double sum depends on the order: seven of 2^-54 then
+  // 1. In group order the small ones add up to more than half of 1's ulp
+  // (1 + 2^-51 after rounding); in any order that puts 1 first each of them
+  // is lost (1). The values are compared as doubles, not as printed text.
+  Fixture f(KernelVariant::Fused, 4, 6);
+  const int groups = f.plan.num_groups();
+  REQUIRE(groups == 8);
+  const float tiny = std::ldexp(1.0f, -54);
+  f.device->partial = [&](int, int g) { return g == groups - 1 ? 1.0f : tiny; };
+  std::vector<double> av_vels;
+  f.loop->run(6, av_vels);
+  REQUIRE(av_vels.size() == 6);
+  double in_order = 0, reversed = 0;
+  for (int g = 0; g < groups; ++g) in_order += f.device->partial(0, g);
+  for (int g = groups - 1; g >= 0; --g) reversed += f.device->partial(0, g);
+  REQUIRE(in_order != reversed);  // the check below can tell the orders apart
+  CHECK(in_order == 1.0 + std::ldexp(1.0, -51));
+  for (double v : av_vels) CHECK(v == in_order / static_cast<double>(f.mask.fluid_cells()));
 }
 
 TEST_CASE("step loop: split runs accelerate_flow before every launch, blocked launches run up to their steps") {

@@ -50,6 +50,8 @@ po::options_description visible_options() {
      "under mpirun with several ranks: rows of each rank's slab, bottom to top, e.g. 12,17,1 (default: an even "
      "split in whole work-group rows)")
     ("checkpoint-every", po::value<std::string>(), "write the run's state to checkpoint.d2q9 in the output directory every N steps")
+    ("overwrite-checkpoint", "with --checkpoint-every: start afresh even where the output directory holds another "
+     "run's checkpoint.d2q9, which is then lost (without it such a run is refused; --restart continues it)")
     ("until-steady", po::value<std::string>(), "stop once the run is steady: when av_vels and each measured body's Fx "
      "and Fy change by less than TOL (relative) over a window of max(1000, steps/10) steps; the outputs are then "
      "those of the steps run (over a problem file's [flow] until_steady; see docs/running.md)")
@@ -241,6 +243,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.version = vm.count("version") > 0;
   o.list_devices = vm.count("list-devices") > 0;
   o.quiet = vm.count("quiet") > 0;
+  o.overwrite_checkpoint = vm.count("overwrite-checkpoint") > 0;
   o.tune = vm.count("tune") > 0 || vm.count("autotune") > 0;
   if (o.help || o.version || o.list_devices) return o;
 

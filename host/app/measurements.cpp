@@ -28,11 +28,17 @@ std::string g3(double v) {
 }
 }  // namespace
 
+namespace {
+// "10%": a threshold as the messages state it, from its constant.
+std::string percent(double fraction) { return g3(100 * fraction) + "%"; }
+}  // namespace
+
 Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, double scale) {
   Oscillation o;
   const std::size_t start = signal.size() / 2;
   if (signal.size() - start < 4) {
-    o.why = "has " + std::to_string(signal.size() - start) + " samples in the second half of the run";
+    const std::size_t samples = signal.size() - start;
+    o.why = "has " + std::to_string(samples) + (samples == 1 ? " sample" : " samples") + " in the second half of the run";
     return o;
   }
   const auto half = signal.begin() + static_cast<std::ptrdiff_t>(start);
@@ -42,7 +48,7 @@ Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, 
   const auto [low, high] = std::minmax_element(half, signal.end());
   if (!((*high - *low) / 2 >= floor) || *high == *low) {
     o.why = "is steady: its amplitude over the second half of the run, " + g3((*high - *low) / 2) +
-            ", is below the noise floor " + g3(floor) + " (1% of " + g3(scale) + ")";
+            ", is below the noise floor " + g3(floor) + " (" + percent(kStrouhalNoiseFloor) + " of " + g3(scale) + ")";
     return o;
   }
   // Upward crossings, placed between samples by linear interpolation.
@@ -76,14 +82,14 @@ Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, 
   const std::string over = " over the " + std::to_string(o.periods) + " periods in the second half of the run";
   if (!(o.amplitude_mean >= floor)) {
     o.why = "is below the noise: its mean amplitude" + over + ", " + g3(o.amplitude_mean) + ", is below " + g3(floor) +
-            " (1% of " + g3(scale) + ")";
+            " (" + percent(kStrouhalNoiseFloor) + " of " + g3(scale) + ")";
     return o;
   }
   if (*a_high - *a_low > kStrouhalAmplitudeSpread * o.amplitude_mean) {
     const std::string trend = o.amplitude_last < o.amplitude_first   ? "decays from " + g3(o.amplitude_first) + " to " + g3(o.amplitude_last)
                               : o.amplitude_last > o.amplitude_first ? "grows from " + g3(o.amplitude_first) + " to " + g3(o.amplitude_last)
                                                                      : "varies between " + g3(*a_low) + " and " + g3(*a_high);
-    o.why = "is not stationary: its amplitude " + trend + over + " (a stationary one stays within 10% of its mean)";
+    o.why = "is not stationary: its amplitude " + trend + over + " (a stationary one stays within " + percent(kStrouhalAmplitudeSpread) + " of its mean)";
     return o;
   }
   const double mean_t = std::accumulate(length.begin(), length.end(), 0.0) / periods;
@@ -92,7 +98,7 @@ Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, 
   const double sd_t = std::sqrt(var / (periods - 1));
   if (sd_t > kStrouhalPeriodSpread * mean_t) {
     o.why = "has no single frequency: its periods" + over + " vary by " + g3(100 * sd_t / mean_t) +
-            "% (standard deviation over mean; at most 5%)";
+            "% (standard deviation over mean; at most " + percent(kStrouhalPeriodSpread) + ")";
     return o;
   }
   o.stationary = true;

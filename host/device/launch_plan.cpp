@@ -186,7 +186,7 @@ struct Resolved {
 Resolved resolve_variant(const DeviceLimits& device, const LaunchRequest& request,
                          Precision precision) {
   const bool local_given = !request.local.is_auto();
-  if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " as given"};
+  if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " " + request.origin};
   KernelVariant v;
   std::string why;
   if (!device.gpu) {
@@ -308,7 +308,7 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
     plan = plan_variant(params, device, request, precision, r.variant, slabs, ranks);
   }
   LaunchDecision d{plan, r.reason, local_given ? LaunchSource::Given : LaunchSource::Default};
-  if (local_given) d.reason = "local size as given; " + d.reason;
+  if (local_given) d.reason = "local size " + request.origin + "; " + d.reason;
   return d;
 }
 

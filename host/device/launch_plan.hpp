@@ -60,6 +60,9 @@ struct LaunchRequest {
   int block_steps = 0;  // blocked: steps per launch
   LocalSize tile;       // blocked: cells each work-group owns
   bool slabs = false;  // the grid is split across MPI ranks: no split or fused-x2
+  // Where a variant or local size named here came from, for the launch's
+  // reason: the user ("as given") or a restarted run's checkpoint.
+  std::string origin = "as given";
 };
 
 // One way to launch the steps: a variant (never Auto) and its work-group

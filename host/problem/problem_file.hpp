@@ -22,6 +22,9 @@ struct Problem {
   // (app/steady.hpp). When to stop, not what is run: no setting a restart
   // must match (problem_settings.hpp), and --until-steady overrides it.
   std::optional<double> until_steady;
+  // The files the problem file names and the parser read (mask pictures), as
+  // opened: inputs a run must not overwrite.
+  std::vector<std::string> read_files;
 };
 
 // Whether `path` names a problem file rather than a .params file: it ends in
