@@ -85,9 +85,10 @@ void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
 const std::string& Simulation::launch_reason() const { return search_ ? search_->reason() : start_reason_; }
 
 void Simulation::step(int steps) {
+  if (steps < 0) throw InputError("step(" + std::to_string(steps) + "): the number of steps is negative");
   if (!search_made_) {
     search_made_ = true;
-    search_ = policy_->in_run_search(*solver_, params_.max_iters - steps_done());
+    search_ = policy_->in_run_search(*solver_, std::max(0, params_.max_iters - steps_done()));
   }
   const int end = steps_done() + steps;
   const int every = measure_.probes.empty() ? 0 : measure_.probe_every;

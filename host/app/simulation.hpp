@@ -42,7 +42,7 @@ struct SimulationOptions {
   int device = -1;  // the backend's default
   Precision precision = Precision::Float;
   LaunchRequest launch;     // Auto: the launch decision's default (cached, or searched during the run where it pays)
-  std::string kernels_dir;  // empty: found beside the program or installed
+  std::string kernels_dir;  // empty: $D2Q9_KERNELS_DIR, else found beside the program or the installed library
   bool search_now = false;  // search the launches before the first step (--tune) and cache the fastest
   // MPI ranks sharing the grid, each stepping its slab (null: one process);
   // every rank then builds and steps its Simulation alike.
@@ -73,7 +73,10 @@ class Simulation {
   // Advances `steps` timesteps (InstabilityError at the first step whose
   // average velocity is not finite), taking the probes the problem asks for
   // and, where the launch is the default's, searching for a faster one on
-  // these steps (collective across ranks).
+  // these steps (collective across ranks). InputError for a negative count.
+  // The problem's steps (params().max_iters) are the run d2q9-bgk makes; a
+  // Simulation may step past them (a run continued until steady): its
+  // outputs then hold every step done.
   void step(int steps);
   int steps_done() const { return static_cast<int>(av_vels_.size()); }
   // The step the simulation started from (a resumed run's checkpoint step).
