@@ -4,7 +4,6 @@
 #include <chrono>
 #include <utility>
 
-#include "app/outputs.hpp"
 #include "device/kernel_source.hpp"
 #include "io/output.hpp"
 

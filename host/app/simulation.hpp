@@ -1,6 +1,7 @@
 // The embeddable library: build a simulation from a problem, step it, read
 // its fields, forces and probes, write its outputs. Another C++ program
-// drives it in a loop (link d2q9_app, include this header); a program that
+// drives it in a loop (link d2q9::d2q9, #include <d2q9/d2q9.hpp>: see
+// examples/embed/); a program that
 // runs one simulation after another on a device makes that device's context
 // once (the backends keep one per device for the process).
 //
