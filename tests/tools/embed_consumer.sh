@@ -8,10 +8,12 @@
 # Usage: embed_consumer.sh BUILD_DIR SOURCE_DIR WORK_DIR D2Q9_BGK [CXX_FLAGS [LINKER_FLAGS]]
 # (the flags: the build's own, so a sanitized library links into a sanitized program)
 set -eu
-build=$1 source=$2 work=$3 bgk=$4 cxx_flags=${5:-} linker_flags=${6:-}
+absolute() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
+build=$(absolute "$1") source=$(absolute "$2") work=$3 bgk=$(absolute "$4") cxx_flags=${5:-} linker_flags=${6:-}
 problem=$source/tests/problems/cylinder_library.toml
 rm -rf "$work"
 mkdir -p "$work"
+work=$(absolute "$work")
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
 cmake -S "$source/examples/embed" -B "$work/embed" -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" >"$work/configure.log"
