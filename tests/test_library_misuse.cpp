@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "app/simulation.hpp"
+#include "sim/simulation.hpp"
 #include "device/kernel_source.hpp"
 #include "helpers.hpp"
 

@@ -14,5 +14,5 @@
 // library's own, reached through this one: include this one alone.
 #pragma once
 
-#include <d2q9/internal/app/simulation.hpp>
+#include <d2q9/internal/sim/simulation.hpp>
 #include <d2q9/internal/problem/stability.hpp>

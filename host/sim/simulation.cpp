@@ -1,4 +1,4 @@
-#include "app/simulation.hpp"
+#include "sim/simulation.hpp"
 
 #include <algorithm>
 #include <chrono>

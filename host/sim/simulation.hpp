@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "app/backend.hpp"
-#include "app/launch_policy.hpp"
-#include "app/measurements.hpp"
-#include "app/steady.hpp"
+#include "sim/backend.hpp"
+#include "sim/launch_policy.hpp"
+#include "sim/measurements.hpp"
+#include "sim/steady.hpp"
 #include "io/checkpoint.hpp"
 #include "io/state_rows.hpp"
 #include "io/fields.hpp"
@@ -106,7 +106,7 @@ class Simulation {
   FlowFields fields();
   // Forces on measured bodies and probe series so far.
   const MeasurementLog& measurements() const { return measurements_; }
-  // How far from steady the run is now (app/steady.hpp).
+  // How far from steady the run is now (sim/steady.hpp).
   SteadyCheck steady_check(const SteadyRule& rule) const;
   // The state a checkpoint keeps now (collective; the distributions on rank
   // 0 only), without its run record.
