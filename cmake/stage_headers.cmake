@@ -49,3 +49,11 @@ while(queue)
   endforeach()
   stage(${OUTPUT}/internal/${header} "${text}")
 endwhile()
+
+# Headers staged by an earlier build that are reached no more (moved, or no longer included) go.
+file(GLOB_RECURSE staged RELATIVE ${OUTPUT}/internal ${OUTPUT}/internal/*)
+foreach(header ${staged})
+  if(NOT header IN_LIST done)
+    file(REMOVE ${OUTPUT}/internal/${header})
+  endif()
+endforeach()
