@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 
 namespace d2q9::test {
 

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/measurements.hpp"
+#include "sim/measurements.hpp"
 #include "device/tuning.hpp"
 #include "helpers.hpp"
 #include "problem/lattice.hpp"

@@ -11,10 +11,10 @@
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "opencl/opencl_backend.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 #include "device/kernel_cache.hpp"
-#include "app/launch_policy.hpp"
-#include "app/simulation.hpp"
+#include "sim/launch_policy.hpp"
+#include "sim/simulation.hpp"
 #include "device/tuning.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L tuning

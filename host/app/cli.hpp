@@ -62,7 +62,7 @@ struct Options {
   int checkpoint_every = 0;  // 0: no checkpoints
   // --overwrite-checkpoint: a fresh run may replace another run's checkpoint.d2q9.
   bool overwrite_checkpoint = false;
-  // --until-steady TOL: stop once the run is steady to TOL (app/steady.hpp),
+  // --until-steady TOL: stop once the run is steady to TOL (sim/steady.hpp),
   // over the problem file's [flow] until_steady.
   std::optional<double> until_steady;
   std::string restart_file;  // empty: start from rest

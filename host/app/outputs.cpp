@@ -23,20 +23,6 @@ std::string output_path(const std::string& output_dir, const std::string& name) 
   return output_dir + "/" + name;
 }
 
-void make_output_dir(const std::string& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) throw InputError(dir + ": output directory is not a directory");
-    return;
-  }
-  if (::mkdir(dir.c_str(), 0777) == 0) return;
-  const int why = errno;
-  if (why == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;  // made meanwhile
-  if (why == ENOENT)
-    throw InputError(dir + ": cannot create output directory (its parent directory does not exist)");
-  throw InputError(dir + ": cannot create output directory (" + std::strerror(why) + ")");
-}
-
 void check_can_create(const std::string& path) { classify_output(path); }
 
 namespace {

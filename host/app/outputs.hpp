@@ -39,11 +39,6 @@ constexpr const char* kSnapshotSeries = "snapshots.pvd";
 // `name` inside the output directory, or as given when absolute.
 std::string output_path(const std::string& output_dir, const std::string& name);
 
-// The output directory, created when missing; only its last component is
-// created, so a mistyped parent is an error rather than a new tree.
-// InputError naming `dir` otherwise.
-void make_output_dir(const std::string& dir);
-
 // Resolves the names (relative ones inside the output directory; by default
 // final_state.png, final_state_vorticity.png; a .pvti's pieces for `ranks`
 // ranks) and, with `check` (the rank that writes them), checks before

@@ -17,15 +17,15 @@
 
 #include <unistd.h>
 
-#include "app/measurements.hpp"
+#include "sim/measurements.hpp"
 #include "app/outputs.hpp"
 #include "app/progress.hpp"
 #include "app/run_loop.hpp"
-#include "app/steady.hpp"
-#include "app/simulation.hpp"
+#include "sim/steady.hpp"
+#include "sim/simulation.hpp"
 #include "app/summary.hpp"
 #include "app/version.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 #include "core/stopwatch.hpp"
 #include "problem/limits.hpp"
 #include "io/output.hpp"

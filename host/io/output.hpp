@@ -109,4 +109,9 @@ class OutputSet {
 
 double reynolds_number(const Params& params, double final_av_velocity);
 
+// The output directory, created when missing; only its last component is
+// created, so a mistyped parent is an error rather than a new tree.
+// InputError naming `dir` otherwise.
+void make_output_dir(const std::string& dir);
+
 }  // namespace d2q9

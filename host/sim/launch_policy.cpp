@@ -1,4 +1,4 @@
-#include "app/launch_policy.hpp"
+#include "sim/launch_policy.hpp"
 
 #include <algorithm>
 #include <utility>

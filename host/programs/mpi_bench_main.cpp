@@ -14,7 +14,7 @@
 
 #include "core/printable.hpp"
 #include "app/cli.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 #include "device/kernel_source.hpp"
 #include "mpi/mpi_ranks.hpp"
 

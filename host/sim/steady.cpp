@@ -1,4 +1,4 @@
-#include "app/steady.hpp"
+#include "sim/steady.hpp"
 
 #include <algorithm>
 #include <cmath>

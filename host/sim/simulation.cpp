@@ -1,10 +1,9 @@
-#include "app/simulation.hpp"
+#include "sim/simulation.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <utility>
 
-#include "app/outputs.hpp"
 #include "device/kernel_source.hpp"
 #include "io/output.hpp"
 
@@ -92,9 +91,10 @@ void Simulation::sample_probes_on(Solver& solver) {
 }
 
 void Simulation::step(int steps) {
+  if (steps < 0) throw InputError("step(" + std::to_string(steps) + "): the number of steps is negative");
   if (!search_made_) {
     search_made_ = true;
-    search_ = policy_->in_run_search(*solver_, params_.max_iters - steps_done());
+    search_ = policy_->in_run_search(*solver_, std::max(0, params_.max_iters - steps_done()));
   }
   const int end = steps_done() + steps;
   const int every = measure_.probes.empty() ? 0 : measure_.probe_every;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/ranks.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 #include "device/tuning.hpp"
 
 namespace d2q9 {

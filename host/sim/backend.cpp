@@ -1,4 +1,4 @@
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 
 #include <algorithm>
 

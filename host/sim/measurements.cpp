@@ -1,4 +1,4 @@
-#include "app/measurements.hpp"
+#include "sim/measurements.hpp"
 
 #include <cmath>
 #include <algorithm>

@@ -1,6 +1,7 @@
 // The embeddable library: build a simulation from a problem, step it, read
 // its fields, forces and probes, write its outputs. Another C++ program
-// drives it in a loop (link d2q9_app, include this header); a program that
+// drives it in a loop (link d2q9::d2q9, #include <d2q9/d2q9.hpp>: see
+// examples/embed/); a program that
 // runs one simulation after another on a device makes that device's context
 // once (the backends keep one per device for the process).
 //
@@ -20,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "app/backend.hpp"
-#include "app/launch_policy.hpp"
-#include "app/measurements.hpp"
-#include "app/steady.hpp"
+#include "sim/backend.hpp"
+#include "sim/launch_policy.hpp"
+#include "sim/measurements.hpp"
+#include "sim/steady.hpp"
 #include "io/checkpoint.hpp"
 #include "io/state_rows.hpp"
 #include "io/fields.hpp"
@@ -42,7 +43,7 @@ struct SimulationOptions {
   int device = -1;  // the backend's default
   Precision precision = Precision::Float;
   LaunchRequest launch;     // Auto: the launch decision's default (cached, or searched during the run where it pays)
-  std::string kernels_dir;  // empty: found beside the program or installed
+  std::string kernels_dir;  // empty: $D2Q9_KERNELS_DIR, else found beside the program or the installed library
   bool search_now = false;  // search the launches before the first step (--tune) and cache the fastest
   // MPI ranks sharing the grid, each stepping its slab (null: one process);
   // every rank then builds and steps its Simulation alike.
@@ -73,7 +74,10 @@ class Simulation {
   // Advances `steps` timesteps (InstabilityError at the first step whose
   // average velocity is not finite), taking the probes the problem asks for
   // and, where the launch is the default's, searching for a faster one on
-  // these steps (collective across ranks).
+  // these steps (collective across ranks). InputError for a negative count.
+  // The problem's steps (params().max_iters) are the run d2q9-bgk makes; a
+  // Simulation may step past them (a run continued until steady): its
+  // outputs then hold every step done.
   void step(int steps);
   int steps_done() const { return static_cast<int>(av_vels_.size()); }
   // The step the simulation started from (a resumed run's checkpoint step).
@@ -104,7 +108,7 @@ class Simulation {
   FlowFields fields();
   // Forces on measured bodies and probe series so far.
   const MeasurementLog& measurements() const { return measurements_; }
-  // How far from steady the run is now (app/steady.hpp).
+  // How far from steady the run is now (sim/steady.hpp).
   SteadyCheck steady_check(const SteadyRule& rule) const;
   // The state a checkpoint keeps now (collective; the distributions on rank
   // 0 only), without its run record.
