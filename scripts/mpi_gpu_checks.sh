@@ -7,7 +7,10 @@
 #   scripts/mpi_gpu_checks.sh OUT_DIR        (from anywhere; runs in the repository root)
 #
 # Environment (all optional):
-#   PHASES           what to run, in order (default "build checks channel scaling")
+#   PHASES           what to run, in order (default "build checks channel scaling"; also
+#                    "staged": CUDA float scaling with D2Q9_HALOS=host into scaling-staged/,
+#                    STAGED_BUDGET_S seconds (default 150), to compare with cuda-ipc;
+#                    "tests": builds d2q9_tests and runs its CUDA-under-mpirun case)
 #   BUILD_DIR        binaries already built (d2q9-bgk, d2q9-mpi-bench, cl/); default: build
 #                    them into build-gpu/ (cmake, Release, CUDA where the toolkit is)
 #   TOTAL_BUDGET_S   the whole call's seconds (default 560): scaling gets what is left
@@ -93,7 +96,10 @@ launch() {
     timeout "$seconds" "${prefix[@]}" mpirun "${mpirun_args[@]}" "${x[@]}" -np "$ranks" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
   fi
 }
-first_error() { grep -m1 -iE 'error|abort' "$tmp/stderr" | cut -c1-240; }
+first_error() {  # the program's own line first ("error: rank R: ..."), else mpirun's
+  { grep -m1 '^error:' "$tmp/stderr" || grep -m1 -iE 'error|abort|signal|killed' "$tmp/stderr"; } | cut -c1-240
+  cat "$tmp/stderr" >>"$out/failures.log"
+}
 
 # --- checks: byte identity across rank counts ------------------------------
 # The coursework's 1024^2 obstacles (1000 steps) and its 128^2 box (4000
@@ -228,12 +234,32 @@ if [[ " $phases " == *" channel "* ]]; then
   cat "$out/channel.txt" >>"$summary"
 fi
 
+# --- tests: the test suite's CUDA-under-mpirun case --------------------------
+if [[ " $phases " == *" tests "* ]]; then
+  start=$SECONDS
+  if cmake --build "$B" -j"$(nproc)" --target d2q9_tests >>"$out/build.log" 2>&1; then
+    # 2 ranks (8x1) and 3 ranks (8x4, fp16s) of fused slabs against one CUDA process, byte for byte.
+    (cd "$B" && timeout 300 ./d2q9_tests -tc="mpi runs: --backend cuda*") >"$out/tests.txt" 2>&1
+    say "tests ($((SECONDS - start)) s): $(grep -E '^\[doctest\] (test cases|assertions)' "$out/tests.txt" | tr '\n' ' ')"
+  else
+    say "tests: d2q9_tests did not build (see build.log)"
+  fi
+fi
+
 # --- scaling: what time is left ------------------------------------------
+staged_budget=0
+[[ " $phases " == *" staged "* ]] && staged_budget=$((${STAGED_BUDGET_S:-150} + 60))
 if [[ " $phases " == *" scaling "* ]]; then
-  left=$((total_budget - SECONDS - 100))  # a point may run past the budget by its timeout
+  left=$((total_budget - SECONDS - 100 - staged_budget))  # a point may run past the budget by its timeout
   [ "$left" -lt 60 ] && left=60
   say "scaling: ${left} s of points (BUDGET_S), then its tables in scaling/"
   BUDGET_S=$left GPUS="${SCALING_GPUS:-2 $gpus_max}" bash scripts/mpi_scaling.sh -b "$B" "$out/scaling"
   cat "$out/scaling/mpi_scaling.md" >>"$summary" 2>/dev/null
+fi
+if [[ " $phases " == *" staged "* ]]; then
+  say "staged: CUDA float with D2Q9_HALOS=host, ${STAGED_BUDGET_S:-150} s of points, in scaling-staged/"
+  D2Q9_HALOS=host BACKENDS=cuda PRECISIONS=float BUDGET_S=${STAGED_BUDGET_S:-150} GPUS="2 $gpus_max" \
+    bash scripts/mpi_scaling.sh -b "$B" "$out/scaling-staged"
+  cat "$out/scaling-staged/mpi_scaling.md" >>"$summary" 2>/dev/null
 fi
 say "== done in ${SECONDS} s"

@@ -153,14 +153,18 @@ point() {  # backend precision scaling size gpus
     local start=$SECONDS
     timeout "$point_timeout" "${cmd[@]}" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
-    tail -3 "$tmp/err" >>"$log"
+    # Its stderr whole unless long (mpirun's notices can run to dozens of lines).
+    if [ "$(wc -l <"$tmp/err")" -le 40 ]; then cat "$tmp/err" >>"$log"; else head -20 "$tmp/err" >>"$log"; echo "  [...]" >>"$log"; tail -10 "$tmp/err" >>"$log"; fi
     echo "  (exit $rc, $((SECONDS - start)) s)" >>"$log"
     local row
     row=$(tail -1 "$tmp/out")
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
       status="timeout (${point_timeout}s)"
     elif [ $rc -ne 0 ] || ! head -1 "$tmp/out" | grep -q '^ranks,'; then
-      status="FAILED: $(grep -m1 -i error "$tmp/err" | tr -d ',\r' | cut -c1-200)"
+      # The program's own line first ("error: rank R: ..."), else mpirun's.
+      local why
+      why=$(grep -m1 '^error:' "$tmp/err" || grep -m1 -iE 'error|signal|killed' "$tmp/err")
+      status="FAILED: $(echo "$why" | tr -d ',\r' | cut -c1-200)"
       [ "$status" = "FAILED: " ] && status="FAILED: exit $rc"
     else
       echo "  $row" >>"$log"
