@@ -113,18 +113,26 @@ identity() {  # name ranks env params obstacles args...
   shift 5
   local what="identity $name: 1 process against $ranks ranks${env:+ ($env)}"
   rm -rf "$tmp/one" "$tmp/many" && mkdir -p "$tmp/one" "$tmp/many"
-  if ! launch 1 120 "" "$bgk" -q --no-png "$@" -o "$tmp/one" "$params" "$obstacles"; then
+  if ! launch 1 120 "" "$bgk" --no-png "$@" -o "$tmp/one" "$params" "$obstacles"; then
     echo "$what: FAILED on 1 process: $(first_error)" | tee -a "$checks"
     return
   fi
+  cp "$tmp/stdout" "$tmp/one.stdout"
   if ! launch "$ranks" 120 "$env" "$bgk" --no-png "$@" -o "$tmp/many" "$params" "$obstacles"; then
     echo "$what: FAILED on $ranks ranks: $(first_error)" | tee -a "$checks"
     return
   fi
-  local av state
+  local av state note=""
   cmp -s "$tmp/one/av_vels.dat" "$tmp/many/av_vels.dat" && av=identical || av=DIFFERENT
   cmp -s "$tmp/one/final_state.dat" "$tmp/many/final_state.dat" && state=identical || state=DIFFERENT
-  echo "$what: av_vels.dat $av, final_state.dat $state; $(grep -m1 '^MPI ranks:' "$tmp/stdout" | tr -s '\t' ' '); $(grep -m1 '^MLUPS' "$tmp/stdout" | tr -s '\t' ' ')" |
+  # CUDA ranks of one host should have taken the device-to-device path unless told not to.
+  if [[ " $* " == *" -b cuda "* ]] && [ -z "$env" ] && ! grep -q '^MPI ranks:.*device to device' "$tmp/stdout"; then
+    note="; HALOS NOT DEVICE TO DEVICE"
+  fi
+  # Different sums with the same distributions: the launches differed (a launch search or cache on one process?).
+  [ "$av" = DIFFERENT ] && [ "$state" = identical ] &&
+    note+="; launches: 1 process $(grep -m1 '^Device:' "$tmp/one.stdout" | tr -s '\t' ' ') $(grep -m1 '^Launch:' "$tmp/one.stdout" | tr -s '\t' ' '), ranks $(grep -m1 '^Device:' "$tmp/stdout" | tr -s '\t' ' ')"
+  echo "$what: av_vels.dat $av, final_state.dat $state; $(grep -m1 '^MPI ranks:' "$tmp/stdout" | tr -s '\t' ' '); $(grep -m1 '^MLUPS' "$tmp/stdout" | tr -s '\t' ' ')$note" |
     tee -a "$checks"
 }
 # d2q9-mpi-bench: one rank's single-device solver, one rank's slab (its own
@@ -142,7 +150,9 @@ bench_identity() {  # backend precision
       local av halos
       av=$(echo "$line" | cut -d, -f7) halos=$(echo "$line" | cut -d, -f13)
       [ -z "$ref" ] && ref=$av
-      echo "bench identity $b $p 2048^2, ${ranks#-} rank(s) $*: final_av_velocity $av ($([ "$av" = "$ref" ] && echo identical || echo DIFFERENT) to 1 rank), halos $halos, launch $(echo "$line" | cut -d, -f12)" |
+      local note=""
+      [ "$b" = cuda ] && [ "$halos" != none ] && [ "$halos" != cuda-ipc ] && note="; HALOS NOT DEVICE TO DEVICE"
+      echo "bench identity $b $p 2048^2, ${ranks#-} rank(s) $*: final_av_velocity $av ($([ "$av" = "$ref" ] && echo identical || echo DIFFERENT) to 1 rank), halos $halos, launch $(echo "$line" | cut -d, -f12)$note" |
         tee -a "$checks"
     else
       echo "bench identity $b $p, ${ranks#-} rank(s) $*: FAILED: $(first_error)" | tee -a "$checks"
@@ -162,9 +172,9 @@ if [[ " $phases " == *" checks "* ]]; then
   identity "cuda fused 128x1 float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda --kernel-variant fused -l 128x1
   identity "cuda float 128^2" "$gpus_max" "" "${cw128[@]}" -b cuda
   identity "opencl float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b opencl
-  bench_identity cuda float
+  for b in ${CHECK_BENCH_BACKENDS:-cuda}; do bench_identity "$b" float; done
   say "checks ($((SECONDS - start)) s): $(grep -c 'identical, final_state.dat identical' "$checks") of $(grep -c '^identity' "$checks") d2q9-bgk runs byte-identical; $(grep -c '(identical' "$checks") of $(grep -c '^bench identity' "$checks") bench runs; problems:"
-  grep -E 'DIFFERENT|FAILED' "$checks" | tee -a "$summary"
+  grep -E 'DIFFERENT|FAILED|NOT DEVICE' "$checks" | tee -a "$summary"
   grep -m3 'MPI ranks' "$checks" | sed 's/.*MPI ranks:/  halo path (MPI ranks line):/' | cut -c1-200 | tee -a "$summary"
 fi
 
