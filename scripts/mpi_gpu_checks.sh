@@ -14,7 +14,7 @@
 #   BUILD_DIR        binaries already built (d2q9-bgk, d2q9-mpi-bench, cl/); default: build
 #                    them into build-gpu/ (cmake, Release, CUDA where the toolkit is)
 #   TOTAL_BUDGET_S   the whole call's seconds (default 560): scaling gets what is left
-#   GPUS_MAX         ranks of the largest runs (default 4)
+#   GPUS_MAX         ranks of the largest runs (default: the host's GPUs, nvidia-smi -L; else 4)
 #   BACKENDS, PRECISIONS, SIZES, STEPS, D2Q9_HALOS: passed on to mpi_scaling.sh
 #   CHANNEL_N        the channel's cells per cylinder diameter (default 400: 8800 x 1642)
 #   D2Q9_COMMIT      the commit to record where the tree has no .git
@@ -31,7 +31,10 @@ mkdir -p "$1" || exit 1
 out=$(cd "$1" && pwd)
 phases=${PHASES:-build checks channel scaling}
 total_budget=${TOTAL_BUDGET_S:-560}
-gpus_max=${GPUS_MAX:-4}
+# The GPUs this host has (4 where nvidia-smi cannot say): the largest runs' ranks.
+detected=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+[ "${detected:-0}" -ge 2 ] || detected=4
+gpus_max=${GPUS_MAX:-$detected}
 summary=$out/summary.txt
 checks=$out/checks.txt
 say() { echo "$*" | tee -a "$summary"; }
