@@ -82,7 +82,7 @@ for exe in "$bgk" "$bench"; do [ -x "$exe" ] || { say "missing $exe"; exit 1; };
 mpirun_args=(--bind-to none)
 [ "$(id -u)" -eq 0 ] && mpirun_args+=(--allow-run-as-root)
 [ "$gpus_max" -gt "$(nproc)" ] && mpirun_args+=(--oversubscribe)
-for name in LD_LIBRARY_PATH D2Q9_CACHE_DIR; do mpirun_args+=(-x "$name"); done
+for name in LD_LIBRARY_PATH D2Q9_CACHE_DIR; do [ -n "${!name:-}" ] && mpirun_args+=(-x "$name"); done
 # ranks (1: no mpirun, -1: mpirun -np 1) seconds env-assignment-or-"" command...;
 # stdout to $tmp/stdout, stderr to $tmp/stderr
 launch() {
@@ -167,14 +167,19 @@ if [[ " $phases " == *" checks "* ]]; then
   : >"$checks"
   cw1024=("$tmp/cw1024.params" inputs/obstacles_1024x1024.dat)
   cw128=("$tmp/cw128.params" inputs/obstacles_128x128.dat)
-  identity "cuda float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda
-  identity "cuda fp16s 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda -p fp16s
-  identity "cuda float 1024^2" 2 "" "${cw1024[@]}" -b cuda
-  identity "cuda float 1024^2" 3 "" "${cw1024[@]}" -b cuda
-  identity "cuda float 1024^2" "$gpus_max" "D2Q9_HALOS=host" "${cw1024[@]}" -b cuda
+  # The default launch (on CUDA, 1024^2 lives in the L2 cache: fused), then
+  # blocked (4 halo rows of nine speeds each way), then fused 128x1 (one row
+  # of three speeds); blocked's tile is the same on one process and on the
+  # slabs here.
+  identity "cuda default float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda
+  identity "cuda blocked float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda --kernel-variant blocked
+  identity "cuda blocked fp16s 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda --kernel-variant blocked -p fp16s
+  identity "cuda blocked float 1024^2" 2 "" "${cw1024[@]}" -b cuda --kernel-variant blocked
+  identity "cuda blocked float 1024^2" 3 "" "${cw1024[@]}" -b cuda --kernel-variant blocked
+  identity "cuda blocked float 1024^2" "$gpus_max" "D2Q9_HALOS=host" "${cw1024[@]}" -b cuda --kernel-variant blocked
   identity "cuda fused 128x1 float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda --kernel-variant fused -l 128x1
-  identity "cuda float 128^2" "$gpus_max" "" "${cw128[@]}" -b cuda
-  identity "opencl float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b opencl
+  identity "cuda blocked 16x8 float 128^2" "$gpus_max" "" "${cw128[@]}" -b cuda --kernel-variant blocked --tile 16x8
+  identity "opencl blocked float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b opencl --kernel-variant blocked
   for b in ${CHECK_BENCH_BACKENDS:-cuda}; do bench_identity "$b" float; done
   say "checks ($((SECONDS - start)) s): $(grep -c 'identical, final_state.dat identical' "$checks") of $(grep -c '^identity' "$checks") d2q9-bgk runs byte-identical; $(grep -c '(identical' "$checks") of $(grep -c '^bench identity' "$checks") bench runs; problems:"
   grep -E 'DIFFERENT|FAILED|NOT DEVICE' "$checks" | tee -a "$summary"
