@@ -45,6 +45,7 @@ class CudaLattice {
 
   const CudaDriver& drv() const { return drv_; }
   const std::string& device_name() const { return device_name_; }
+  CUdevice device() const { return device_; }
   std::size_t cell_count() const { return cells_count_; }
   CUdeviceptr cells(int state) const { return cells_[state]; }
   CUdeviceptr partials() const { return partials_; }

@@ -26,9 +26,9 @@ namespace {
 struct BenchOptions {
   int nx = 8192, ny = 8192, steps = 200, warmup = 20, device = -1;
   Backend backend = Backend::OpenCL;
-  LocalSize local{128, 1};  // auto for blocked unless given
+  LocalSize local;  // auto: the launch decision's shape
   Precision precision = Precision::Float;
-  KernelVariant variant = KernelVariant::Fused;
+  KernelVariant variant = KernelVariant::Auto;
   LocalSize tile;  // blocked: auto unless given
   int block_steps = 0;
   bool header = false;
@@ -45,9 +45,9 @@ BenchOptions parse(int argc, char* argv[]) {
     ("ny", po::value<int>()->default_value(8192), "grid height (split into one slab per rank)")
     ("steps", po::value<int>()->default_value(200), "timed steps")
     ("warmup", po::value<int>()->default_value(20), "untimed steps first")
-    ("local-size,l", po::value<std::string>()->default_value("128x1"), "work-group shape WxH")
+    ("local-size,l", po::value<std::string>(), "work-group shape WxH (default: the launch decision's, as d2q9-bgk takes it)")
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c")
-    ("kernel-variant", po::value<std::string>()->default_value("fused"), "fused | fused-rows | blocked | auto (the slabs' kernel; blocked takes its own work-group shape unless -l is given)")
+    ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | fused | fused-rows | blocked (the slabs' kernel; auto: the launch decision's, blocked on GPUs)")
     ("tile", po::value<std::string>(), "blocked: cells each work-group owns, WxH (default: the launch plan's)")
     ("block-steps", po::value<int>(), "blocked: steps per launch (default: the launch plan's)")
     ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
@@ -78,10 +78,11 @@ BenchOptions parse(int argc, char* argv[]) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  o.local = parse_local_size(vm["local-size"].as<std::string>());
-  if (o.local.is_auto()) throw UsageError("--local-size must be given as WxH");
-  // The blocked kernel's work-groups walk whole tiles: its plan picks their size.
-  if (o.variant == KernelVariant::Blocked && vm["local-size"].defaulted()) o.local = LocalSize{};
+  // Unless given, the plan picks the shape (for blocked, the work-groups that walk its tiles).
+  if (vm.count("local-size")) {
+    o.local = parse_local_size(vm["local-size"].as<std::string>());
+    if (o.local.is_auto()) throw UsageError("--local-size must be given as WxH");
+  }
   if (vm.count("tile")) o.tile = parse_shape(vm["tile"].as<std::string>(), "--tile");
   if (vm.count("block-steps")) o.block_steps = vm["block-steps"].as<int>();
   const std::string p = vm["precision"].as<std::string>();
@@ -143,12 +144,15 @@ int main(int argc, char* argv[]) {
     MPI_Barrier(ranks.solver_comm());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count();
     if (ranks.is_root()) {
-      if (o.header) std::printf("ranks,nx,ny,steps,seconds,mlups,final_av_velocity,device,local_size,precision,solver,launch\n");
+      if (o.header)
+        std::printf("ranks,nx,ny,steps,seconds,mlups,final_av_velocity,device,local_size,precision,solver,launch,halos\n");
       const auto plan = solver->launch_plan();
-      std::printf("%d,%d,%d,%d,%.6f,%.2f,%.12E,%s,%s,%s,%s,%s\n", ranks.size(), o.nx, o.ny, o.steps, seconds,
+      // halos: how the slabs' halo rows travel (device-to-device, host-staging); "none" on one device.
+      const std::string halos = solver->halo_path().empty() ? "none" : solver->halo_path();
+      std::printf("%d,%d,%d,%d,%.6f,%.2f,%.12E,%s,%s,%s,%s,%s,%s\n", ranks.size(), o.nx, o.ny, o.steps, seconds,
                   static_cast<double>(params.cells()) * o.steps / seconds / 1e6, av_vels.back(),
                   solver->device_name().c_str(), solver->local_size().text().c_str(), to_string(o.precision),
-                  solver->backend_name().c_str(), plan ? variant_text(*plan).c_str() : "");
+                  solver->backend_name().c_str(), plan ? variant_text(*plan).c_str() : "", halos.c_str());
     }
   } catch (...) {
     ranks.abort(std::current_exception());
