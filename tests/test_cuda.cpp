@@ -109,7 +109,6 @@ TEST_CASE("CUDA: a run's build holds the kernels of its plan and no others") {
   const std::vector<std::pair<KernelVariant, std::vector<std::string>>> expected = {
       {KernelVariant::Split, {"propagate_rebound_collide"}},
       {KernelVariant::Fused, {"propagate_rebound_collide"}},
-      {KernelVariant::FusedX2, {"propagate_rebound_collide", "propagate_rebound_collide_x2"}},
       {KernelVariant::FusedRows, {"propagate_rebound_collide_rows"}}};
   for (const auto& [variant, kernels] : expected) {
     CAPTURE(std::string(to_string(variant)));
@@ -313,7 +312,7 @@ TEST_CASE("CUDA: the command line lists CUDA devices and runs --backend cuda, or
   CHECK(out2.listing() == "");
 }
 
-TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kernels, give bit-identical results") {
+TEST_CASE("CUDA: graph replay and plain launches, split, fused and blocked kernels, give bit-identical results") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
@@ -323,11 +322,11 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kern
     const RunOutput ra = run(*a, 120);
     CHECK(a->launch_mode() == "plain launches (graphs turned off)");
 
-    for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2}) {
+    for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::Blocked}) {
       for (bool graphs : {true, false}) {
         CAPTURE(std::string(to_string(variant)));
         CAPTURE(graphs);
-        // Chunks of 15: two-step launches meet single-step remainders.
+        // Chunks of 15: blocked launches meet shorter remainders.
         auto b = cuda_solver(p, m, config(precision, LocalSize{8, 2}, variant, 15), graphs);
         RunOutput rb;
         b->run(51, rb.av_vels);  // in pieces, so the unaccelerated hand-over between calls is covered
