@@ -8,9 +8,9 @@
 #        --kernel-variant blocked --tile 28x28 --block-steps 4 --sizes 4096,8192 --no-coursework
 # TIMEOUT_S (default 300) bounds the process. Writes only below OUT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: $0 OUT BUILD NAME [d2q9-bench options...]" >&2; exit 2; }
-out=$1 build=$(cd "$2" && pwd) name=$3
+out=$(realpath -m "$1") build=$(cd "$2" && pwd) name=$3
+cd "$(dirname "$0")/.."
 shift 3
 source scripts/call_record.sh
 record_call "$out" "$build" "$0 $out $build $name $*"

@@ -8,9 +8,9 @@
 # KERNEL (default propagate_rebound_collide_blocked) names the kernel, SKIP
 # (default 10) the launches passed over first. Writes only below OUT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: $0 OUT BUILD NAME [d2q9-bench options...]" >&2; exit 2; }
-out=$1 build=$(cd "$2" && pwd) name=$3
+out=$(realpath -m "$1") build=$(cd "$2" && pwd) name=$3
+cd "$(dirname "$0")/.."
 shift 3
 command -v ncu > /dev/null || { echo "error: ncu (Nsight Compute) not found" >&2; exit 1; }
 source scripts/call_record.sh

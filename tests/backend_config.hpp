@@ -48,4 +48,15 @@ inline bool build_too_slow_here(KernelVariant v, Precision precision) {
   return true;
 }
 
+// split is the plain oracle the other variants are compared with; where a
+// test's oracle is the reference instead, rusticl (each build seconds of its
+// CPU) leaves split out and says so. PoCL, oclgrind and the GPUs run it.
+inline bool split_not_needed_here(KernelVariant v) {
+  const char* platform = std::getenv("D2Q9_TEST_PLATFORM");
+  if (v != KernelVariant::Split || !platform || std::string(platform) != "rusticl") return false;
+  MESSAGE("split not run on rusticl: this test's oracle is the reference (rusticl builds split only as the "
+          "variants' oracle)");
+  return true;
+}
+
 }  // namespace d2q9::test
