@@ -759,7 +759,8 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
        {Refused{"--tune", "error: --tune searches shapes on one device"},
         Refused{"-b reference", "error: --backend reference runs on one process"},
         Refused{"-b cuda", "error: "},
-        Refused{"--kernel-variant fused-x2", "error: --kernel-variant fused-x2 is not available with several MPI ranks"},
+        Refused{"--kernel-variant fused-x2",
+                "error: --kernel-variant must be auto, split, fused, fused-rows or blocked, got 'fused-x2'"},
         Refused{"--kernel-variant split", "error: --kernel-variant split is not available with several MPI ranks"}}) {
     CAPTURE(c.args);
     TempDir out;

@@ -98,7 +98,7 @@ std::vector<std::vector<int>> fields(const std::vector<std::vector<StepLaunch>>&
   std::vector<std::vector<int>> out;
   for (const auto& seq : sequences)
     for (const StepLaunch& l : seq)
-      out.push_back({l.state, l.first_group_row, l.group_rows, l.steps, l.two_step_kernel, l.accelerate_before,
+      out.push_back({l.state, l.first_group_row, l.group_rows, l.steps, l.accelerate_before,
                      l.accelerate_next, l.partial_offset, l.step});
   return out;
 }
@@ -135,25 +135,24 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("step loop: one device gets each chunk as one sequence of launches that covers every step once") {
-  Fixture f(KernelVariant::FusedX2, 8, 13);
+  Fixture f(KernelVariant::Blocked, 8, 13);
   // The whole run's chunks are offered to the device before the first step
   // (CUDA records them as graphs), exactly as run() then submits them.
   REQUIRE(f.device->prepared.size() == 2);
   // A long run's chunks repeat: the device is offered each distinct one once
   // (a million steps would otherwise be 125,000 sequences of launches).
-  CHECK(Fixture(KernelVariant::FusedX2, 8, 1000003).device->prepared.size() <= 5);
+  CHECK(Fixture(KernelVariant::Blocked, 8, 1000003).device->prepared.size() <= 5);
   std::vector<double> av_vels;
   f.loop->run(13, av_vels);
   REQUIRE(f.device->sequences.size() == 2);
   CHECK(fields(f.device->sequences) == fields(f.device->prepared));
   std::vector<int> steps;
   for (const StepLaunch& l : f.device->launches) steps.push_back(l.steps);
-  CHECK(steps == std::vector<int>{2, 2, 2, 2, 2, 2, 1});
+  CHECK(steps == std::vector<int>{3, 3, 2, 3, 2});  // chunks of 8 and 5, at most 3 steps per launch
   int state = 0, step = 0;
   for (const StepLaunch& l : f.device->launches) {
     CHECK(l.state == state);  // each launch swaps the lattices once
     CHECK(l.step == step);
-    CHECK(l.two_step_kernel == (l.steps == 2));
     CHECK(l.group_rows == f.plan.groups_y);
     CHECK_FALSE(l.accelerate_before);
     state = 1 - state;
@@ -175,7 +174,7 @@ TEST_CASE("step loop: one device gets each chunk as one sequence of launches tha
   }
   // A second call numbers its steps on from the first's.
   f.loop->run(3, av_vels);
-  CHECK(f.device->launches.back().step == 15);  // steps 13-14 in two, 15 alone
+  CHECK(f.device->launches.back().step == 13);  // steps 13-15 in one launch
   CHECK(av_vels.size() == 16);
 }
 

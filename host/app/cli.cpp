@@ -38,11 +38,10 @@ po::options_description visible_options() {
      "problem file says (default bgk; TRT's magic parameter LAMBDA defaults to the problem file's, else 1/4; see docs/collision.md)")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
-     "(acceleration folded into the step before) | fused-x2: two steps per launch | fused-rows: a row per "
+     "(acceleration folded into the step before) | fused-rows: a row per "
      "work-item, no barriers (CPU devices; local size 1x1) | blocked: several steps per launch on tiles in local "
-     "memory | auto: on GPUs blocked (fused for fp16c above 128x128 on CUDA, 512x512 on OpenCL, and on CUDA "
-     "for lattices that live in the L2 cache); on "
-     "CPUs fused-rows (fused when --local-size is given); distributions are identical")
+     "memory | auto: on GPUs blocked; on "
+     "CPUs fused-rows (fused on rusticl, or when --local-size is given); distributions are identical")
     ("block-steps", po::value<std::string>(), "--kernel-variant blocked: steps per launch (default 4)")
     ("tile", po::value<std::string>(), "--kernel-variant blocked: cells WxH each work-group owns (default: the "
      "largest square whose halo of block-steps cells fits the device's local memory)")

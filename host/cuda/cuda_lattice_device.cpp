@@ -84,7 +84,7 @@ class CudaDevice final : public LatticeDevice {
   void release() noexcept;
   // A sequence is fully described by its launches, apart from the steps'
   // numbers, which only an inlet's ramp reads.
-  using GraphKey = std::vector<std::tuple<int, int, int, int, bool, bool, bool, int>>;
+  using GraphKey = std::vector<std::tuple<int, int, int, int, bool, bool, int>>;
   static GraphKey graph_key(const std::vector<StepLaunch>& launches);
   void launch_plainly(const std::vector<StepLaunch>& launches);
   // The sequence's graph, captured on first use; nullptr once graphs have
@@ -310,7 +310,7 @@ void CudaDevice::accelerate(int state) { lattice_.launch_accelerate(kernels_, st
 CudaDevice::GraphKey CudaDevice::graph_key(const std::vector<StepLaunch>& launches) {
   GraphKey key;
   for (const StepLaunch& l : launches)
-    key.emplace_back(l.state, l.first_group_row, l.group_rows, l.steps, l.two_step_kernel, l.accelerate_before,
+    key.emplace_back(l.state, l.first_group_row, l.group_rows, l.steps, l.accelerate_before,
                      l.accelerate_next, l.partial_offset);
   return key;
 }
@@ -318,7 +318,7 @@ CudaDevice::GraphKey CudaDevice::graph_key(const std::vector<StepLaunch>& launch
 void CudaDevice::launch_plainly(const std::vector<StepLaunch>& launches) {
   for (const StepLaunch& l : launches) {
     if (l.accelerate_before) lattice_.launch_accelerate(kernels_, l.state);
-    lattice_.launch_step(kernels_, l.state, l.two_step_kernel, l.group_rows, l.first_group_row, l.partial_offset,
+    lattice_.launch_step(kernels_, l.state, l.group_rows, l.first_group_row, l.partial_offset,
                          l.accelerate_next, l.steps, l.step);
   }
 }

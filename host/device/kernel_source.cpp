@@ -144,10 +144,8 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("TILE_Y=" + std::to_string(plan.tile.y));
   }
   if (!every_kernel) {
-    // propagate_rebound_collide (1), _x2 (2), _rows (4); _blocked comes with BLOCK_STEPS.
-    // fused-x2 runs an odd step with the one-step kernel.
+    // propagate_rebound_collide (1), _rows (4); _blocked comes with BLOCK_STEPS.
     const int kernels = plan.variant == KernelVariant::FusedRows ? 4
-                        : plan.variant == KernelVariant::FusedX2 ? 1 + 2
                         : plan.variant == KernelVariant::Blocked ? 0
                                                                  : 1;
     defines.push_back("STEP_KERNELS=" + std::to_string(kernels));

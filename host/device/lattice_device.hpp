@@ -66,7 +66,7 @@ struct DeviceLattice {
 
 // One kernel launch: from lattice `state` into the other, over `group_rows`
 // work-group rows from `first_group_row`, running `steps` steps (the plan's
-// step kernel, or propagate_rebound_collide_x2 for two), their partial sums
+// step kernel), their partial sums
 // from group `partial_offset` on. `step` is the number of the first step from
 // the run's start (the kernels' `step`, which an inlet's ramp reads).
 struct StepLaunch {
@@ -74,7 +74,6 @@ struct StepLaunch {
   int first_group_row = 0;
   int group_rows = 0;
   int steps = 1;
-  bool two_step_kernel = false;
   bool accelerate_before = false;  // split: accelerate_flow on `state` first
   bool accelerate_next = false;    // fused: the next step's acceleration inside
   int partial_offset = 0;

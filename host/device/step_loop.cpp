@@ -195,13 +195,8 @@ std::vector<StepLaunch> StepLoop::chunk_launches(int state, int half, int steps,
     l.state = state;
     l.first_group_row = 0;
     l.group_rows = group_rows_;
-    // The blocked kernel runs any number up to its maximum; the two-step
-    // kernel leaves a last odd step to the one-step kernel.
-    const int left = steps - t;
-    l.steps = plan_.variant == KernelVariant::Blocked ? std::min(plan_.block_steps, left)
-              : plan_.variant == KernelVariant::FusedX2 && left >= 2 ? 2
-                                                                    : 1;
-    l.two_step_kernel = plan_.variant == KernelVariant::FusedX2 && l.steps == 2;
+    // The blocked kernel runs any number up to its maximum.
+    l.steps = plan_.variant == KernelVariant::Blocked ? std::min(plan_.block_steps, steps - t) : 1;
     l.accelerate_before = !plan_.fused();
     l.accelerate_next = plan_.fused() && !(ends_call && t + l.steps == steps);
     l.partial_offset = (half * plan_.chunk_steps + t) * num_groups_;

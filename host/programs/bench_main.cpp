@@ -336,7 +336,7 @@ Setup read_setup(const po::variables_map& vm, bool sweep) {
   }
   if (sweep && s.base.launch.variant == KernelVariant::FusedRows)
     throw UsageError("--kernel-variant fused-rows takes no work-group shape, so --sweep-local-size has none to time: "
-                     "name split, fused or fused-x2, or leave it out (where fused-rows is the default, the sweep times fused)");
+                     "name split or fused, or leave it out (where fused-rows is the default, the sweep times fused)");
   s.base.launch.rows_per_item = vm["rows-per-item"].as<int>();
   if (s.base.launch.rows_per_item < 0 || s.base.launch.rows_per_item > 64)
     throw UsageError("--rows-per-item must be 0 to 64");
@@ -498,7 +498,7 @@ int main(int argc, char* argv[]) {
      "float | double | fp16s | fp16c, or a comma list (e.g. float,fp16s): every case in each, in one process, "
      "the copy bandwidth measured once")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
-     "auto | split | fused | fused-x2 | fused-rows | blocked")
+     "auto | split | fused | fused-rows | blocked")
     ("block-steps", po::value<int>()->default_value(0), "--kernel-variant blocked: steps per launch (0: default)")
     ("tile", po::value<std::string>()->default_value("auto"), "--kernel-variant blocked: cells WxH per work-group, or auto")
     ("local-size,l", po::value<std::string>()->default_value("auto"), "WxH or auto (tuned per case, cached)")

@@ -3,12 +3,17 @@
 # final_state.dat byte for byte (the arithmetic contract), forces.csv and
 # probes.csv to the order of summation, for each collision operator,
 # precision, backend and launch variant. Usage, from the repository root:
-#   results/nvidia-h100/obstacle-conformance/run.sh EXE [PROBLEM] > $OUT/conformance.txt
-# PROBLEM: problem.toml beside this script (default), problem-ramp.toml or problem-curved.toml.
+#   scripts/obstacle_conformance.sh EXE PROBLEM > OUT/conformance.txt
+# PROBLEM: a problem file whose collision reads COLLISION (replaced by each
+# operator), e.g. results/nvidia-h100/obstacle-conformance/problem.toml,
+# problem-ramp.toml or problem-curved.toml. BACKENDS (default "cuda opencl")
+# narrows it (BACKENDS=opencl on a CPU). Writes only to standard output (its
+# runs go to a temporary folder, removed at the end).
+[ $# -eq 2 ] || { echo "usage: $0 EXE PROBLEM" >&2; exit 2; }
 exe=$1
-here=$(dirname "$0")
-problem=$here/${2:-problem.toml}
+problem=$2
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 compare() {  # largest |a - b| / largest |a| over the numeric columns of two CSV files
   python3 - "$1" "$2" <<'PY'
 import sys
@@ -24,8 +29,8 @@ for op in bgk trt regularised; do
   for p in float fp16s double; do
     ref=$work/ref-$op-$p
     "$exe" -q --no-png -b reference -p $p -o "$ref" "$work/$op.toml" || { echo "reference $op $p failed"; continue; }
-    for b in cuda opencl; do
-      for v in fused blocked fused-x2 split; do
+    for b in ${BACKENDS:-cuda opencl}; do
+      for v in fused blocked split; do
         out=$work/$b-$op-$p-$v
         if ! "$exe" -q --no-png -b $b -p $p --kernel-variant $v -o "$out" "$work/$op.toml" 2> "$out.err"; then
           echo "$op $p $b $v: FAILED $(tail -1 "$out.err")"; continue
