@@ -279,9 +279,9 @@ __kernel void accelerate_flow(__global stored* restrict cells, __global const uc
 // for each.
 __kernel void sample_cells(__global const stored* restrict cells, __global const int* restrict which,
                            __global stored* restrict samples, const int count, const int row) {
-  const int i = (int)get_global_id(0);
-  if (i >= 9 * count) return;
-  const int k = i / count, c = i - k * count;
+  const idx_t i = (idx_t)get_global_id(0);
+  if (i >= (idx_t)9 * count) return;
+  const int k = (int)(i / count), c = (int)(i - (idx_t)k * count);
   samples[(idx_t)row * 9 * count + i] = cells[k * NCELLS + (idx_t)which[c]];
 }
 

@@ -85,7 +85,9 @@ TEST_CASE("CUDA: NVRTC compiles the blocked kernel, its shared arrays sized by t
     const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(p, precision, plan),
                                                     NvrtcTarget{9, 0, false});
     CHECK(count_of(k.image, ".entry propagate_rebound_collide_blocked(") == 1);
-    CHECK(count_of(k.image, ".entry ") == 2);  // and accelerate_flow: a run's build holds its plan's kernels only
+    CHECK(count_of(k.image, ".entry sample_cells(") == 1);  // every build: probes are sampled on the device
+    // and accelerate_flow: a run's build holds its plan's kernels only
+    CHECK(count_of(k.image, ".entry ") == 3);
     // A 24x16 region: one copy of nine distributions as stored (16-bit
     // codes with 16-bit storage), the reduction's sums in the same memory;
     // two copies with curved links (blocked_region_copies).
@@ -118,8 +120,9 @@ TEST_CASE("CUDA: a run's build holds the kernels of its plan and no others") {
     const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile,
                                                     kernel_defines(p, Precision::Float, plan), NvrtcTarget{9, 0, false});
     CHECK(count_of(k.image, ".entry accelerate_flow(") == 1);
+    CHECK(count_of(k.image, ".entry sample_cells(") == 1);
     for (const std::string& name : kernels) CHECK(count_of(k.image, ".entry " + name + "(") == 1);
-    CHECK(count_of(k.image, ".entry ") == 1 + kernels.size());
+    CHECK(count_of(k.image, ".entry ") == 2 + kernels.size());
   }
 }
 
@@ -138,7 +141,8 @@ TEST_CASE("CUDA: NVRTC compiles the shared kernels to PTX for sm_90, with every 
       CHECK(count_of(ptx, ".entry accelerate_flow(") == 1);
       CHECK(count_of(ptx, ".entry propagate_rebound_collide(") == 1);
       CHECK(count_of(ptx, ".entry propagate_rebound_collide_rows(") == 1);
-      CHECK(count_of(ptx, ".entry ") == 3);
+      CHECK(count_of(ptx, ".entry sample_cells(") == 1);
+      CHECK(count_of(ptx, ".entry ") == 4);
       // The defines reached the compiler: the reduction's shared array has one value per work-item.
       const std::size_t real_size = precision == Precision::Float ? 4 : 8;
       CHECK(contains(ptx, "local_speed[" + std::to_string(local.x * local.y * real_size) + "]"));
