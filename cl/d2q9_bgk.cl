@@ -10,8 +10,8 @@
 //   INDEX64             64-bit indices (grids of 2^31 or more distribution values)
 //   BLOCK_STEPS, TILE_X, TILE_Y  propagate_rebound_collide_blocked: steps per launch and tile
 //   STEP_KERNELS        which other step kernels the build holds, a sum of 1
-//                       (propagate_rebound_collide), 2 (_x2) and 4 (_rows);
-//                       default all. Hosts build only their plan's: every
+//                       (propagate_rebound_collide) and 4 (_rows);
+//                       default both. Hosts build only their plan's: every
 //                       kernel costs compile time before the first step
 //   STORAGE_FP16S or STORAGE_FP16C, with STORAGE_SCALE and STORAGE_INV_SCALE:
 //                       distributions stored in 16 bits (float arithmetic; see below)
@@ -45,13 +45,12 @@
 //                       obstacle byte's bits 2-7 hold its body (1..FORCE_BODIES,
 //                       0: not measured), bits 0-1 its kind; each work-group's
 //                       partial sums then hold |u| and (Fx, Fy) per body
-// With halo rows the pull never wraps in y. propagate_rebound_collide_x2 needs
-// the whole grid and ignores FIRST_ROW/LAST_ROW.
+// With halo rows the pull never wraps in y.
 //
 // Every step kernel takes the same nine arguments, so that a host launches
 // any of them alike: src, dst, obstacles, partial_sums, partial_offset,
-// accelerate_next, steps (read by _blocked alone: the others run one step,
-// _x2 two), first_group_row (read by the one-step kernels and a slab's
+// accelerate_next, steps (read by _blocked alone: the others run one step),
+// first_group_row (read by the one-step kernels and a slab's
 // _blocked: a slab launches its edge rows and its interior separately) and step, the number
 // of the launch's first step counted from the run's start (read only with
 // INLET_RAMP).
@@ -112,7 +111,7 @@ typedef real stored;
 #define ROWS_PER_ITEM 1
 #endif
 #ifndef STEP_KERNELS
-#define STEP_KERNELS 7
+#define STEP_KERNELS 5
 #endif
 #ifdef REAL_IS_DOUBLE
 #define SPEED_SQRT(x) sqrt(x)
@@ -280,9 +279,9 @@ __kernel void accelerate_flow(__global stored* restrict cells, __global const uc
 // for each.
 __kernel void sample_cells(__global const stored* restrict cells, __global const int* restrict which,
                            __global stored* restrict samples, const int count, const int row) {
-  const int i = (int)get_global_id(0);
-  if (i >= 9 * count) return;
-  const int k = i / count, c = i - k * count;
+  const idx_t i = (idx_t)get_global_id(0);
+  if (i >= (idx_t)9 * count) return;
+  const int k = (int)(i / count), c = (int)(i - (idx_t)k * count);
   samples[(idx_t)row * 9 * count + i] = cells[k * NCELLS + (idx_t)which[c]];
 }
 
@@ -999,100 +998,6 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
   }
   REDUCE_TO_PARTIAL(local_speed, lid, speed, (partial_offset + group) * SUMS_PER_GROUP);
   REDUCE_BODY_FORCES(local_speed, lid, body_force, partial_offset + group);
-}
-#endif
-
-#if STEP_KERNELS & 2
-// The step-1 state of neighbour (ii, jj) - e_k, computed from `src`; its
-// component k is what cell (ii, jj) pulls in step 2.
-#define PULL_STEP1(k, ex, ey)                                                     \
-  do {                                                                            \
-    const int x = (ii - (ex) + NX) % NX;                                          \
-    const int y = (jj - (ey) + NY) % NY;                                          \
-    real h[9], f1[9];                                                             \
-    PERIODIC_NEIGHBOURS(x, y);                                                    \
-    pull_from(src, x, y, x_e, x_w, y_n, y_s, h);                                  \
-    /* the step-1 share of the curved links' force is the centre's alone */       \
-    pull_curved(src, obstacles, x, y, x_e, x_w, y_n, y_s, h,                      \
-                k == 0 ? body_force : unused_force);                              \
-    const int blocked1 = obstacles[CELL(x, y)];                                   \
-    const real s = collide(h, blocked1, x, y, step, y == ACCEL_ROW, f1);          \
-    g[k] = as_stored(k, f1[k]); /* as if stored between the two steps */         \
-    if (k == 0) {                                                                 \
-      speed1 = s;                                                                 \
-      add_body_force(body_force, blocked1, h, f1);                                \
-      KEEP_CENTRE(f1);                                                            \
-    }                                                                             \
-  } while (0)
-#ifdef CURVED_LINKS
-// Step 2's curved links need the centre's own step-1 state, as stored.
-#define KEEP_CENTRE(f1)                                          \
-  for (int q = 0; q < 9; ++q) centre1[q] = as_stored(q, f1[q])
-#else
-#define KEEP_CENTRE(f1)
-#endif
-
-// Two timesteps in one launch, for small grids where launches, not memory,
-// set the pace. The intermediate state is never stored: each cell recomputes
-// the step-1 state of the nine cells it pulls from (9x the arithmetic, all
-// from cache). Step 1's acceleration always follows (step 2 is in this
-// launch); step 2's follows when accelerate_next. |u| of step 1 goes to
-// partial_sums[partial_offset + group], of step 2 one step's worth of groups
-// further on. Bit-identical to two propagate_rebound_collide launches.
-__kernel void propagate_rebound_collide_x2(__global const stored* restrict src, __global stored* restrict dst,
-                                           __global const uchar* restrict obstacles,
-                                           __global real* restrict partial_sums, const int partial_offset,
-                                           const int accelerate_next, const int steps, const int first_group_row,
-                                        const int step) {
-  __local real local_speed[WG_SIZE];
-  const int ii = (int)get_global_id(0);
-  const int jj = (int)get_global_id(1);
-  const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
-  const int num_groups = (int)get_num_groups(0) * (int)get_num_groups(1);
-  const int group = (int)get_group_id(0) + (int)get_group_id(1) * (int)get_num_groups(0);
-  real speed1 = (real)0, speed2 = (real)0;
-  real body_force[BODY_FORCE_SLOTS] = {0};   // step 1's
-  real body_force2[BODY_FORCE_SLOTS] = {0};  // step 2's
-  real unused_force[BODY_FORCE_SLOTS] = {0};  // the neighbours' step-1 link forces: their own items count them
-#ifdef CURVED_LINKS
-  real centre1[9];
-#endif
-
-  if (ii < NX && jj < NY) {
-    real g[9], f[9];
-    PULL_STEP1(0, 0, 0);
-    PULL_STEP1(1, 1, 0);
-    PULL_STEP1(2, 0, 1);
-    PULL_STEP1(3, -1, 0);
-    PULL_STEP1(4, 0, -1);
-    PULL_STEP1(5, 1, 1);
-    PULL_STEP1(6, -1, 1);
-    PULL_STEP1(7, -1, -1);
-    PULL_STEP1(8, 1, -1);
-    const idx_t cell = CELL(ii, jj);
-#ifdef CURVED_LINKS
-    {
-      int code[9];
-      code[0] = 0;
-      for (int k = 1; k < 9; ++k) code[k] = obstacles[k * NCELLS + cell];
-      interpolate_links(code, centre1, g);
-#ifdef FORCE_BODIES
-      PERIODIC_NEIGHBOURS(ii, jj);
-      int wall[9];
-      link_walls(obstacles, ii, jj, x_e, x_w, y_n, y_s, wall);
-      add_link_forces(body_force2, code, wall, centre1, g);
-#endif
-    }
-#endif
-    const int blocked = obstacles[cell];
-    speed2 = collide(g, blocked, ii, jj, step + 1, accelerate_next && jj == ACCEL_ROW, f);
-    add_body_force(body_force2, blocked, g, f);
-    store(dst, cell, f);
-  }
-  REDUCE_TO_PARTIAL(local_speed, lid, speed1, (partial_offset + group) * SUMS_PER_GROUP);
-  REDUCE_BODY_FORCES(local_speed, lid, body_force, partial_offset + group);
-  REDUCE_TO_PARTIAL(local_speed, lid, speed2, (partial_offset + num_groups + group) * SUMS_PER_GROUP);
-  REDUCE_BODY_FORCES(local_speed, lid, body_force2, partial_offset + num_groups + group);
 }
 #endif
 

@@ -22,8 +22,8 @@ cases=(
   "lite|if_trt|$P/inlet_forced.toml --collision trt"
   "lite|if_reg|$P/inlet_forced.toml --collision regularised"
 )
-variants="split fused fused-x2 fused-rows blocked"
-[ "$backend" = cuda ] && variants="split fused fused-x2 blocked"
+variants="split fused fused-rows blocked"
+[ "$backend" = cuda ] && variants="split fused blocked"
 precisions="float double fp16s fp16c"
 fail=0; n=0
 for c in "${cases[@]}"; do

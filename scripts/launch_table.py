@@ -6,7 +6,7 @@ divided by the best variant at that point.
 Usage: launch_table.py DIR [--rule]
 DIR holds <backend>-<variant>.log files written by
 `d2q9-bench -b <backend> --kernel-variant <variant> ... > <backend>-<variant>.log`
-(results/nvidia-h100/launch-table/device_call.sh). Exit status 1 when auto is
+(scripts/bench_sweep.sh OUT BUILD <backend>-<variant> -b <backend> --kernel-variant <variant> ...). Exit status 1 when auto is
 more than 3% slower than the best variant anywhere (the issue's bar).
 
 --rule: also what decide_launch's GPU rule (host/device/launch_plan.cpp,

@@ -31,7 +31,7 @@ check() {
     echo "ok: $label"
   fi
 }
-for variant in split fused fused-x2 fused-rows blocked; do
+for variant in split fused fused-rows blocked; do
   for precision in float double; do
     shapes="4x2 5x3 1x1 16x1"
     [ $variant = fused-rows ] && shapes=auto  # a row per work-item: no shape to choose
@@ -48,7 +48,7 @@ done
 # 16-bit storage: the same kernels through the load/store helpers.
 # The blocked kernel walks each step's window with 16-bit storage: one case
 # whose window rows are wider than the work-group (a walk step of no whole row).
-for run in "fused 5x3 fp16s" "fused-x2 4x2 fp16c" "fused-rows auto fp16c" "blocked 8x2 fp16s --tile 4x6" \
+for run in "fused 5x3 fp16s" "fused 4x2 fp16c" "fused-rows auto fp16c" "blocked 8x2 fp16s --tile 4x6" \
   "blocked 5x1 fp16c --block-steps 3 --tile 9x4"; do
   set -- $run
   variant=$1 shape=$2 precision=$3
@@ -87,7 +87,7 @@ sed 's/collision = "trt"/collision = "regularised"/' "$dir/bodies.toml" > "$dir/
 sed 's/^name = "a"$/name = "a"\nboundary = "interpolated"/' "$dir/bodies.toml" > "$dir/curved.toml"
 grep -q interpolated "$dir/curved.toml" || { echo "FAIL: curved.toml was not made"; exit 1; }
 for problem in bodies curved; do
-  for run in "split 4x2 float" "fused 5x3 float" "fused-x2 4x2 float" "fused-rows auto float" "blocked 4x2 float --tile 5x4" \
+  for run in "split 4x2 float" "fused 5x3 float" "fused-rows auto float" "blocked 4x2 float --tile 5x4" \
              "fused 4x2 fp16s" "fused 4x2 double"; do
     set -- $run
     variant=$1 shape=$2 precision=$3

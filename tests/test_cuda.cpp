@@ -85,7 +85,9 @@ TEST_CASE("CUDA: NVRTC compiles the blocked kernel, its shared arrays sized by t
     const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(p, precision, plan),
                                                     NvrtcTarget{9, 0, false});
     CHECK(count_of(k.image, ".entry propagate_rebound_collide_blocked(") == 1);
-    CHECK(count_of(k.image, ".entry ") == 2);  // and accelerate_flow: a run's build holds its plan's kernels only
+    CHECK(count_of(k.image, ".entry sample_cells(") == 1);  // every build: probes are sampled on the device
+    // and accelerate_flow: a run's build holds its plan's kernels only
+    CHECK(count_of(k.image, ".entry ") == 3);
     // A 24x16 region: one copy of nine distributions as stored (16-bit
     // codes with 16-bit storage), the reduction's sums in the same memory;
     // two copies with curved links (blocked_region_copies).
@@ -109,7 +111,6 @@ TEST_CASE("CUDA: a run's build holds the kernels of its plan and no others") {
   const std::vector<std::pair<KernelVariant, std::vector<std::string>>> expected = {
       {KernelVariant::Split, {"propagate_rebound_collide"}},
       {KernelVariant::Fused, {"propagate_rebound_collide"}},
-      {KernelVariant::FusedX2, {"propagate_rebound_collide", "propagate_rebound_collide_x2"}},
       {KernelVariant::FusedRows, {"propagate_rebound_collide_rows"}}};
   for (const auto& [variant, kernels] : expected) {
     CAPTURE(std::string(to_string(variant)));
@@ -119,8 +120,9 @@ TEST_CASE("CUDA: a run's build holds the kernels of its plan and no others") {
     const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile,
                                                     kernel_defines(p, Precision::Float, plan), NvrtcTarget{9, 0, false});
     CHECK(count_of(k.image, ".entry accelerate_flow(") == 1);
+    CHECK(count_of(k.image, ".entry sample_cells(") == 1);
     for (const std::string& name : kernels) CHECK(count_of(k.image, ".entry " + name + "(") == 1);
-    CHECK(count_of(k.image, ".entry ") == 1 + kernels.size());
+    CHECK(count_of(k.image, ".entry ") == 2 + kernels.size());
   }
 }
 
@@ -138,8 +140,8 @@ TEST_CASE("CUDA: NVRTC compiles the shared kernels to PTX for sm_90, with every 
       CHECK(contains(ptx, ".target sm_90"));
       CHECK(count_of(ptx, ".entry accelerate_flow(") == 1);
       CHECK(count_of(ptx, ".entry propagate_rebound_collide(") == 1);
-      CHECK(count_of(ptx, ".entry propagate_rebound_collide_x2(") == 1);
       CHECK(count_of(ptx, ".entry propagate_rebound_collide_rows(") == 1);
+      CHECK(count_of(ptx, ".entry sample_cells(") == 1);
       CHECK(count_of(ptx, ".entry ") == 4);
       // The defines reached the compiler: the reduction's shared array has one value per work-item.
       const std::size_t real_size = precision == Precision::Float ? 4 : 8;
@@ -169,8 +171,7 @@ TEST_CASE("CUDA: NVRTC compiles an MPI slab's kernels, every step kernel taking 
     const CompiledKernels k = compile_kernels_nvrtc(
         D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(lattice, Precision::Float, LocalSize{16, 2}, 1, rows),
         NvrtcTarget{9, 0, false});
-    for (const char* kernel : {"propagate_rebound_collide", "propagate_rebound_collide_x2",
-                               "propagate_rebound_collide_rows"}) {
+    for (const char* kernel : {"propagate_rebound_collide", "propagate_rebound_collide_rows"}) {
       CAPTURE(kernel);
       CHECK(contains(k.image, std::string(kernel) + "_param_8"));
       CHECK(!contains(k.image, std::string(kernel) + "_param_9"));
@@ -313,7 +314,7 @@ TEST_CASE("CUDA: the command line lists CUDA devices and runs --backend cuda, or
   CHECK(out2.listing() == "");
 }
 
-TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kernels, give bit-identical results") {
+TEST_CASE("CUDA: graph replay and plain launches, split, fused and blocked kernels, give bit-identical results") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
@@ -323,11 +324,11 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and fused-x2 kern
     const RunOutput ra = run(*a, 120);
     CHECK(a->launch_mode() == "plain launches (graphs turned off)");
 
-    for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2}) {
+    for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::Blocked}) {
       for (bool graphs : {true, false}) {
         CAPTURE(std::string(to_string(variant)));
         CAPTURE(graphs);
-        // Chunks of 15: two-step launches meet single-step remainders.
+        // Chunks of 15: blocked launches meet shorter remainders.
         auto b = cuda_solver(p, m, config(precision, LocalSize{8, 2}, variant, 15), graphs);
         RunOutput rb;
         b->run(51, rb.av_vels);  // in pieces, so the unaccelerated hand-over between calls is covered

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/measurements.hpp"
+#include "sim/measurements.hpp"
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "io/output.hpp"

@@ -53,7 +53,7 @@ TEST_CASE("indexing: the kernels with 64-bit indices give the same bits as with 
   source << "#define INDEX64 1\n" << in.rdbuf();
   dir.write("d2q9_bgk.cl", source.str());
   for (Precision precision : {Precision::Float, Precision::Fp16s}) {
-    for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2, KernelVariant::FusedRows}) {
+    for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedRows}) {
       CAPTURE(std::string(to_string(v)));
       const LocalSize local = v == KernelVariant::FusedRows ? LocalSize{} : LocalSize{8, 2};
       auto narrow = make_solver(Backend::OpenCL, p, m, config(precision, local, v));

@@ -72,7 +72,7 @@ LaunchRequest asked(KernelVariant v, LocalSize local = {}) {
 
 TEST_CASE("launch decision: an explicit variant without a shape gets one a 32-item device runs") {
   const Params p = d2q9::test::make_params(128, 128, 100);
-  for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2, KernelVariant::Blocked}) {
+  for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::Blocked}) {
     CAPTURE(std::string(to_string(v)));
     const LaunchDecision d = decide_launch(p, llvmpipe(), asked(v));
     CHECK(d.plan.variant == v);
@@ -117,6 +117,15 @@ TEST_CASE("launch decision: the CPU default follows the implementation (rusticl 
   CHECK(has_blocked(llvmpipe()));
   CHECK_FALSE(has_blocked(pocl()));
   CHECK(has_blocked(h100()));
+  // split is the tests' plain oracle, never a search candidate; fused-x2 is gone.
+  const std::vector<KernelVariant> fused_blocked = {KernelVariant::Fused, KernelVariant::Blocked};
+  CHECK(runnable_variants(h100_cuda()) == fused_blocked);
+  CHECK(runnable_variants(h100()) ==  // NVIDIA's OpenCL builds the rows kernel too
+        std::vector<KernelVariant>{KernelVariant::Fused, KernelVariant::Blocked, KernelVariant::FusedRows});
+  CHECK(runnable_variants(pocl()) == std::vector<KernelVariant>{KernelVariant::Fused, KernelVariant::FusedRows});
+  CHECK_THROWS_WITH_AS(parse_kernel_variant("fused-x2"),
+                       "--kernel-variant must be auto, split, fused, fused-rows or blocked, got 'fused-x2'",
+                       std::invalid_argument);
 }
 
 TEST_CASE("launch decision: no fp64 refuses double up front, small local memory shrinks the tile or falls back") {
@@ -177,7 +186,7 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, and MPI slabs") {
 
   // Several ranks: the slabs take one device's choice, for the same reason
   // (blocked on GPUs, with halo rows as deep as its steps); the CPU default
-  // stays; split and fused-x2, which slabs have no kernels for, are refused.
+  // stays; split, which slabs have no kernel for, is refused.
   for (Precision precision : {Precision::Float, Precision::Fp16s}) {
     CAPTURE(to_string(precision));
     const LaunchDecision one = decide_launch(large, h100(), LaunchRequest{}, precision, 1);
@@ -192,9 +201,6 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, and MPI slabs") {
   CHECK(decide_launch(small, pocl(), LaunchRequest{}, Precision::Float, 2).plan.variant == KernelVariant::FusedRows);
   CHECK(decide_launch(small, pocl(), asked(KernelVariant::Blocked), Precision::Float, 2).plan.variant ==
         KernelVariant::Blocked);
-  CHECK_THROWS_WITH_AS(decide_launch(small, h100(), asked(KernelVariant::FusedX2), Precision::Float, 2),
-                       doctest::Contains("--kernel-variant fused-x2 is not available with several MPI ranks"),
-                       DeviceError);
   CHECK_THROWS_WITH_AS(decide_launch(small, h100(), asked(KernelVariant::Split), Precision::Float, 2),
                        doctest::Contains("--kernel-variant split is not available with several MPI ranks"),
                        DeviceError);

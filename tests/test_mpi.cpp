@@ -11,11 +11,13 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
 #include "helpers.hpp"
 #include "views_helpers.hpp"
+#include "sim/backend.hpp"
 #include "device/kernel_source.hpp"
 #include "io/checkpoint.hpp"
 #include "io/fields.hpp"
@@ -736,7 +738,8 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
       CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
     if (c.args.find("summary.json") != std::string::npos) {
       const std::string json = slurp(many.file("summary.json"));
-      CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15)\"") != std::string::npos);
+      CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15; halos through pinned host memory and MPI)\"") !=
+            std::string::npos);
       CHECK(json.find("\"backend\": \"opencl+mpi\"") != std::string::npos);
     }
     if (c.args == "-q") CHECK(split.out == "");
@@ -756,7 +759,8 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
        {Refused{"--tune", "error: --tune searches shapes on one device"},
         Refused{"-b reference", "error: --backend reference runs on one process"},
         Refused{"-b cuda", "error: "},
-        Refused{"--kernel-variant fused-x2", "error: --kernel-variant fused-x2 is not available with several MPI ranks"},
+        Refused{"--kernel-variant fused-x2",
+                "error: --kernel-variant must be auto, split, fused, fused-rows or blocked, got 'fused-x2'"},
         Refused{"--kernel-variant split", "error: --kernel-variant split is not available with several MPI ranks"}}) {
     CAPTURE(c.args);
     TempDir out;
@@ -1079,6 +1083,108 @@ TEST_CASE("mpi runs: blocked slabs that cannot be whole tile rows, or hold too f
     CHECK(out.listing() == "");
   }
 }
+
+TEST_CASE("mpi runs: the summary names how halo rows travel, and D2Q9_HALOS=host asks for host memory") {
+  // OpenCL (PoCL here) stages them through pinned host memory; CUDA ranks of
+  // one host copy them device to device (CUDA IPC), which needs GPUs:
+  // scripts/mpi_gpu_checks.sh checks that path, byte for byte, on them.
+  const Problem problem;
+  for (const std::string& env : {std::string(), std::string("D2Q9_HALOS=host"), std::string("D2Q9_HALOS=auto")}) {
+    CAPTURE(env);
+    TempDir out;
+    const Result r = run_shell(env + " " + d2q9::test::mpirun_command(2) + (env.empty() ? "" : " -x D2Q9_HALOS") + " '" +
+                               D2Q9_EXE + "' --no-png -l 8x1 -o '" + out.path + "' " + problem.inputs());
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string why = env == "D2Q9_HALOS=host" ? " (D2Q9_HALOS=host)" : "";
+    CHECK(r.out.find("MPI ranks:\t\t\t2 (slab rows, bottom to top: 15,15; halos through pinned host memory and MPI" + why +
+                     ")\n") != std::string::npos);
+  }
+  TempDir out;
+  const Result bad = run_shell("D2Q9_HALOS=gpu " + d2q9::test::mpirun_command(2) + " -x D2Q9_HALOS '" + D2Q9_EXE +
+                               "' --no-png -l 8x1 -o '" + out.path + "' " + problem.inputs());
+  CHECK(bad.status != 0);
+  CHECK(bad.status != 124);
+  CHECK(bad.err.find("D2Q9_HALOS must be host (halo rows through host memory) or auto, not 'gpu'") != std::string::npos);
+  CHECK(out.listing() == "");
+}
+
+#ifdef D2Q9_MPI_BENCH_EXE
+
+namespace {
+
+// d2q9-mpi-bench's CSV row (after --header's line) as column -> value.
+std::map<std::string, std::string> bench_row(const std::string& out) {
+  std::istringstream in(out);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::istringstream cells_in(line);
+    for (std::string cell; std::getline(cells_in, cell, ',');) cells.push_back(cell);
+    return cells;
+  };
+  const auto names = split(header), values = split(row);
+  REQUIRE_MESSAGE(names.size() == values.size(), out);
+  std::map<std::string, std::string> out_row;
+  for (std::size_t i = 0; i < names.size(); ++i) out_row[names[i]] = values[i];
+  return out_row;
+}
+
+}  // namespace
+
+TEST_CASE("mpi bench: by default the launch decision's variant and shape, on one rank as on slabs, to the same velocity") {
+  // The launch one device decides for the bench's box, as d2q9-bgk would take it.
+  Params params;
+  params.nx = 48;
+  params.ny = 40;
+  params.max_iters = 2 + 12;
+  params.reynolds_dim = params.nx;
+  params.density = 0.1;
+  params.accel = 0.005;
+  params.omega = 1.85;
+  SolverConfig config;
+  config.device = {-1, Precision::Float, D2Q9_KERNELS_DIR};
+  const LaunchPlan plan = *plan_for(Backend::OpenCL, params, config);
+  const std::string bench = std::string("'") + D2Q9_MPI_BENCH_EXE + "' --header --nx 48 --ny 40 --steps 12 --warmup 2";
+
+  // d2q9-mpi-bench always starts MPI: under mpirun, even for one rank.
+  auto run_bench = [&](int ranks, const std::string& extra) {
+    return run_shell(d2q9::test::mpirun_command(ranks) + " " + bench + " " + extra);
+  };
+  const Result one = run_bench(1, "");
+  REQUIRE_MESSAGE(one.status == 0, one.err);
+  const auto alone = bench_row(one.out);
+  CHECK(alone.at("ranks") == "1");
+  CHECK(alone.at("launch") == variant_text(plan));
+  CHECK(alone.at("local_size") == plan.local.text());
+  CHECK(alone.at("halos") == "none");
+  CHECK(alone.at("solver") == "opencl");
+  CHECK(std::strtod(alone.at("final_av_velocity").c_str(), nullptr) > 1e-5);  // the flow moves
+
+  for (const std::string& extra : {std::string(), std::string("--slabs-on-one-rank")}) {
+    const int ranks = extra.empty() ? 2 : 1;
+    CAPTURE(ranks);
+    const Result split = run_bench(ranks, extra);
+    REQUIRE_MESSAGE(split.status == 0, split.err);
+    const auto slabs = bench_row(split.out);
+    CHECK(slabs.at("ranks") == std::to_string(ranks));
+    CHECK(slabs.at("launch") == alone.at("launch"));
+    CHECK(slabs.at("local_size") == alone.at("local_size"));
+    CHECK(slabs.at("halos") == "host-staging");
+    CHECK(slabs.at("solver") == "opencl+mpi");
+    CHECK(slabs.at("final_av_velocity") == alone.at("final_av_velocity"));  // the slabs add the sums in one device's order
+  }
+
+  // Asked for, the variant and shape are taken as given.
+  const Result fused = run_bench(2, "--kernel-variant fused -l 8x2");
+  REQUIRE_MESSAGE(fused.status == 0, fused.err);
+  const auto given = bench_row(fused.out);
+  CHECK(given.at("launch") == "fused");
+  CHECK(given.at("local_size") == "8x2");
+}
+
+#endif
 
 #endif
 

@@ -272,7 +272,7 @@ TEST_CASE("problem file: every error names the file and line, with a suggestion 
       {"grid = 5\n", "p.toml:1: grid must be a table, [grid] with nx and ny, got 5"},
       {"[gird]\nnx = 8\n", "p.toml:1: unknown table [gird]; did you mean [grid]?"},
       {"[obstacles]\ncircle = 1\n", "p.toml:1: unknown table [obstacles]; did you mean [[obstacle]]?"},
-      {"[physics]\n", "p.toml:1: unknown table [physics]: a problem file holds [grid], [flow], [edges] and [[obstacle]]"},
+      {"[physics]\n", "p.toml:1: unknown table [physics]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces] and [probes]"},
       {"nx = 8\n[grid]\nny = 6\n", "p.toml:1: key 'nx' is outside any table: it belongs in [grid]"},
       {"[grid]\nnx = 8\nnz = 6\n", "p.toml:3: unknown key 'nz' in [grid] (known keys: nx, ny)"},  // too short to guess
       {"[grid]\nnx = 8\nny = 6\nsteps = 3\n", "p.toml:4: unknown key 'steps' in [grid]: it belongs in [flow]"},

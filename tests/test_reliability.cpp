@@ -153,9 +153,25 @@ TEST_CASE("restart: a run killed with SIGKILL and restarted gives byte-identical
   CHECK(c.step() < 10000);
   MESSAGE("killed after the checkpoint at step " << c.step());
 
-  const Result r = run_program({pf, of, "-o", killed.path, "-q", "--checkpoint-every", "3000", "--restart", checkpoint});
+  // The checkpoint copied into a shared folder, where a job script then
+  // starts a fresh run: refused, the progress kept (issue 43).
+  TempDir shared;
+  const std::string copy = shared.file(d2q9::kCheckpointFile);
+  REQUIRE(d2q9::test::run_shell("cp '" + checkpoint + "' '" + copy + "'").status == 0);
+  const Result fresh = run_program({pf, of, "-o", shared.path, "-q", "--checkpoint-every", "100"});
+  CHECK(fresh.status == 1);
+  CHECK(fresh.err.find("holds the checkpoint of another run") != std::string::npos);
+  CHECK(slurp(copy) == slurp(checkpoint));
+
+  const Result r = run_program({pf, of, "-o", killed.path, "-q", "--checkpoint-every", "3000", "--restart", checkpoint,
+                                "--summary-json", killed.file("summary.json")});
   REQUIRE(r.status == 0);
   CHECK(r.err == "");
+  // The launch the checkpoint recorded is not one the user gave.
+  const std::string summary = slurp(killed.file("summary.json"));
+  CHECK(summary.find("as given") == std::string::npos);
+  CHECK(summary.find("from the checkpoint") != std::string::npos);
+  REQUIRE(::unlink(killed.file("summary.json").c_str()) == 0);
   CHECK(killed.listing() == "av_vels.dat\nfinal_state.dat\nfinal_state.png\n");  // the finished run's checkpoint is removed
   for (const char* name : {"av_vels.dat", "final_state.dat"}) {
     CAPTURE(name);

@@ -1,9 +1,9 @@
-// The embeddable library (app/simulation.hpp), driven as another C++
+// The embeddable library (sim/simulation.hpp), driven as another C++
 // program would drive it: simulations built one after another in a loop on
 // one device, stepped in pieces, their fields read between steps.
 #include <doctest/doctest.h>
 
-#include "app/simulation.hpp"
+#include "sim/simulation.hpp"
 #include "helpers.hpp"
 #include "io/output.hpp"
 

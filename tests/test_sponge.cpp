@@ -164,6 +164,37 @@ TEST_CASE("sponge: the layer changes the state, and only within it and downstrea
   CHECK(differ_outside_cone == 0);
 }
 
+TEST_CASE("sponge: a layer's rate rises as the depth squared, 0.1 at its outer edge") {
+  // A fluid at rest at density 1 whose far field is at 1.1: collision and
+  // streaming leave the uniform state as it is, so after one step each
+  // column of the layer has moved kSpongeStrength * depth^2 of the way to
+  // the far field (depth = (column - first + 1) / width). A linear profile
+  // would give twice the change at depth 0.5.
+  const Problem pr = problem(R"(
+[grid]
+nx = 60
+ny = 4
+[flow]
+steps = 1
+viscosity = 0.05
+[edges]
+left = { inlet_velocity = [0.0, 0.0] }
+right = { outlet_density = 1.1, sponge = 20 }
+)");
+  ReferenceSolver<double> solver(pr.params, pr.mask);
+  std::vector<double> av_vels;
+  solver.run(1, av_vels);
+  const std::vector<double> f = solver.distributions();
+  for (const int column : {44, 49, 54}) {  // depths 0.25, 0.5, 0.75
+    const double depth = (column - 40 + 1) / 20.0;
+    CAPTURE(column);
+    CHECK(density(f, pr.params, column, 1) - 1.0 ==
+          doctest::Approx(Extensions::kSpongeStrength * depth * depth * 0.1).epsilon(1e-9));
+  }
+  // Outside the layer (and away from the open edges) nothing moved.
+  CHECK(density(f, pr.params, 30, 1) == doctest::Approx(1.0).epsilon(1e-14));
+}
+
 TEST_CASE("sponge: sound that rings between the inlet and the outlet leaves through the layer") {
   // Measured (reference, double): the density swing mid-channel over steps
   // 1200-3000 is 7.0e-2 without a sponge, 3.9e-6 with 40 columns.

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/measurements.hpp"
-#include "app/steady.hpp"
+#include "sim/measurements.hpp"
+#include "sim/steady.hpp"
 #include "helpers.hpp"
 #include "io/checkpoint.hpp"
 

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -29,6 +30,8 @@ class RecordingDevice final : public LatticeDevice {
   std::vector<std::vector<StepLaunch>> sequences, prepared;
   int accelerations = 0;
   int slots_in_use = 0, most_slots_in_use = 0;
+  // Set: the partial sum of step s, group g, in place of the formula above.
+  std::function<float(int, int)> partial;
 
   std::string device_name() const override { return "recording"; }
   SetupTimes setup_times() const override { return {}; }
@@ -64,6 +67,7 @@ class RecordingDevice final : public LatticeDevice {
         for (int g = 0; g < num_groups_; ++g)
           buffer_.at(static_cast<std::size_t>(l.partial_offset + s * num_groups_ + g)) =
               l.step + s >= nan_from_ ? std::numeric_limits<float>::quiet_NaN()
+              : partial               ? partial(l.step + s, g)
                                       : (static_cast<float>(l.step + s) + static_cast<float>(g) / 1024.0f) / 1024.0f;
     }
   }
@@ -94,7 +98,7 @@ std::vector<std::vector<int>> fields(const std::vector<std::vector<StepLaunch>>&
   std::vector<std::vector<int>> out;
   for (const auto& seq : sequences)
     for (const StepLaunch& l : seq)
-      out.push_back({l.state, l.first_group_row, l.group_rows, l.steps, l.two_step_kernel, l.accelerate_before,
+      out.push_back({l.state, l.first_group_row, l.group_rows, l.steps, l.accelerate_before,
                      l.accelerate_next, l.partial_offset, l.step});
   return out;
 }
@@ -131,25 +135,24 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("step loop: one device gets each chunk as one sequence of launches that covers every step once") {
-  Fixture f(KernelVariant::FusedX2, 8, 13);
+  Fixture f(KernelVariant::Blocked, 8, 13);
   // The whole run's chunks are offered to the device before the first step
   // (CUDA records them as graphs), exactly as run() then submits them.
   REQUIRE(f.device->prepared.size() == 2);
   // A long run's chunks repeat: the device is offered each distinct one once
   // (a million steps would otherwise be 125,000 sequences of launches).
-  CHECK(Fixture(KernelVariant::FusedX2, 8, 1000003).device->prepared.size() <= 5);
+  CHECK(Fixture(KernelVariant::Blocked, 8, 1000003).device->prepared.size() <= 5);
   std::vector<double> av_vels;
   f.loop->run(13, av_vels);
   REQUIRE(f.device->sequences.size() == 2);
   CHECK(fields(f.device->sequences) == fields(f.device->prepared));
   std::vector<int> steps;
   for (const StepLaunch& l : f.device->launches) steps.push_back(l.steps);
-  CHECK(steps == std::vector<int>{2, 2, 2, 2, 2, 2, 1});
+  CHECK(steps == std::vector<int>{3, 3, 2, 3, 2});  // chunks of 8 and 5, at most 3 steps per launch
   int state = 0, step = 0;
   for (const StepLaunch& l : f.device->launches) {
     CHECK(l.state == state);  // each launch swaps the lattices once
     CHECK(l.step == step);
-    CHECK(l.two_step_kernel == (l.steps == 2));
     CHECK(l.group_rows == f.plan.groups_y);
     CHECK_FALSE(l.accelerate_before);
     state = 1 - state;
@@ -171,8 +174,29 @@ TEST_CASE("step loop: one device gets each chunk as one sequence of launches tha
   }
   // A second call numbers its steps on from the first's.
   f.loop->run(3, av_vels);
-  CHECK(f.device->launches.back().step == 15);  // steps 13-14 in two, 15 alone
+  CHECK(f.device->launches.back().step == 13);  // steps 13-15 in one launch
   CHECK(av_vels.size() == 16);
+}
+
+TEST_CASE("step loop: each step's partial sums are added as doubles in group order, compared as numbers") {
+  // Partial sums whose double sum depends on the order: seven of 2^-54 then
+  // 1. In group order the small ones add up to more than half of 1's ulp
+  // (1 + 2^-51 after rounding); in any order that puts 1 first each of them
+  // is lost (1). The values are compared as doubles, not as printed text.
+  Fixture f(KernelVariant::Fused, 4, 6);
+  const int groups = f.plan.num_groups();
+  REQUIRE(groups == 8);
+  const float tiny = std::ldexp(1.0f, -54);
+  f.device->partial = [&](int, int g) { return g == groups - 1 ? 1.0f : tiny; };
+  std::vector<double> av_vels;
+  f.loop->run(6, av_vels);
+  REQUIRE(av_vels.size() == 6);
+  double in_order = 0, reversed = 0;
+  for (int g = 0; g < groups; ++g) in_order += f.device->partial(0, g);
+  for (int g = groups - 1; g >= 0; --g) reversed += f.device->partial(0, g);
+  REQUIRE(in_order != reversed);  // the check below can tell the orders apart
+  CHECK(in_order == 1.0 + std::ldexp(1.0, -51));
+  for (double v : av_vels) CHECK(v == in_order / static_cast<double>(f.mask.fluid_cells()));
 }
 
 TEST_CASE("step loop: split runs accelerate_flow before every launch, blocked launches run up to their steps") {

@@ -11,10 +11,10 @@
 #include "backend_config.hpp"
 #include "helpers.hpp"
 #include "opencl/opencl_backend.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 #include "device/kernel_cache.hpp"
-#include "app/launch_policy.hpp"
-#include "app/simulation.hpp"
+#include "sim/launch_policy.hpp"
+#include "sim/simulation.hpp"
 #include "device/tuning.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L tuning
@@ -82,9 +82,9 @@ TEST_CASE("tuning cache: stores, reloads, and survives damage") {
   const std::string key = tuning_key(Backend::OpenCL, "Some Device", p, Precision::Float, LaunchRequest{});
   CHECK(key == "opencl|Some Device|64x32|float|auto");
   LaunchRequest rows;
-  rows.variant = KernelVariant::FusedX2;
+  rows.variant = KernelVariant::Split;
   rows.rows_per_item = 4;
-  CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Double, rows) == "cuda|D|64x32|double|fused-x2-r4");
+  CHECK(tuning_key(Backend::Cuda, "D", p, Precision::Double, rows) == "cuda|D|64x32|double|split-r4");
   LaunchRequest blocked;
   blocked.variant = KernelVariant::Blocked;
   blocked.block_steps = 3;
@@ -98,10 +98,10 @@ TEST_CASE("tuning cache: stores, reloads, and survives damage") {
   CHECK(tuning_key(Backend::Cuda, "D", trt, Precision::Float, blocked) ==
         "cuda|D|64x32|float|blocked-k3-t16x8|trt,bodies=2,curved");
   CHECK_FALSE(load_tuned_launch(key).has_value());
-  store_tuned_launch(key, {KernelVariant::FusedX2, LocalSize{64, 2}}, 5e-6);
+  store_tuned_launch(key, {KernelVariant::Split, LocalSize{64, 2}}, 5e-6);
   auto got = load_tuned_launch(key);
   REQUIRE(got.has_value());
-  CHECK(got->text() == "fused-x2 64x2");
+  CHECK(got->text() == "split 64x2");
   store_tuned_launch(key, {KernelVariant::FusedRows, LocalSize{}}, 5e-6);
   CHECK(load_tuned_launch(key)->text() == "fused-rows");
   CHECK_FALSE(load_tuned_launch(tuning_key(Backend::OpenCL, "Some Device", p, Precision::Double, LaunchRequest{})).has_value());
@@ -145,7 +145,7 @@ TEST_CASE("tuning: a search times the default, the shapes, then the other varian
   LaunchSearch search;
   search.default_launch = {KernelVariant::FusedRows, LocalSize{}};
   search.default_reason = "fused-rows: the default";
-  search.variants = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2, KernelVariant::FusedRows};
+  search.variants = {KernelVariant::Fused, KernelVariant::Blocked, KernelVariant::FusedRows};
   search.key = "paced|search";
   search.timer = paced_timer;
   const std::size_t shapes = local_size_candidates(p).size();
@@ -161,12 +161,11 @@ TEST_CASE("tuning: a search times the default, the shapes, then the other varian
 
     choice = choose_launch(make, p, true, search);
     CHECK(choice.how == LaunchSource::Tuned);
-    // the default, every shape of fused, then split and fused-x2 at the fastest shape
-    REQUIRE(choice.table.size() == 1 + shapes + 2);
+    // the default, every shape of fused, then blocked at the fastest shape
+    REQUIRE(choice.table.size() == 1 + shapes + 1);
     CHECK(choice.table[0].launch.text() == "fused-rows");
     CHECK(choice.table[1].launch.variant == KernelVariant::Fused);
-    CHECK(choice.table[shapes + 1].launch.variant == KernelVariant::Split);
-    CHECK(choice.table[shapes + 2].launch.variant == KernelVariant::FusedX2);
+    CHECK(choice.table[shapes + 1].launch.variant == KernelVariant::Blocked);
     CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedRows);
     CHECK(load_tuned_launch(search.key)->text() == "fused-rows");
     CHECK(choice.reason.find("none of " + std::to_string(choice.table.size()) + " launches timed now was faster") !=
@@ -185,12 +184,12 @@ TEST_CASE("tuning: a search times the default, the shapes, then the other varian
     CHECK(next.plan.variant == KernelVariant::FusedRows);
   }
   SUBCASE("a faster launch replaces the default; the other variants are timed at the fastest shape") {
-    const auto make = paced_factory(400e-6, {{"fused-rows", 300e-6}, {"fused 32x2", 200e-6}, {"fused-x2 32x2", 100e-6}});
+    const auto make = paced_factory(400e-6, {{"fused-rows", 300e-6}, {"fused 32x2", 200e-6}, {"blocked 32x2", 100e-6}});
     auto choice = choose_launch(make, p, true, search);
-    CHECK(choice.solver->launch_plan()->variant == KernelVariant::FusedX2);
+    CHECK(choice.solver->launch_plan()->variant == KernelVariant::Blocked);
     CHECK(choice.solver->local_size() == LocalSize{32, 2});
-    CHECK(load_tuned_launch(search.key)->text() == "fused-x2 32x2");
-    CHECK(choice.reason == "fused-x2 32x2: the fastest of " + std::to_string(1 + shapes + 2) + " launches timed now, cached");
+    CHECK(load_tuned_launch(search.key)->text() == "blocked 32x2");
+    CHECK(choice.reason == "blocked 32x2: the fastest of " + std::to_string(1 + shapes + 1) + " launches timed now, cached");
   }
   SUBCASE("a launch faster by less than the margin does not replace the default") {
     const double by_default = 300e-6;

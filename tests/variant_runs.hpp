@@ -38,8 +38,8 @@ inline std::vector<double> reference_forces(const Problem& pr, Precision precisi
 }
 
 inline const std::vector<KernelVariant>& every_variant() {
-  static const std::vector<KernelVariant> all = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
-                                                 KernelVariant::FusedRows, KernelVariant::Blocked};
+  static const std::vector<KernelVariant> all = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedRows,
+                                                 KernelVariant::Blocked};
   return all;
 }
 

@@ -38,11 +38,10 @@ po::options_description visible_options() {
      "problem file says (default bgk; TRT's magic parameter LAMBDA defaults to the problem file's, else 1/4; see docs/collision.md)")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
-     "(acceleration folded into the step before) | fused-x2: two steps per launch | fused-rows: a row per "
+     "(acceleration folded into the step before) | fused-rows: a row per "
      "work-item, no barriers (CPU devices; local size 1x1) | blocked: several steps per launch on tiles in local "
-     "memory | auto: on GPUs blocked (fused for fp16c above 128x128 on CUDA, 512x512 on OpenCL, and on CUDA "
-     "for lattices that live in the L2 cache); on "
-     "CPUs fused-rows (fused when --local-size is given); distributions are identical")
+     "memory | auto: on GPUs blocked; on "
+     "CPUs fused-rows (fused on rusticl, or when --local-size is given); distributions are identical")
     ("block-steps", po::value<std::string>(), "--kernel-variant blocked: steps per launch (default 4)")
     ("tile", po::value<std::string>(), "--kernel-variant blocked: cells WxH each work-group owns (default: the "
      "largest square whose halo of block-steps cells fits the device's local memory)")
@@ -50,6 +49,8 @@ po::options_description visible_options() {
      "under mpirun with several ranks: rows of each rank's slab, bottom to top, e.g. 12,17,1 (default: an even "
      "split in whole work-group rows)")
     ("checkpoint-every", po::value<std::string>(), "write the run's state to checkpoint.d2q9 in the output directory every N steps")
+    ("overwrite-checkpoint", "with --checkpoint-every: start afresh even where the output directory holds another "
+     "run's checkpoint.d2q9, which is then lost (without it such a run is refused; --restart continues it)")
     ("until-steady", po::value<std::string>(), "stop once the run is steady: when av_vels and each measured body's Fx "
      "and Fy change by less than TOL (relative) over a window of max(1000, steps/10) steps; the outputs are then "
      "those of the steps run (over a problem file's [flow] until_steady; see docs/running.md)")
@@ -241,6 +242,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
   o.version = vm.count("version") > 0;
   o.list_devices = vm.count("list-devices") > 0;
   o.quiet = vm.count("quiet") > 0;
+  o.overwrite_checkpoint = vm.count("overwrite-checkpoint") > 0;
   o.tune = vm.count("tune") > 0 || vm.count("autotune") > 0;
   if (o.help || o.version || o.list_devices) return o;
 

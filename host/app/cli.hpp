@@ -60,7 +60,9 @@ struct Options {
   std::string vtk_file;  // .vtk legacy, .vti XML
   std::string summary_json_file;
   int checkpoint_every = 0;  // 0: no checkpoints
-  // --until-steady TOL: stop once the run is steady to TOL (app/steady.hpp),
+  // --overwrite-checkpoint: a fresh run may replace another run's checkpoint.d2q9.
+  bool overwrite_checkpoint = false;
+  // --until-steady TOL: stop once the run is steady to TOL (sim/steady.hpp),
   // over the problem file's [flow] until_steady.
   std::optional<double> until_steady;
   std::string restart_file;  // empty: start from rest

@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <regex>
 #include <stdexcept>
 #include <vector>
 
+#include "io/checkpoint.hpp"
 #include "problem/stability.hpp"
 
 namespace d2q9 {
@@ -21,28 +23,7 @@ std::string output_path(const std::string& output_dir, const std::string& name) 
   return output_dir + "/" + name;
 }
 
-void make_output_dir(const std::string& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) throw InputError(dir + ": output directory is not a directory");
-    return;
-  }
-  if (::mkdir(dir.c_str(), 0777) == 0) return;
-  const int why = errno;
-  if (why == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return;  // made meanwhile
-  if (why == ENOENT)
-    throw InputError(dir + ": cannot create output directory (its parent directory does not exist)");
-  throw InputError(dir + ": cannot create output directory (" + std::strerror(why) + ")");
-}
-
-void check_can_create(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a file");
-  const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw InputError(path + ": cannot create file (" + dir + ": " + std::strerror(errno) + ")");
-}
+void check_can_create(const std::string& path) { classify_output(path); }
 
 namespace {
 
@@ -144,6 +125,47 @@ std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& 
   return files;
 }
 
+namespace {
+
+std::string first_line(const std::string& path) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) return "";
+  char buf[4096];
+  std::string line;
+  if (std::fgets(buf, sizeof buf, in)) line = buf;
+  std::fclose(in);
+  return line;
+}
+
+bool ends_with_bytes(const std::string& path, const std::string& tail) {
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) return false;
+  std::string bytes(tail.size(), '\0');
+  const bool read = std::fseek(in, -static_cast<long>(tail.size()), SEEK_END) == 0 &&
+                    std::fread(bytes.data(), 1, bytes.size(), in) == bytes.size();
+  std::fclose(in);
+  return read && bytes == tail;
+}
+
+}  // namespace
+
+bool written_by_this_program(const std::string& path) {
+  const std::string name = base_name(path);
+  static const std::string e12 = "-?[0-9]\\.[0-9]{12}E[+-][0-9]{2,3}";
+  std::string pattern;
+  if (name == "av_vels.dat") pattern = "0:\t" + e12 + "\n";
+  else if (name == "final_state.dat") pattern = "0 0( " + e12 + "){4} [01]\n";
+  else if (name == "forces.csv") pattern = "step(,[^,]*_Fx,[^,]*_Fy(,[^,]*_Cd,[^,]*_Cl)?)+\n";
+  else if (name == "probes.csv") pattern = "step(,[^,]*_rho,[^,]*_ux,[^,]*_uy)+\n";
+  else if (ends_with(name, ".png")) {
+    // Our tEXt chunk, then IEND (always the same 12 bytes).
+    static const std::string iend("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+    return ends_with_bytes(path, png_signature_chunk() + iend);
+  } else
+    return false;
+  return std::regex_match(first_line(path), std::regex(pattern));
+}
+
 void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written) {
   // The names a run gives its files by itself: run_output_files for a run
   // that writes every such file (both pictures, forces, probes).
@@ -159,7 +181,11 @@ void remove_stale_outputs(const std::string& output_dir, const std::vector<std::
     bool ours = false;
     for (const std::string& w : written) ours = ours || same_file(path, w);
     if (ours) continue;
-    if (::unlink(path.c_str()) == 0)
+    // Only what is provably an earlier run's: a file of the same name may be the user's.
+    if (!written_by_this_program(path))
+      std::fprintf(stderr, "warning: %s: left in place: this run does not write it, and it is not an earlier run's output\n",
+                   path.c_str());
+    else if (::unlink(path.c_str()) == 0)
       std::fprintf(stderr, "warning: removed %s: an earlier run's output, which this run does not write\n", path.c_str());
     else
       std::fprintf(stderr, "warning: %s is an earlier run's output, which this run does not write, and cannot be removed (%s)\n",
@@ -167,18 +193,42 @@ void remove_stale_outputs(const std::string& output_dir, const std::vector<std::
   }
 }
 
-void check_output_targets(const Options& o, const ExtraOutputs& extra) {
+std::vector<std::string> run_input_files(const Options& o, const std::vector<std::string>& problem_reads) {
+  std::vector<std::string> inputs;
+  for (const std::string* input : {&o.param_file, &o.obstacle_file, &o.restart_file})
+    if (!input->empty()) inputs.push_back(*input);
+  inputs.insert(inputs.end(), problem_reads.begin(), problem_reads.end());
+  return inputs;
+}
+
+void check_output_targets(const Options& o, const ExtraOutputs& extra, const std::vector<std::string>& problem_reads) {
   std::vector<std::string> outputs = run_output_files(o, extra);
   if (extra.snapshot_every > 0 && extra.snapshot_vti) outputs.push_back(output_path(extra.snapshot_dir, kSnapshotSeries));
+  const std::vector<std::string> inputs = run_input_files(o, problem_reads);
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    check_can_create(outputs[i]);
-    for (std::size_t j = 0; j < i; ++j)
+    const OutputTarget target = classify_output(outputs[i]);
+    // A device (/dev/null) may take several outputs; a FIFO's reader would get them mixed.
+    struct stat st {};
+    const bool device = target.kind == OutputTarget::Kind::WriteThrough && ::stat(target.path.c_str(), &st) == 0 &&
+                        S_ISCHR(st.st_mode);
+    for (std::size_t j = 0; j < i && !device; ++j)
       if (same_file(outputs[i], outputs[j]))
         throw InputError(outputs[i] + ": the run would write this file twice (also as " + outputs[j] + ")");
-    for (const std::string* input : {&o.param_file, &o.obstacle_file, &o.restart_file})
-      if (!input->empty() && same_file(outputs[i], *input))
+    for (const std::string& input : inputs)
+      if (same_file(outputs[i], input))
         throw InputError(outputs[i] + ": is an input of this run; the run would overwrite it");
   }
+}
+
+std::string checkpoint_path(const Options& o) { return o.output_dir + "/" + kCheckpointFile; }
+
+void check_checkpoint_target(const Options& o, const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (!o.restart_file.empty() && same_file(path, o.restart_file)) return;
+  if (o.overwrite_checkpoint) return;
+  throw InputError(path + ": holds the checkpoint of another run, which this run would overwrite; continue that run "
+                   "with --restart " + path + ", or pass --overwrite-checkpoint to start afresh and lose it");
 }
 
 std::string snapshot_name(int step, int max_iters, const std::string& suffix) {

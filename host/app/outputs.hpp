@@ -39,11 +39,6 @@ constexpr const char* kSnapshotSeries = "snapshots.pvd";
 // `name` inside the output directory, or as given when absolute.
 std::string output_path(const std::string& output_dir, const std::string& name);
 
-// The output directory, created when missing; only its last component is
-// created, so a mistyped parent is an error rather than a new tree.
-// InputError naming `dir` otherwise.
-void make_output_dir(const std::string& dir);
-
 // Resolves the names (relative ones inside the output directory; by default
 // final_state.png, final_state_vorticity.png; a .pvti's pieces for `ranks`
 // ranks) and, with `check` (the rank that writes them), checks before
@@ -58,26 +53,48 @@ ExtraOutputs plan_extra_outputs(const Options& options, const Measurements& meas
 // them, and remove_stale_outputs removes what an earlier run left.
 std::vector<std::string> run_output_files(const Options& options, const ExtraOutputs& extra);
 
-// Before the run: every file the run will write can be created, no two of
-// them are one file, and none is one of the inputs. InputError naming the
+// Every file a run reads: the params (or problem) file, the obstacle file,
+// the checkpoint it restarts from, and `problem_reads` (Problem::read_files).
+std::vector<std::string> run_input_files(const Options& options, const std::vector<std::string>& problem_reads);
+
+// Before the run: every file the run will write can be written
+// (classify_output: devices and FIFOs are written through, directories and
+// read-only files refused), no two of them are one file (a character device
+// excepted), and none is one of run_input_files. InputError naming the
 // paths otherwise.
-void check_output_targets(const Options& options, const ExtraOutputs& extra);
+void check_output_targets(const Options& options, const ExtraOutputs& extra,
+                          const std::vector<std::string>& problem_reads);
 
 // After the run's outputs are in place: the files this program writes under
 // its own names (those run_output_files gives a run that writes them all:
 // av_vels.dat, final_state.dat, forces.csv, probes.csv, final_state.png,
 // final_state_vorticity.png) that an earlier run left in `output_dir` and
 // this run did not write are removed, each with a warning, so the folder
-// holds one run's outputs.
+// holds one run's outputs; but only where written_by_this_program says so:
+// any other file of such a name is the user's, left with a warning.
 void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written);
+
+// Where a checkpointing run writes its checkpoint: checkpoint.d2q9 in the
+// output directory.
+std::string checkpoint_path(const Options& options);
+
+// Before a checkpointing run: a checkpoint already at `path` is another
+// run's progress, which this run would overwrite (and delete when it ends),
+// so it is refused unless this run continues from that very file (--restart)
+// or --overwrite-checkpoint says to start afresh. InputError otherwise.
+void check_checkpoint_target(const Options& options, const std::string& path);
+
+// Whether `path` holds what this program writes under its name: the first
+// line of av_vels.dat, final_state.dat, forces.csv or probes.csv as the run
+// writes it, or a PNG ending in this program's tEXt chunk.
+bool written_by_this_program(const std::string& path);
 
 // "snapshot_<step><suffix>", the step zero-padded to the width of max_iters
 // so that the frames sort in order; suffix ".png", "_vorticity.png" or ".vti".
 std::string snapshot_name(int step, int max_iters, const std::string& suffix = ".png");
 std::string snapshot_path(const std::string& dir, int step, int max_iters, const std::string& suffix = ".png");
 
-// InputError unless `path` could be created or replaced (its folder exists
-// and is writable, and it is no folder itself).
+// InputError unless `path` could be written (classify_output).
 void check_can_create(const std::string& path);
 
 // The end of a run, on every rank (collective; one process alone is the

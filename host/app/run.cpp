@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -16,15 +17,15 @@
 
 #include <unistd.h>
 
-#include "app/measurements.hpp"
+#include "sim/measurements.hpp"
 #include "app/outputs.hpp"
 #include "app/progress.hpp"
 #include "app/run_loop.hpp"
-#include "app/steady.hpp"
-#include "app/simulation.hpp"
+#include "sim/steady.hpp"
+#include "sim/simulation.hpp"
 #include "app/summary.hpp"
 #include "app/version.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 #include "core/stopwatch.hpp"
 #include "problem/limits.hpp"
 #include "io/output.hpp"
@@ -90,7 +91,7 @@ void print_tuning_table(const Solver& solver, const std::vector<TuningResult>& t
 }
 
 // The simulation's options: what the user asked of the device and the launch.
-SimulationOptions simulation_options(const Options& o, Ranks& ranks) {
+SimulationOptions simulation_options(const Options& o, const Options& given, Ranks& ranks) {
   SimulationOptions s;
   s.backend = o.backend;
   s.device = o.device;
@@ -100,6 +101,11 @@ SimulationOptions simulation_options(const Options& o, Ranks& ranks) {
   s.launch.local = o.local_size;
   s.launch.block_steps = o.block_steps;
   s.launch.tile = o.tile;
+  // A restart's launch is the one its checkpoint recorded unless given now.
+  const bool launch_given_now = std::any_of(given.given.begin(), given.given.end(), [](const auto& g) {
+    return g.first == "local-size" || g.first == "kernel-variant" || g.first == "block-steps" || g.first == "tile";
+  });
+  if (!o.restart_file.empty() && !launch_given_now) s.launch.origin = "from the checkpoint";
   s.search_now = o.tune;
   s.ranks = &ranks;
   s.slab_rows = o.slab_rows;
@@ -144,7 +150,7 @@ RunRecord run_record(const Options& o, const Solver& solver, const Extensions& f
   r.obstacle_file = problem_file ? r.param_file : absolute(o.obstacle_file);
   r.obstacle_hash = problem_file ? extensions_fingerprint(file_extensions) : file_hash(o.obstacle_file);
   for (const auto& [name, value] : o.given) {
-    if (name == "restart" || name == "tune" || name == "autotune" || name == "quiet" || name == "slab-rows" || name == "output-dir" ||
+    if (name == "restart" || name == "overwrite-checkpoint" || name == "tune" || name == "autotune" || name == "quiet" || name == "slab-rows" || name == "output-dir" ||
         name == "kernels-dir" || name == "local-size" || name == "kernel-variant" || name == "block-steps" ||
         name == "tile")
       continue;
@@ -254,9 +260,12 @@ void run(const Options& given, Ranks& ranks) {
       if (ranks.is_root()) warn_if_inputs_changed(restart.run, o);
     }
     if (ranks.is_root()) check_output_dir(o.output_dir);
-    if (ranks.is_root() && o.checkpoint_every > 0) lock = std::make_unique<CheckpointDirLock>(o.output_dir);
+    if (ranks.is_root() && o.checkpoint_every > 0) {
+      lock = std::make_unique<CheckpointDirLock>(o.output_dir);
+      check_checkpoint_target(o, checkpoint_path(o));
+    }
     extra = plan_extra_outputs(o, problem.measure, params.max_iters, ranks.is_root(), ranks.size());
-    if (ranks.is_root()) check_output_targets(o, extra);
+    if (ranks.is_root()) check_output_targets(o, extra, problem.read_files);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -267,7 +276,7 @@ void run(const Options& given, Ranks& ranks) {
   const Measurements measure = problem.measure;
   std::optional<Simulation> sim;
   try {
-    sim.emplace(std::move(problem), simulation_options(o, ranks));
+    sim.emplace(std::move(problem), simulation_options(o, given, ranks));
     if (o.tune && !o.quiet) print_tuning_table(sim->solver(), sim->search_now_table(), sim->launch_reason());
     if (!o.restart_file.empty()) sim->resume(std::move(restart), o.restart_file);
   } catch (...) {
@@ -285,7 +294,7 @@ void run(const Options& given, Ranks& ranks) {
   ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet && ranks.is_root());
   RunLoopOptions loop;
   loop.checkpoint_every = o.checkpoint_every;
-  loop.checkpoint_path = o.output_dir + "/" + kCheckpointFile;
+  loop.checkpoint_path = checkpoint_path(o);
   if (o.checkpoint_every > 0)
     loop.run_record = [&] { return run_record(o, sim->solver(), file_extensions, params.extensions, measure); };
   loop.progress = &progress;

@@ -14,7 +14,7 @@
 #include "problem/problem.hpp"
 #include "app/progress.hpp"
 #include "core/ranks.hpp"
-#include "app/simulation.hpp"
+#include "sim/simulation.hpp"
 
 namespace d2q9 {
 

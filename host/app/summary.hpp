@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "app/measurements.hpp"
-#include "app/steady.hpp"
+#include "sim/measurements.hpp"
+#include "sim/steady.hpp"
 #include "problem/problem.hpp"
 #include "device/solver.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/version.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 
 namespace d2q9 {
 

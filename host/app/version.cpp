@@ -1,7 +1,7 @@
 #include "app/version.hpp"
 
 #include "d2q9_commit.hpp"
-#include "app/backend.hpp"
+#include "sim/backend.hpp"
 
 namespace d2q9 {
 

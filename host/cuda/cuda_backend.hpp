@@ -1,6 +1,6 @@
 // CUDA backend: compiles the same cl/d2q9_bgk.cl through NVRTC (with
 // cl/cuda_prelude.h) and runs it with the driver API, loaded at run time.
-// What the registry (app/backend.cpp) asks of it beyond its LatticeDevice
+// What the registry (sim/backend.cpp) asks of it beyond its LatticeDevice
 // (cuda_lattice_device.cpp): its devices, their limits and copy bandwidth.
 #pragma once
 

@@ -155,11 +155,8 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
     CU_CALL(cuModuleGetFunction, &sample_, module_, "sample_cells");
     CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
-    if (plan_.variant == KernelVariant::FusedX2)
-      CU_CALL(cuModuleGetFunction, &collide_x2_, module_, "propagate_rebound_collide_x2");
     int kernel_max = 0;
-    CU_CALL(cuFuncGetAttribute, &kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            collide_x2_ ? collide_x2_ : collide_);
+    CU_CALL(cuFuncGetAttribute, &kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, collide_);
     check_kernel_group_limit(plan_, kernel_max, "propagate_rebound_collide", device_name_);
     int accelerate_max = 0;
     CU_CALL(cuFuncGetAttribute, &accelerate_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, accelerate_);
@@ -197,12 +194,12 @@ void CudaLattice::launch_accelerate(CUstream stream, int state) {
   CU_CALL(cuLaunchKernel, accelerate_, blocks, 1, 1, accelerate_block_, 1, 1, 0, stream, args, nullptr);
 }
 
-void CudaLattice::launch_step(CUstream stream, int state, bool two_step_kernel, int group_rows, int first_group_row,
+void CudaLattice::launch_step(CUstream stream, int state, int group_rows, int first_group_row,
                               int partial_offset, bool accelerate_next, int steps, int step) {
   int accelerate_next_arg = accelerate_next ? 1 : 0;
   void* args[] = {&cells_[state],  &cells_[1 - state],    &obstacles_, &partials_, &partial_offset,
                   &accelerate_next_arg, &steps,      &first_group_row, &step};
-  CU_CALL(cuLaunchKernel, two_step_kernel ? collide_x2_ : collide_, static_cast<unsigned>(plan_.groups_x),
+  CU_CALL(cuLaunchKernel, collide_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
           static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);
 }

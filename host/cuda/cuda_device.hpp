@@ -45,6 +45,7 @@ class CudaLattice {
 
   const CudaDriver& drv() const { return drv_; }
   const std::string& device_name() const { return device_name_; }
+  CUdevice device() const { return device_; }
   std::size_t cell_count() const { return cells_count_; }
   CUdeviceptr cells(int state) const { return cells_[state]; }
   CUdeviceptr partials() const { return partials_; }
@@ -52,11 +53,11 @@ class CudaLattice {
 
   // accelerate_flow on lattice `state`.
   void launch_accelerate(CUstream stream, int state);
-  // A step kernel (the plan's, or propagate_rebound_collide_x2) from lattice
+  // The plan's step kernel from lattice
   // `state` into the other, over `group_rows` work-group rows from
   // `first_group_row`, the first step being number `step` (the kernels' nine
   // arguments, cl/d2q9_bgk.cl).
-  void launch_step(CUstream stream, int state, bool two_step_kernel, int group_rows, int first_group_row,
+  void launch_step(CUstream stream, int state, int group_rows, int first_group_row,
                    int partial_offset, bool accelerate_next, int steps, int step);
   // sample_cells: lattice `state`'s values at `count` cells (indices at
   // `which`) into sample `row` of `samples` (cl/d2q9_bgk.cl).
@@ -82,7 +83,6 @@ class CudaLattice {
   CUmodule module_ = nullptr;
   CUfunction accelerate_ = nullptr;
   CUfunction collide_ = nullptr;
-  CUfunction collide_x2_ = nullptr;  // fused-x2 plans only
   CUfunction sample_ = nullptr;
   CUdeviceptr cells_[2] = {0, 0};
   CUdeviceptr obstacles_ = 0;

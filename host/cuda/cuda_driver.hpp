@@ -55,7 +55,16 @@ namespace d2q9 {
   X(cuGraphInstantiate)              \
   X(cuGraphLaunch)                   \
   X(cuGraphDestroy)                  \
-  X(cuGraphExecDestroy)
+  X(cuGraphExecDestroy)              \
+  X(cuMemcpyDtoDAsync)               \
+  X(cuIpcGetMemHandle)               \
+  X(cuIpcOpenMemHandle)              \
+  X(cuIpcCloseMemHandle)             \
+  X(cuIpcGetEventHandle)             \
+  X(cuIpcOpenEventHandle)            \
+  X(cuDeviceGetPCIBusId)             \
+  X(cuDeviceGetByPCIBusId)           \
+  X(cuDeviceCanAccessPeer)
 
 struct CudaDriver {
 #define D2Q9_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -2,7 +2,11 @@
 // stream, copies on another, events between them; the edge buffers and
 // partial sums in pinned host memory, so that every copy is asynchronous.
 // Prepared launch sequences (a single device's chunks) replay as CUDA graphs.
+// A slab whose neighbours run on the same host may instead copy their edge
+// rows straight into its halo rows: CUDA IPC handles of their lattices and of
+// their marks (interprocess events), opened once.
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -18,6 +22,20 @@ namespace {
 #define CU_CALL(call, ...) check_cuda(drv_.call(__VA_ARGS__), #call)
 
 constexpr std::size_t kPassingGraphs = 8;
+
+// What a slab shares with its neighbours (share_lattice's bytes): handles of
+// its two lattices and of its two marks, where they lie, and enough of its
+// layout to find its edge rows. Plain bytes: every rank runs this binary.
+struct IpcLattice {
+  CUipcMemHandle cells[2];
+  CUipcEventHandle marks[2];
+  char pci_bus_id[32];  // of its device, to ask whether this one reaches it
+  unsigned long long cell_count;
+  int nx;
+  int rows;  // its own, halo rows not counted
+  int halo_depth;
+  int stored_bytes;  // per value
+};
 
 class CudaDevice final : public LatticeDevice {
  public:
@@ -47,6 +65,10 @@ class CudaDevice final : public LatticeDevice {
   void read_edges(int state) override;
   void wait_edges() override { CU_CALL(cuEventSynchronize, edges_read_); }
   void write_halos(int state) override;
+  SharedLattice share_lattice() override;
+  std::string open_neighbours(const std::vector<unsigned char>& below, const std::vector<unsigned char>& above) override;
+  void pull_halos(int state) override;
+  void close_neighbours() noexcept override;
   int read_partials(std::size_t first, std::size_t count) override;
   const void* partials(int slot, bool wait) override;
   void release_partials(int slot) override { slots_.at(slot).in_use = false; }
@@ -62,7 +84,7 @@ class CudaDevice final : public LatticeDevice {
   void release() noexcept;
   // A sequence is fully described by its launches, apart from the steps'
   // numbers, which only an inlet's ramp reads.
-  using GraphKey = std::vector<std::tuple<int, int, int, int, bool, bool, bool, int>>;
+  using GraphKey = std::vector<std::tuple<int, int, int, int, bool, bool, int>>;
   static GraphKey graph_key(const std::vector<StepLaunch>& launches);
   void launch_plainly(const std::vector<StepLaunch>& launches);
   // The sequence's graph, captured on first use; nullptr once graphs have
@@ -76,6 +98,21 @@ class CudaDevice final : public LatticeDevice {
   }
   // The copy stream's later work waits for the kernel stream's work so far.
   void copies_after_kernels();
+  // A neighbour's lattice as this device reaches it (direct halos).
+  struct Neighbour {
+    CUdeviceptr cells[2] = {0, 0};
+    CUevent marks[2] = {nullptr, nullptr};
+    std::size_t cell_count = 0;
+    int rows = 0;
+    bool opened = false;  // opened here, so closed here (not this device's own, nor a copy of the other neighbour)
+  };
+  Neighbour open_neighbour(const std::vector<unsigned char>& shared);
+  void close_neighbour(Neighbour& n) noexcept;
+  CUdeviceptr neighbour_row(const Neighbour& n, int state, int speed, int row) const {
+    return n.cells[state] +
+           (static_cast<std::size_t>(speed) * n.cell_count + static_cast<std::size_t>(row) * nx_) *
+               stored_size(precision_);
+  }
   void synchronize() {
     CU_CALL(cuStreamSynchronize, kernels_);
     CU_CALL(cuStreamSynchronize, copies_);
@@ -112,6 +149,16 @@ class CudaDevice final : public LatticeDevice {
   // Probes (set_sample_cells): the cells' indices and the samples, on the device.
   int sample_count_ = 0;
   CUdeviceptr sample_cells_ = 0, samples_ = 0;
+  // Direct halos: read_edges records marks_[exchange % 2] (interprocess
+  // events) where the edge rows are written; the neighbours' copies wait on
+  // it. Two, so that a mark is never re-recorded before the neighbours have
+  // queued their wait on it (they have, once the next exchange's MPI
+  // handshake is done).
+  CUevent marks_[2] = {nullptr, nullptr};
+  bool direct_ = false;
+  long long marks_made_ = 0;
+  long long halos_pulled_ = 0;
+  Neighbour below_, above_;
 };
 
 CudaDevice::CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab, bool use_graphs)
@@ -159,7 +206,11 @@ void CudaDevice::release() noexcept {
     lattice_.make_current();
   } catch (const DeviceError&) {
   }
-  drain();
+  close_neighbours();  // drains too
+  for (CUevent& e : marks_) {
+    if (e) drv_.cuEventDestroy(e);
+    e = nullptr;
+  }
   for (auto* graphs : {&graphs_, &passing_graphs_}) {
     for (auto& entry : *graphs) drv_.cuGraphExecDestroy(entry.second);
     graphs->clear();
@@ -259,7 +310,7 @@ void CudaDevice::accelerate(int state) { lattice_.launch_accelerate(kernels_, st
 CudaDevice::GraphKey CudaDevice::graph_key(const std::vector<StepLaunch>& launches) {
   GraphKey key;
   for (const StepLaunch& l : launches)
-    key.emplace_back(l.state, l.first_group_row, l.group_rows, l.steps, l.two_step_kernel, l.accelerate_before,
+    key.emplace_back(l.state, l.first_group_row, l.group_rows, l.steps, l.accelerate_before,
                      l.accelerate_next, l.partial_offset);
   return key;
 }
@@ -267,7 +318,7 @@ CudaDevice::GraphKey CudaDevice::graph_key(const std::vector<StepLaunch>& launch
 void CudaDevice::launch_plainly(const std::vector<StepLaunch>& launches) {
   for (const StepLaunch& l : launches) {
     if (l.accelerate_before) lattice_.launch_accelerate(kernels_, l.state);
-    lattice_.launch_step(kernels_, l.state, l.two_step_kernel, l.group_rows, l.first_group_row, l.partial_offset,
+    lattice_.launch_step(kernels_, l.state, l.group_rows, l.first_group_row, l.partial_offset,
                          l.accelerate_next, l.steps, l.step);
   }
 }
@@ -347,7 +398,13 @@ void CudaDevice::copies_after_kernels() {
 
 // Each speed's halo_depth_ rows are consecutive in its plane: one copy each.
 void CudaDevice::read_edges(int state) {
-  copies_after_kernels();
+  copies_after_kernels();  // direct too: the halo rows pull_halos writes are read until now
+  if (direct_) {
+    // The neighbours copy the edge rows themselves once this mark is reached.
+    CU_CALL(cuEventRecord, marks_[marks_made_ % 2], kernels_);
+    ++marks_made_;
+    return;
+  }
   const HaloSpeeds speeds = halo_speeds(halo_depth_);
   const std::size_t bytes = halo_depth_ * row_bytes_;
   const int top = rows_;  // the first of the top own rows (halo_depth_ + rows_ - halo_depth_)
@@ -367,6 +424,142 @@ void CudaDevice::write_halos(int state) {
     CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.up[i], 0), edges_.from_below + i * bytes, bytes, copies_);
     CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.down[i], top_halo), edges_.from_above + i * bytes, bytes,
             copies_);
+  }
+  CU_CALL(cuEventRecord, halos_written_, copies_);
+  CU_CALL(cuStreamWaitEvent, kernels_, halos_written_, 0);
+}
+
+LatticeDevice::SharedLattice CudaDevice::share_lattice() {
+  if (halo_depth_ == 0) return {{}, "the whole grid has no halo rows"};
+  try {
+    lattice_.make_current();
+    const CUdevice device = lattice_.device();
+    if (!cuda_device_attribute(drv_, device, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) ||
+        !cuda_device_attribute(drv_, device, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED))
+      return {{}, lattice_.device_name() + " does not support CUDA IPC"};
+    for (CUevent& e : marks_)
+      if (!e) CU_CALL(cuEventCreate, &e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
+    IpcLattice shared;
+    std::memset(&shared, 0, sizeof shared);
+    for (int s = 0; s < 2; ++s) {
+      CU_CALL(cuIpcGetMemHandle, &shared.cells[s], lattice_.cells(s));
+      CU_CALL(cuIpcGetEventHandle, &shared.marks[s], marks_[s]);
+    }
+    CU_CALL(cuDeviceGetPCIBusId, shared.pci_bus_id, static_cast<int>(sizeof shared.pci_bus_id) - 1, device);
+    shared.cell_count = lattice_.cell_count();
+    shared.nx = nx_;
+    shared.rows = rows_;
+    shared.halo_depth = halo_depth_;
+    shared.stored_bytes = static_cast<int>(stored_size(precision_));
+    std::vector<unsigned char> bytes(sizeof shared);
+    std::memcpy(bytes.data(), &shared, sizeof shared);
+    return {bytes, ""};
+  } catch (const DeviceError& e) {
+    return {{}, e.what()};
+  }
+}
+
+CudaDevice::Neighbour CudaDevice::open_neighbour(const std::vector<unsigned char>& bytes) {
+  Neighbour n;
+  if (bytes.empty()) {  // this rank itself: its own lattice and marks
+    for (int s = 0; s < 2; ++s) {
+      n.cells[s] = lattice_.cells(s);
+      n.marks[s] = marks_[s];
+    }
+    n.cell_count = lattice_.cell_count();
+    n.rows = rows_;
+    return n;
+  }
+  IpcLattice shared;
+  if (bytes.size() != sizeof shared) throw DeviceError("a neighbour shared its lattice in another layout");
+  std::memcpy(&shared, bytes.data(), sizeof shared);
+  if (shared.nx != nx_ || shared.halo_depth != halo_depth_ ||
+      shared.stored_bytes != static_cast<int>(stored_size(precision_)))
+    throw DeviceError("a neighbour's lattice is laid out unlike this one");
+  // A device this process sees (not hidden by CUDA_VISIBLE_DEVICES) is asked
+  // whether this one reaches it; opening the handle fails where it cannot.
+  const CUdevice device = lattice_.device();
+  char own_bus_id[32] = {};
+  CU_CALL(cuDeviceGetPCIBusId, own_bus_id, static_cast<int>(sizeof own_bus_id) - 1, device);
+  CUdevice peer{};
+  if (std::strcmp(own_bus_id, shared.pci_bus_id) != 0 &&
+      drv_.cuDeviceGetByPCIBusId(&peer, shared.pci_bus_id) == CUDA_SUCCESS) {
+    int can = 0;
+    CU_CALL(cuDeviceCanAccessPeer, &can, device, peer);
+    if (!can)
+      throw DeviceError("the GPU at " + std::string(own_bus_id) + " cannot reach the GPU at " + shared.pci_bus_id +
+                        " (no peer access)");
+  }
+  n.opened = true;
+  try {
+    for (int s = 0; s < 2; ++s) {
+      CU_CALL(cuIpcOpenMemHandle, &n.cells[s], shared.cells[s], CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+      CU_CALL(cuIpcOpenEventHandle, &n.marks[s], shared.marks[s]);
+    }
+  } catch (...) {
+    close_neighbour(n);
+    throw;
+  }
+  n.cell_count = shared.cell_count;
+  n.rows = shared.rows;
+  return n;
+}
+
+void CudaDevice::close_neighbour(Neighbour& n) noexcept {
+  if (n.opened) {
+    for (CUevent e : n.marks)
+      if (e) drv_.cuEventDestroy(e);
+    for (CUdeviceptr p : n.cells)
+      if (p) drv_.cuIpcCloseMemHandle(p);
+  }
+  n = Neighbour{};
+}
+
+std::string CudaDevice::open_neighbours(const std::vector<unsigned char>& below,
+                                        const std::vector<unsigned char>& above) {
+  try {
+    lattice_.make_current();
+    below_ = open_neighbour(below);
+    if (above == below) {
+      // Two ranks: one neighbour both ways, opened once.
+      above_ = below_;
+      above_.opened = false;
+    } else {
+      above_ = open_neighbour(above);
+    }
+  } catch (const DeviceError& e) {
+    close_neighbours();
+    return e.what();
+  }
+  direct_ = true;
+  return "";
+}
+
+void CudaDevice::close_neighbours() noexcept {
+  drain();  // no copy from their lattices still in flight
+  close_neighbour(above_);
+  close_neighbour(below_);
+  direct_ = false;
+}
+
+// The neighbours' edge rows, as read_edges reads them for staging: the
+// lower neighbour's top own rows (its rows from `rows`) into the bottom halo
+// rows, the upper one's bottom own rows into the top halo rows.
+void CudaDevice::pull_halos(int state) {
+  if (!direct_ || halos_pulled_ >= marks_made_)
+    throw DeviceError("pull_halos: no neighbours' lattices open, or no edge rows marked for this exchange");
+  const int slot = static_cast<int>(halos_pulled_ % 2);
+  ++halos_pulled_;
+  CU_CALL(cuStreamWaitEvent, copies_, below_.marks[slot], 0);
+  CU_CALL(cuStreamWaitEvent, copies_, above_.marks[slot], 0);
+  const HaloSpeeds speeds = halo_speeds(halo_depth_);
+  const std::size_t bytes = halo_depth_ * row_bytes_;
+  const int top_halo = rows_ + halo_depth_;  // the first of the top halo rows
+  for (int i = 0; i < speeds.count; ++i) {
+    CU_CALL(cuMemcpyDtoDAsync, row_at(state, speeds.up[i], 0), neighbour_row(below_, state, speeds.up[i], below_.rows),
+            bytes, copies_);
+    CU_CALL(cuMemcpyDtoDAsync, row_at(state, speeds.down[i], top_halo),
+            neighbour_row(above_, state, speeds.down[i], halo_depth_), bytes, copies_);
   }
   CU_CALL(cuEventRecord, halos_written_, copies_);
   CU_CALL(cuStreamWaitEvent, kernels_, halos_written_, 0);

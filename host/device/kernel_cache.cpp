@@ -188,7 +188,12 @@ std::optional<CachedImage> load_kernel_image(const KernelBuild& build) {
 void store_kernel_image(const KernelBuild& build, const std::string& image, double compile_s) {
   const std::string path = kernel_image_path(build);
   if (path.empty() || image.empty()) return;
-  if (made_cache_dir().empty() || !make_dirs(cache_dir() + "/kernels")) return;
+  if (made_cache_dir().empty()) return;
+  // A folder that exists but cannot be written (read-only) says so, once.
+  if (!make_dirs(cache_dir() + "/kernels")) {
+    warn_cache_unusable(cache_dir(), std::string("cannot be written (") + std::strerror(errno) + ")");
+    return;
+  }
   const std::string d = description(build);
   std::string entry(kMagic);
   append_u64(entry, d.size());
@@ -201,7 +206,7 @@ void store_kernel_image(const KernelBuild& build, const std::string& image, doub
     AtomicFile out(path);  // a reader never sees half an entry
     if (std::fwrite(entry.data(), 1, entry.size(), out.get()) == entry.size()) out.commit();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "warning: compiled kernels not cached: %s\n", e.what());
+    warn_cache_unusable(cache_dir(), std::string("cannot be written (") + e.what() + ")");
   }
 }
 

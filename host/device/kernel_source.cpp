@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <cstdlib>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "problem/storage16.hpp"
@@ -41,6 +43,21 @@ std::string first_diagnostic(const std::string& log) {
 
 bool has_kernel(const std::string& dir) { return std::ifstream(dir + "/" + kKernelFile).good(); }
 
+std::string folder_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// The folder of the binary holding this code: the d2q9 shared library where
+// a program links it (its kernels are installed relative to it), else the program.
+std::string code_dir() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&executable_dir), &info) == 0 || !info.dli_fname) return executable_dir();
+  char resolved[PATH_MAX];
+  if (!::realpath(info.dli_fname, resolved)) return executable_dir();
+  return folder_of(resolved);
+}
+
 std::string literal(double value, Precision precision) {
   char buf[64];
   // Exponent form always has a '.', so the 'f' suffix stays a valid literal.
@@ -53,17 +70,45 @@ std::string literal(double value, Precision precision) {
 
 }  // namespace
 
-std::string find_kernels_dir(const std::string& requested) {
+std::vector<std::string> default_kernels_dirs() {
+  std::vector<std::string> dirs;
+  const std::string exe = executable_dir();
+  dirs.push_back(exe + "/cl");
+  dirs.push_back(exe + "/../share/d2q9-bgk/cl");
+  const std::string lib = code_dir();
+  if (lib != exe) {
+    dirs.push_back(lib + "/cl");  // the build tree
+#ifdef D2Q9_KERNELS_FROM_LIBDIR
+    dirs.push_back(lib + "/" D2Q9_KERNELS_FROM_LIBDIR);  // installed: share/d2q9-bgk/cl from the library's folder
+#endif
+  }
+  return dirs;
+}
+
+std::string find_kernels_dir(const std::string& requested, const std::vector<std::string>& places) {
   if (!requested.empty()) {
     if (!has_kernel(requested))
       throw DeviceError(requested + ": no " + kKernelFile + " in the kernels directory given by --kernels-dir");
     return requested;
   }
-  const std::string exe = executable_dir();
-  for (const std::string& dir : {exe + "/cl", exe + "/../share/d2q9-bgk/cl"})
+  if (const char* env = std::getenv("D2Q9_KERNELS_DIR"); env && *env) {
+    if (!has_kernel(env))
+      throw DeviceError(std::string(env) + ": no " + kKernelFile + " in the kernels directory given by D2Q9_KERNELS_DIR");
+    return env;
+  }
+  std::string tried;
+  for (const std::string& dir : places) {
     if (has_kernel(dir)) return dir;
-  throw DeviceError(std::string("cannot find ") + kKernelFile + " in " + exe + "/cl or " + exe +
-                    "/../share/d2q9-bgk/cl; pass --kernels-dir");
+    tried += (tried.empty() ? "" : ", ") + dir;
+  }
+  // A library user has no command line: name every way to say where they are.
+  throw DeviceError(std::string("cannot find the kernels (") + kKernelFile + ") in " + tried +
+                    "; set SimulationOptions::kernels_dir or the environment variable D2Q9_KERNELS_DIR"
+                    " (d2q9-bgk: pass --kernels-dir)");
+}
+
+std::string find_kernels_dir(const std::string& requested) {
+  return find_kernels_dir(requested, default_kernels_dirs());
 }
 
 std::string read_kernel_source(const std::string& dir, const std::string& file) {
@@ -99,10 +144,8 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("TILE_Y=" + std::to_string(plan.tile.y));
   }
   if (!every_kernel) {
-    // propagate_rebound_collide (1), _x2 (2), _rows (4); _blocked comes with BLOCK_STEPS.
-    // fused-x2 runs an odd step with the one-step kernel.
+    // propagate_rebound_collide (1), _rows (4); _blocked comes with BLOCK_STEPS.
     const int kernels = plan.variant == KernelVariant::FusedRows ? 4
-                        : plan.variant == KernelVariant::FusedX2 ? 1 + 2
                         : plan.variant == KernelVariant::Blocked ? 0
                                                                  : 1;
     defines.push_back("STEP_KERNELS=" + std::to_string(kernels));

@@ -12,9 +12,14 @@ namespace d2q9 {
 
 constexpr const char* kKernelFile = "d2q9_bgk.cl";
 
-// The folder holding the kernel sources: `requested` if given, else cl/ next
-// to the executable (build tree) or ../share/d2q9-bgk/cl (installed).
+// The folder holding the kernel sources: `requested` if given, else the
+// environment's D2Q9_KERNELS_DIR, else the first of default_kernels_dirs()
+// that holds them; DeviceError naming the places tried and what to set.
 std::string find_kernels_dir(const std::string& requested);
+std::string find_kernels_dir(const std::string& requested, const std::vector<std::string>& places);
+// cl/ next to the executable (build tree) or its ../share/d2q9-bgk/cl
+// (installed), then the same beside the d2q9 shared library.
+std::vector<std::string> default_kernels_dirs();
 
 // Source text of `file` in `dir`; DeviceError naming the path if it is missing.
 std::string read_kernel_source(const std::string& dir, const std::string& file);

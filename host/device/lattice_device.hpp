@@ -66,7 +66,7 @@ struct DeviceLattice {
 
 // One kernel launch: from lattice `state` into the other, over `group_rows`
 // work-group rows from `first_group_row`, running `steps` steps (the plan's
-// step kernel, or propagate_rebound_collide_x2 for two), their partial sums
+// step kernel), their partial sums
 // from group `partial_offset` on. `step` is the number of the first step from
 // the run's start (the kernels' `step`, which an inlet's ramp reads).
 struct StepLaunch {
@@ -74,7 +74,6 @@ struct StepLaunch {
   int first_group_row = 0;
   int group_rows = 0;
   int steps = 1;
-  bool two_step_kernel = false;
   bool accelerate_before = false;  // split: accelerate_flow on `state` first
   bool accelerate_next = false;    // fused: the next step's acceleration inside
   int partial_offset = 0;
@@ -139,6 +138,39 @@ class LatticeDevice {
   // Copy stream: from_below / from_above into lattice `state`'s halo rows;
   // the kernel stream's later work waits for them.
   virtual void write_halos(int state) = 0;
+
+  // Halo rows copied straight from the neighbours' devices, where the
+  // backend can map another process's device memory (CUDA IPC, ranks of one
+  // host). The step loop tries it once, with every rank, before the first
+  // exchange; where any rank cannot, all stage halos through the edge
+  // buffers as above. Once open_neighbours has succeeded, read_edges(state)
+  // only marks (on the kernel stream) that the edge rows of `state` are
+  // written, and pull_halos(state) replaces wait_edges / write_halos.
+  //
+  // share_lattice: what a neighbouring rank needs to open this lattice and
+  // its marks (opaque bytes, the same size on every rank); empty bytes (and
+  // the reason, where there is one) where the backend or device cannot.
+  struct SharedLattice {
+    std::vector<unsigned char> bytes;
+    std::string why_not;
+  };
+  virtual SharedLattice share_lattice() { return {}; }  // no reason to give: the backend never shares
+  // Opens the neighbours' shared lattices (empty bytes: that neighbour is
+  // this rank itself). Empty on success; else why not, with nothing left open.
+  virtual std::string open_neighbours(const std::vector<unsigned char>& below, const std::vector<unsigned char>& above) {
+    (void)below;
+    (void)above;
+    return "this backend stages halo rows through host memory";
+  }
+  // Copy stream, once the neighbours' marks of their read_edges for this
+  // exchange are reached: their edge rows of lattice `state` into this
+  // lattice's halo rows; the kernel stream's later work waits for them. Call
+  // it only after both neighbours have queued those marks (the step loop
+  // hears so over MPI: a mark queued later is one this copy must not wait for).
+  virtual void pull_halos(int state) { (void)state; }
+  // Closes what open_neighbours opened, after waiting for this device's
+  // copies; every rank must do so before any rank frees its lattice.
+  virtual void close_neighbours() noexcept {}
 
   // Copy stream, after the kernel stream's work so far: `count` partial sums
   // from value `first` into host memory of their own (pinned, so the host

@@ -12,7 +12,6 @@ const char* to_string(KernelVariant v) {
     case KernelVariant::Auto: return "auto";
     case KernelVariant::Split: return "split";
     case KernelVariant::Fused: return "fused";
-    case KernelVariant::FusedX2: return "fused-x2";
     case KernelVariant::FusedRows: return "fused-rows";
     case KernelVariant::Blocked: return "blocked";
   }
@@ -20,10 +19,10 @@ const char* to_string(KernelVariant v) {
 }
 
 KernelVariant parse_kernel_variant(const std::string& text) {
-  for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2,
-                          KernelVariant::FusedRows, KernelVariant::Blocked})
+  for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedRows,
+                          KernelVariant::Blocked})
     if (text == to_string(v)) return v;
-  throw std::invalid_argument("--kernel-variant must be auto, split, fused, fused-x2, fused-rows or blocked, got '" +
+  throw std::invalid_argument("--kernel-variant must be auto, split, fused, fused-rows or blocked, got '" +
                               text + "'");
 }
 
@@ -46,10 +45,8 @@ KernelVariant cpu_default_variant(const DeviceLimits& device) {
   return is_rusticl(device) ? KernelVariant::Fused : KernelVariant::FusedRows;
 }
 
-std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs) {
-  std::vector<KernelVariant> out;
-  if (!slabs) out = {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedX2};
-  else out = {KernelVariant::Fused};
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device) {
+  std::vector<KernelVariant> out = {KernelVariant::Fused};
   // Several steps per launch pay off where launches cost more than steps: GPUs.
   if (device.gpu || is_rusticl(device)) out.push_back(KernelVariant::Blocked);
   if (device.has_rows_kernel) out.push_back(KernelVariant::FusedRows);
@@ -186,7 +183,7 @@ struct Resolved {
 Resolved resolve_variant(const DeviceLimits& device, const LaunchRequest& request,
                          Precision precision) {
   const bool local_given = !request.local.is_auto();
-  if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " as given"};
+  if (request.variant != KernelVariant::Auto) return {request.variant, std::string(to_string(request.variant)) + " " + request.origin};
   KernelVariant v;
   std::string why;
   if (!device.gpu) {
@@ -213,12 +210,12 @@ LaunchPlan plan_variant(const Params& params, const DeviceLimits& device, const 
   LaunchPlan plan;
   plan.variant = variant;
   // Only an explicit request gets here with a kernel slabs lack (auto never chooses them).
-  if (slabs && (variant == KernelVariant::Split || variant == KernelVariant::FusedX2))
+  if (slabs && variant == KernelVariant::Split)
     throw DeviceError(std::string("--kernel-variant ") + to_string(variant) +
                       " is not available with several MPI ranks: they run fused, fused-rows or blocked (or auto)");
   if (plan.variant == KernelVariant::FusedRows && !device.has_rows_kernel)
     throw DeviceError("--kernel-variant fused-rows is for CPU OpenCL devices; " + device.name +
-                      " runs split, fused or fused-x2");
+                      " runs split, fused or blocked");
   if (plan.variant == KernelVariant::FusedRows) {
     // A row per work-item, each its own group: there is no shape to choose.
     if (!request.local.is_auto() && (request.local.x != 1 || request.local.y != 1))
@@ -308,7 +305,7 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
     plan = plan_variant(params, device, request, precision, r.variant, slabs, ranks);
   }
   LaunchDecision d{plan, r.reason, local_given ? LaunchSource::Given : LaunchSource::Default};
-  if (local_given) d.reason = "local size as given; " + d.reason;
+  if (local_given) d.reason = "local size " + request.origin + "; " + d.reason;
   return d;
 }
 

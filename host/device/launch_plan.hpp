@@ -15,14 +15,13 @@ namespace d2q9 {
 // How a step is launched (all give bit-identical distributions):
 //   Split:     accelerate_flow and propagate_rebound_collide, two launches per step;
 //   Fused:     the next step's acceleration folded into propagate_rebound_collide, one launch per step;
-//   FusedX2:   propagate_rebound_collide_x2, two fused steps per launch (small grids);
 //   FusedRows: propagate_rebound_collide_rows, a row per work-item, no barriers (CPU devices);
 //   Blocked:   propagate_rebound_collide_blocked, several steps per launch on
 //              tiles held in local memory (temporal blocking, small grids).
-enum class KernelVariant { Auto, Split, Fused, FusedX2, FusedRows, Blocked };
+enum class KernelVariant { Auto, Split, Fused, FusedRows, Blocked };
 
 const char* to_string(KernelVariant v);
-// "auto", "split", "fused", "fused-x2", "fused-rows" or "blocked"; std::invalid_argument otherwise.
+// "auto", "split", "fused", "fused-rows" or "blocked"; std::invalid_argument otherwise.
 KernelVariant parse_kernel_variant(const std::string& text);
 
 // What a device allows, as its backend reports it: everything the launch
@@ -59,7 +58,10 @@ struct LaunchRequest {
   int chunk_steps = 0;
   int block_steps = 0;  // blocked: steps per launch
   LocalSize tile;       // blocked: cells each work-group owns
-  bool slabs = false;  // the grid is split across MPI ranks: no split or fused-x2
+  bool slabs = false;  // the grid is split across MPI ranks: no split
+  // Where a variant or local size named here came from, for the launch's
+  // reason: the user ("as given") or a restarted run's checkpoint.
+  std::string origin = "as given";
 };
 
 // One way to launch the steps: a variant (never Auto) and its work-group
@@ -93,8 +95,8 @@ struct LaunchPlan {
   // Rows of cells one row of work-groups covers (blocked: a tile's).
   int group_height() const { return variant == KernelVariant::Blocked ? tile.y : local.y * rows_per_item; }
   bool fused() const { return variant != KernelVariant::Split; }
-  // The kernel of the plan's launches, apart from the two-step launches of
-  // fused-x2: propagate_rebound_collide, or its _rows or _blocked form.
+  // The kernel of the plan's launches: propagate_rebound_collide, or its
+  // _rows or _blocked form.
   const char* step_kernel() const {
     return variant == KernelVariant::FusedRows ? "propagate_rebound_collide_rows"
            : variant == KernelVariant::Blocked ? "propagate_rebound_collide_blocked"
@@ -102,7 +104,7 @@ struct LaunchPlan {
   }
   // Most steps one launch advances.
   int steps_per_launch() const {
-    return variant == KernelVariant::FusedX2 ? 2 : variant == KernelVariant::Blocked ? block_steps : 1;
+    return variant == KernelVariant::Blocked ? block_steps : 1;
   }
   // Kernel launches for `steps` steps; each swaps the two lattices once.
   int launches(int steps) const { return (steps + steps_per_launch() - 1) / steps_per_launch(); }
@@ -188,10 +190,13 @@ std::string variant_text(const LaunchPlan& plan);
 // run as one SIMD loop.
 KernelVariant cpu_default_variant(const DeviceLimits& device);
 
-// The variants a device runs; with several MPI ranks no split or fused-x2
-// (slabs have no kernels for them). Blocked (several steps per launch) where
-// launches cost more than steps (GPUs) or on rusticl.
-std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, bool slabs = false);
+// The variants the launch search times on a device: fused, and blocked
+// (several steps per launch) where launches cost more than steps (GPUs) or on
+// rusticl, fused-rows where the device has it. Not split: it is the plain
+// oracle the tests compare the fused kernels with, never faster than fused
+// (docs/performance.md), and slabs have no kernel for it: one process and
+// MPI slabs search the same variants.
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device);
 
 // Rows per work-item of the one-step kernels: `requested` where given (> 0),
 // else several on large grids, where the per-group reduction otherwise costs a

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "device/lattice_device.hpp"
@@ -22,6 +23,22 @@ class RankLinks {
   // ranks wrap around), and from_below / from_above filled from them;
   // `bytes` in each of the four.
   virtual void exchange_edges(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) = 0;
+
+  // Halo rows straight from the neighbours' devices (LatticeDevice::
+  // share_lattice). Collective: whether the ranks below and above run on this
+  // rank's host; whether `value` holds on every rank; `mine` to both
+  // neighbours and theirs back ({from below, from above}); all ranks here.
+  virtual bool neighbours_on_this_host() = 0;
+  virtual bool on_every_rank(bool value) = 0;
+  virtual std::pair<std::vector<unsigned char>, std::vector<unsigned char>> swap_with_neighbours(
+      const std::vector<unsigned char>& mine) = 0;
+  virtual void barrier() = 0;
+  // Per exchange: tells both neighbours that this rank has queued the mark of
+  // its edge rows for exchange `number` (read_edges), so that their copies
+  // may wait on it; await_marks returns once both neighbours have said so
+  // for `number`. Tiny messages: the halo bytes never pass through the host.
+  virtual void announce_marks(long long number) = 0;
+  virtual void await_marks(long long number) = 0;
 
   // Started, not waited for: `count` running sums from the rank below into
   // `into`, or from `from` to the rank above (which must stay valid until

@@ -1,6 +1,8 @@
 #include "device/step_loop.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <exception>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -13,8 +15,9 @@ namespace d2q9 {
 
 namespace {
 
-// Steps of partial sums a slab adds while its device runs one step: one, to
-// keep pace, or two while older chunks wait, to catch up.
+// Steps of partial sums a slab adds per step its device runs: one, to keep
+// pace, or two while older chunks wait, to catch up (a blocked launch runs
+// several steps: its poll adds as many).
 constexpr int kSumStepsPerPoll = 1;
 constexpr int kCatchUpSumStepsPerPoll = 2;
 
@@ -123,7 +126,16 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
   }
 }
 
-StepLoop::~StepLoop() { device_->drain(); }
+StepLoop::~StepLoop() {
+  device_->drain();
+  if (direct_halos_) {
+    // Every rank closes its neighbours' lattices before any rank frees its
+    // own (CUDA: freeing memory another process has open is undefined). A
+    // rank unwinding alone from a failure does not wait: MPI_Abort follows.
+    device_->close_neighbours();
+    if (std::uncaught_exceptions() == 0) links_->barrier();
+  }
+}
 
 std::string StepLoop::backend_name() const {
   return std::string(to_string(backend_)) + (split() ? "+mpi" : "");
@@ -131,7 +143,48 @@ std::string StepLoop::backend_name() const {
 
 std::string StepLoop::decomposition() const {
   if (!split()) return "";
-  return std::to_string(ranks_) + " (slab rows, bottom to top: " + heights_text(slabs_) + ")";
+  return std::to_string(ranks_) + " (slab rows, bottom to top: " + heights_text(slabs_) +
+         (halo_note_.empty() ? "" : "; halos " + halo_note_) + ")";
+}
+
+void StepLoop::choose_halo_path() {
+  const std::string asked = std::getenv("D2Q9_HALOS") ? std::getenv("D2Q9_HALOS") : "";
+  if (!asked.empty() && asked != "host" && asked != "auto")
+    throw DeviceError("D2Q9_HALOS must be host (halo rows through host memory) or auto, not '" + asked + "'");
+  // Each question is asked of every rank alike, so that all take one path.
+  bool direct = links_->on_every_rank(asked != "host");
+  std::string why_not = direct ? "" : "D2Q9_HALOS=host";
+  LatticeDevice::SharedLattice mine;
+  if (direct) {
+    mine = device_->share_lattice();
+    direct = links_->on_every_rank(!mine.bytes.empty());
+    if (!direct) why_not = mine.bytes.empty() ? mine.why_not : "another rank's device cannot share its lattice";
+  }
+  if (direct) {
+    direct = links_->on_every_rank(links_->neighbours_on_this_host());
+    if (!direct) why_not = "ranks on several hosts";
+  }
+  if (direct) {
+    // The neighbours' bytes, or none where the neighbour is this rank (one rank's slab).
+    auto [below, above] = links_->swap_with_neighbours(mine.bytes);
+    if (ranks_ == 1) below.clear(), above.clear();
+    const std::string failed = device_->open_neighbours(below, above);
+    direct = links_->on_every_rank(failed.empty());
+    if (!direct) {
+      device_->close_neighbours();
+      why_not = failed.empty() ? "another rank could not open its neighbours' lattices" : failed;
+    }
+  }
+  direct_halos_ = direct;
+  halo_path_ = direct ? "cuda-ipc" : "host-staging";
+  halo_note_ = direct ? "device to device (CUDA IPC)"
+                      : "through pinned host memory and MPI" + (why_not.empty() ? std::string() : " (" + why_not + ")");
+}
+
+void StepLoop::read_edges(int state) {
+  device_->read_edges(state);
+  // Marked on the device: the neighbours may now queue their copies of them.
+  if (direct_halos_) links_->announce_marks(exchanges_);
 }
 
 std::vector<StepLaunch> StepLoop::chunk_launches(int state, int half, int steps, int first_step,
@@ -142,13 +195,8 @@ std::vector<StepLaunch> StepLoop::chunk_launches(int state, int half, int steps,
     l.state = state;
     l.first_group_row = 0;
     l.group_rows = group_rows_;
-    // The blocked kernel runs any number up to its maximum; the two-step
-    // kernel leaves a last odd step to the one-step kernel.
-    const int left = steps - t;
-    l.steps = plan_.variant == KernelVariant::Blocked ? std::min(plan_.block_steps, left)
-              : plan_.variant == KernelVariant::FusedX2 && left >= 2 ? 2
-                                                                    : 1;
-    l.two_step_kernel = plan_.variant == KernelVariant::FusedX2 && l.steps == 2;
+    // The blocked kernel runs any number up to its maximum.
+    l.steps = plan_.variant == KernelVariant::Blocked ? std::min(plan_.block_steps, steps - t) : 1;
     l.accelerate_before = !plan_.fused();
     l.accelerate_next = plan_.fused() && !(ends_call && t + l.steps == steps);
     l.partial_offset = (half * plan_.chunk_steps + t) * num_groups_;
@@ -169,6 +217,11 @@ StepLaunch StepLoop::band_launch(const StepLaunch& launch, const Band& band) con
 }
 
 void StepLoop::exchange_halos(int state) {
+  if (direct_halos_) {
+    links_->await_marks(exchanges_++);
+    device_->pull_halos(state);
+    return;
+  }
   device_->wait_edges();
   links_->exchange_edges(edges_, edge_bytes_);
   device_->write_halos(state);
@@ -179,12 +232,13 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
   av_vels_ = &av_vels;
   const int first_step = static_cast<int>(av_vels.size());
   try {
+    if (split() && halo_path_.empty()) choose_halo_path();
     if (steps > 0 && plan_.fused()) {
       // The first step's acceleration runs alone, each later one inside the
       // step before it. A slab's halo rows then take the accelerated state.
       if (!split() || slab_kernel_rows(own_, params_.ny, halo_depth_).accel_row >= 0) device_->accelerate(current_);
       if (split()) {
-        device_->read_edges(current_);
+        read_edges(current_);
         exchange_halos(current_);
       }
     }
@@ -218,10 +272,10 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
         for (const StepLaunch& l : chunk_launches(current_, half, n, first_step + done, ends_call)) {
           const bool last = ends_call && l.step + l.steps == first_step + steps;
           for (int e = 0; e < edge_band_count_; ++e) device_->launch({band_launch(l, edge_bands_[e])});
-          if (!last) device_->read_edges(1 - current_);
+          if (!last) read_edges(1 - current_);
           if (interior_.group_rows > 0) device_->launch({band_launch(l, interior_)});
           device_->flush();
-          continue_sums(true, 0);  // host work while the device runs the interior
+          continue_sums(true, 0, l.steps);  // host work while the device runs the interior
           if (!last) exchange_halos(1 - current_);
           current_ = 1 - current_;
         }
@@ -239,6 +293,11 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
         // The older chunk is summed while the device works on this one.
         device_->flush();
         continue_sums(false, 1);
+      } else {
+        // The host runs at most two chunks ahead of the sums (direct halos
+        // never hold it back): the partial sums' host slots stay few.
+        device_->flush();
+        continue_sums(false, 2);
       }
     }
     device_->flush();
@@ -280,9 +339,9 @@ void StepLoop::finish_sums(std::vector<double>& sums) {
   append(sums.data(), static_cast<int>(sums.size()) / sums_);
 }
 
-void StepLoop::continue_sums(bool poll, std::size_t keep) {
+void StepLoop::continue_sums(bool poll, std::size_t keep, int pace) {
   while (!outgoing_sums_.empty() && links_->done(outgoing_sums_.front().first, false)) outgoing_sums_.pop_front();
-  int budget = chunks_.size() > 1 ? kCatchUpSumStepsPerPoll : kSumStepsPerPoll;
+  int budget = (chunks_.size() > 1 ? kCatchUpSumStepsPerPoll : kSumStepsPerPoll) * pace;
   while (chunks_.size() > keep && (!poll || budget > 0)) {
     ChunkSums& c = chunks_.front();
     if (!c.partials) c.partials = device_->partials(c.slot, !poll);

@@ -60,6 +60,7 @@ class StepLoop final : public Solver, public HoldsRows {
   std::string decomposition() const override;
   SetupTimes setup_times() const override { return device_->setup_times(); }
   std::string launch_mode() const override { return device_->launch_mode(); }
+  std::string halo_path() const override { return halo_path_; }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
   std::vector<double> distributions() override;
@@ -83,15 +84,26 @@ class StepLoop final : public Solver, public HoldsRows {
 
  private:
   bool split() const { return !slabs_.empty(); }
+  // With every rank, at the first run(): halo rows straight from the
+  // neighbours' devices where every rank's device can open its neighbours'
+  // lattices (CUDA IPC, one host), else through pinned host memory and MPI.
+  // D2Q9_HALOS=host in the environment asks for the latter.
+  void choose_halo_path();
+  // Queues the read (staged) or the mark (direct) of lattice `state`'s edge
+  // rows, after the kernel stream's work so far.
+  void read_edges(int state);
   // Sends lattice `state`'s edge rows (read into the edge buffers) to the
-  // neighbours and queues what they sent into its halo rows.
+  // neighbours and queues what they sent into its halo rows; direct: queues
+  // the copies of the neighbours' edge rows into them.
   void exchange_halos(int state);
   // `launch` (of the whole slab) over one band of its group rows.
   StepLaunch band_launch(const StepLaunch& launch, const Band& band) const;
   // Continues the oldest chunks' sums over this lattice's groups, in group
   // order: a little at a time between steps (`poll`), or waiting for every
   // chunk but the newest `keep`.
-  void continue_sums(bool poll, std::size_t keep);
+  // While polling, it adds as many steps as the device runs per launch
+  // (`pace`), twice that while older chunks wait.
+  void continue_sums(bool poll, std::size_t keep, int pace = 1);
   // A finished chunk's sums: into the run's average velocities at once on one
   // device (which so stops at the first unstable chunk), else kept for the
   // broadcast at the end of run().
@@ -116,6 +128,10 @@ class StepLoop final : public Solver, public HoldsRows {
   std::size_t edge_bytes_;   // each edge buffer's, as stored (edge_buffer_bytes)
   std::unique_ptr<LatticeDevice> device_;
   LatticeDevice::EdgeBuffers edges_;
+  std::string halo_path_;    // "cuda-ipc" or "host-staging"; empty until choose_halo_path
+  std::string halo_note_;    // the summary's words for it
+  bool direct_halos_ = false;  // cuda-ipc
+  long long exchanges_ = 0;    // direct: exchanges so far, numbered alike on every rank
 
   int current_ = 0;
   int num_groups_ = 0;  // this lattice's

@@ -1,6 +1,9 @@
 #include "device/tuning.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -99,6 +102,17 @@ std::optional<LaunchCandidate> load_tuned_launch(const std::string& key) {
 
 void store_tuned_launch(const std::string& key, const LaunchCandidate& launch, double seconds_per_step) {
   if (made_cache_dir().empty()) return;
+  // Runs tuning at once each add their entry: the read, the merge and the
+  // rename are one, under a lock on a file beside the cache (never renamed).
+  const std::string lock_path = tuning_cache_path() + ".lock";
+  const int lock = ::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (lock >= 0) ::flock(lock, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } unlock{lock};
   nlohmann::json cache = read_cache();
   cache[key] = {{"variant", to_string(launch.variant)},
                 {"x", launch.local.x},

@@ -452,9 +452,13 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
 }
 
 Checkpoint read_checkpoint(const std::string& filename) {
-  Fd file{::open(filename.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (file.fd < 0) throw InputError(filename + ": cannot open checkpoint (" + std::strerror(errno) + ")");
+  // Checked before it is opened: opening a FIFO would wait for a writer.
   struct stat st {};
+  if (::stat(filename.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw InputError(filename + ": checkpoint is not a regular file");
+  // O_NONBLOCK: should it become a FIFO meanwhile, the open still returns.
+  Fd file{::open(filename.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (file.fd < 0) throw InputError(filename + ": cannot open checkpoint (" + std::strerror(errno) + ")");
   if (::fstat(file.fd, &st) != 0) throw InputError(filename + ": cannot read checkpoint (" + std::strerror(errno) + ")");
   if (!S_ISREG(st.st_mode)) throw InputError(filename + ": checkpoint is not a regular file");
   if (st.st_size == 0) return parse_checkpoint(nullptr, 0, filename);

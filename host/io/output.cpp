@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <thread>
@@ -175,15 +177,94 @@ std::string unstable_cell(const Params& params, const ObstacleMask& mask, const 
   return "";
 }
 
-AtomicFile::AtomicFile(std::string path)
-    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
-  file_ = std::fopen(tmp_.c_str(), "w");
+namespace {
+
+std::string folder_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+// Whether a link on the way from `path` names one of the process's own
+// descriptors (/dev/stdout, /proc/self/fd/1, /dev/fd/3): that stream is
+// written, never the file it happens to be.
+bool names_own_descriptor(const std::string& path) {
+  std::string at = path;
+  for (int hop = 0; hop < 40; ++hop) {
+    for (const char* prefix : {"/proc/self/fd/", "/dev/fd/", "/dev/stdout", "/dev/stderr"})
+      if (at.rfind(prefix, 0) == 0) return true;
+    char target[PATH_MAX];
+    const ssize_t n = ::readlink(at.c_str(), target, sizeof target - 1);
+    if (n < 0) return false;
+    target[n] = '\0';
+    at = target[0] == '/' ? std::string(target) : folder_of(at) + "/" + target;
+  }
+  return false;
+}
+
+}  // namespace
+
+OutputTarget output_target(const std::string& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) return {OutputTarget::Kind::Replace, path};
+  struct stat st = link;
+  const bool is_link = S_ISLNK(link.st_mode);
+  if (is_link && ::stat(path.c_str(), &st) != 0) return {OutputTarget::Kind::Replace, path};
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (is_link && S_ISREG(st.st_mode) && names_own_descriptor(path)))
+    return {OutputTarget::Kind::WriteThrough, path};
+  if (is_link && S_ISREG(st.st_mode)) {
+    // The file the link points to is replaced; the link stays.
+    char resolved[PATH_MAX];
+    if (::realpath(path.c_str(), resolved)) return {OutputTarget::Kind::Replace, resolved};
+  }
+  return {OutputTarget::Kind::Replace, path};
+}
+
+OutputTarget classify_output(const std::string& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR) throw InputError(path + ": cannot examine output (" + std::strerror(errno) + ")");
+    const std::string dir = folder_of(path);
+    if (::access(dir.c_str(), W_OK) != 0)
+      throw InputError(path + ": cannot create file (" + dir + ": " + std::strerror(errno) + ")");
+    return {OutputTarget::Kind::Replace, path};
+  }
+  struct stat st = link;
+  if (S_ISLNK(link.st_mode) && ::stat(path.c_str(), &st) != 0)
+    throw InputError(path + ": is a link to nothing that can be written (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a file");
+  const OutputTarget target = output_target(path);
+  if (target.kind == OutputTarget::Kind::WriteThrough) {
+    if (::access(path.c_str(), W_OK) != 0) throw InputError(path + ": cannot be written (" + std::strerror(errno) + ")");
+    return target;
+  }
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + ": is neither a regular file, a character device nor a FIFO; refusing to replace it");
+  // Mode bits, not access(): root may write anything, but a file made
+  // read-only says its owner wants it kept.
+  if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(path.c_str(), W_OK) != 0)
+    throw InputError(path + ": is read-only; the run would replace it (make it writable or remove it first)");
+  if (target.path == path && S_ISLNK(link.st_mode))
+    throw InputError(path + ": cannot resolve link (" + std::strerror(errno) + ")");
+  const std::string dir = folder_of(target.path);
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InputError(path + ": cannot create file (" + dir + ": " + std::strerror(errno) + ")");
+  return target;
+}
+
+AtomicFile::AtomicFile(std::string path) {
+  // Where it goes; what may not be written was refused before the run (classify_output).
+  const OutputTarget target = output_target(path);
+  through_ = target.kind == OutputTarget::Kind::WriteThrough;
+  path_ = target.path;
+  tmp_ = through_ ? path_ : path_ + ".tmp." + std::to_string(::getpid());
+  // Appended: through /dev/stdout into a file, after what the process wrote there.
+  file_ = std::fopen(tmp_.c_str(), through_ ? "a" : "w");
   if (!file_) throw std::runtime_error(path_ + ": cannot create file (" + std::strerror(errno) + ")");
 }
 
 AtomicFile::~AtomicFile() {
   if (file_) std::fclose(file_);
-  if (!published_) std::remove(tmp_.c_str());
+  if (!published_ && !through_) std::remove(tmp_.c_str());
 }
 
 void AtomicFile::commit() {
@@ -198,12 +279,16 @@ void AtomicFile::close() {
   const int closed = std::fclose(file_);
   file_ = nullptr;
   if (failed || closed != 0) {
-    std::remove(tmp_.c_str());
+    if (!through_) std::remove(tmp_.c_str());
     throw std::runtime_error(path_ + ": write failed (" + std::strerror(failed ? err : errno) + ")");
   }
 }
 
 void AtomicFile::publish() {
+  if (through_) {
+    published_ = true;
+    return;
+  }
   if (std::rename(tmp_.c_str(), path_.c_str()) == 0) {
     published_ = true;
     return;
@@ -235,6 +320,10 @@ void OutputSet::commit() {
   const std::string suffix = ".old." + std::to_string(::getpid());
   try {
     for (auto& f : files_) {
+      if (f->writes_through()) {  // written already, in place: nothing to keep or put back
+        f->publish();
+        continue;
+      }
       Replaced r{f->path(), ""};
       struct stat st {};
       if (::lstat(r.target.c_str(), &st) == 0) {

@@ -36,9 +36,33 @@ std::string final_state_lines(const Params& params, const ObstacleMask& mask, co
 // check_distributions words it; empty when there is none.
 std::string unstable_cell(const Params& params, const ObstacleMask& mask, const StateRows& state);
 
+// What an output path names before the run writes it (docs/errors.md).
+struct OutputTarget {
+  enum class Kind {
+    Replace,      // absent, or a regular file: written beside it, renamed over it
+    // A character device or FIFO (or a link to one), or a link to one of the
+    // process's own descriptors (/dev/stdout): opened (appending) and written in place.
+    WriteThrough
+  };
+  Kind kind = Kind::Replace;
+  // Where the bytes go: `path` itself, or for a link to a regular file the
+  // file it points to (the link stays a link).
+  std::string path;
+};
+
+// Where output `path` goes and how, refusing nothing (AtomicFile's rule).
+OutputTarget output_target(const std::string& path);
+
+// output_target, checked before a run: InputError naming `path` for a
+// directory, a read-only file, a link to nothing writable or any other kind
+// of file (socket, block device), and for a folder in which it cannot be
+// created.
+OutputTarget classify_output(const std::string& path);
+
 // A file written under a temporary name beside `path` and renamed over it by
 // commit(), so readers never see a half-written file; dropped uncommitted, the
-// temporary file is removed.
+// temporary file is removed. A device or FIFO (classify_output) is written
+// in place instead: no temporary, no rename, nothing to put back.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);
@@ -55,8 +79,11 @@ class AtomicFile {
   const std::string& path() const { return path_; }
   // The temporary name the file is written under until published.
   const std::string& temp_path() const { return tmp_; }
+  // Written in place (a device or FIFO): commit() only closes it.
+  bool writes_through() const { return through_; }
 
  private:
+  bool through_ = false;
   std::string path_;
   std::string tmp_;
   std::FILE* file_ = nullptr;
@@ -81,5 +108,10 @@ class OutputSet {
 };
 
 double reynolds_number(const Params& params, double final_av_velocity);
+
+// The output directory, created when missing; only its last component is
+// created, so a mistyped parent is an error rather than a new tree.
+// InputError naming `dir` otherwise.
+void make_output_dir(const std::string& dir);
 
 }  // namespace d2q9

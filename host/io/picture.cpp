@@ -3,6 +3,7 @@
 #include <png.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <stdexcept>
 
@@ -213,6 +214,31 @@ RgbImage render_cells(PictureField field, int nx, int ny, const std::vector<Rgb>
   return image;
 }
 
+namespace {
+
+std::uint32_t crc32(const unsigned char* data, std::size_t n, std::uint32_t crc = 0xffffffffu) {
+  for (std::size_t i = 0; i < n; ++i) {
+    crc ^= data[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+  }
+  return crc;
+}
+
+void put_be32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xffu));
+}
+
+}  // namespace
+
+std::string png_signature_chunk() {
+  const std::string type_and_data = std::string("tEXtSoftware") + '\0' + "d2q9-bgk";
+  std::string chunk;
+  put_be32(chunk, static_cast<std::uint32_t>(type_and_data.size() - 4));
+  chunk += type_and_data;
+  put_be32(chunk, ~crc32(reinterpret_cast<const unsigned char*>(type_and_data.data()), type_and_data.size()));
+  return chunk;
+}
+
 void write_png(std::FILE* out, const RgbImage& image, const std::string& name) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
@@ -220,11 +246,19 @@ void write_png(std::FILE* out, const RgbImage& image, const std::string& name) {
   png.height = static_cast<png_uint_32>(image.height);
   png.format = PNG_FORMAT_RGB;
   static_assert(sizeof(Rgb) == 3, "pixels are packed RGB triples");
-  if (!png_image_write_to_stdio(&png, out, 0, image.pixels.data(), 0, nullptr)) {
+  png_alloc_size_t size = 0;
+  const auto fail = [&]() {
     const std::string why = png.message;
     png_image_free(&png);
     throw std::runtime_error(name + ": cannot write PNG (" + why + ")");
-  }
+  };
+  if (!png_image_write_to_memory(&png, nullptr, &size, 0, image.pixels.data(), 0, nullptr)) fail();
+  std::string bytes(size, '\0');
+  if (!png_image_write_to_memory(&png, bytes.data(), &size, 0, image.pixels.data(), 0, nullptr)) fail();
+  bytes.resize(size);
+  // The signature goes before IEND, the last 12 bytes.
+  bytes.insert(bytes.size() - 12, png_signature_chunk());
+  std::fwrite(bytes.data(), 1, bytes.size(), out);  // the file's error flag says whether it failed
 }
 
 }  // namespace d2q9

@@ -94,6 +94,12 @@ RgbImage render_cells(PictureField field, int nx, int ny, const std::vector<Rgb>
                       const std::string& caption = "");
 
 // 8-bit RGB PNG; std::runtime_error naming `name` on failure.
+// The picture carries a tEXt chunk kPngSignature ("Software" = "d2q9-bgk")
+// just before its end, by which a later run knows the file as this
+// program's (remove_stale_outputs).
 void write_png(std::FILE* out, const RgbImage& image, const std::string& name);
+
+// The bytes of that tEXt chunk, length and CRC included.
+std::string png_signature_chunk();
 
 }  // namespace d2q9

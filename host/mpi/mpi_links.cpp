@@ -1,6 +1,10 @@
 #include "mpi/mpi_links.hpp"
 
 #include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace d2q9 {
 
@@ -9,6 +13,9 @@ namespace {
 constexpr int kTagNorth = 1;  // data moving to the rank above
 constexpr int kTagSouth = 2;  // data moving to the rank below
 constexpr int kTagSums = 3;   // running sums of |u|, to the rank above
+constexpr int kTagMarkUp = 4;    // an exchange's number, to the rank above (direct halos)
+constexpr int kTagMarkDown = 5;  // the same, to the rank below
+constexpr int kTagShared = 6;    // what a device shares of its lattice, to both neighbours (once)
 
 class MpiLinks final : public RankLinks {
  public:
@@ -30,6 +37,65 @@ class MpiLinks final : public RankLinks {
     MPI_Isend(edges.send_up, count, MPI_BYTE, above, kTagNorth, comm_, &requests[2]);
     MPI_Isend(edges.send_down, count, MPI_BYTE, below, kTagSouth, comm_, &requests[3]);
     MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+  }
+
+  bool neighbours_on_this_host() override {
+    // Each rank's host is named by the lowest world rank on it.
+    MPI_Comm host;
+    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+    int host_id = rank_;
+    MPI_Allreduce(&rank_, &host_id, 1, MPI_INT, MPI_MIN, host);
+    MPI_Comm_free(&host);
+    std::vector<int> hosts(ranks_);
+    MPI_Allgather(&host_id, 1, MPI_INT, hosts.data(), 1, MPI_INT, comm_);
+    return hosts[below()] == host_id && hosts[above()] == host_id;
+  }
+
+  bool on_every_rank(bool value) override {
+    int mine = value ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_);
+    return all != 0;
+  }
+
+  std::pair<std::vector<unsigned char>, std::vector<unsigned char>> swap_with_neighbours(
+      const std::vector<unsigned char>& mine) override {
+    // Every rank shares the same number of bytes (the device's layout), or none.
+    auto shift = [&](int to, int from) {
+      unsigned long long size = mine.size(), incoming = 0;
+      MPI_Sendrecv(&size, 1, MPI_UNSIGNED_LONG_LONG, to, kTagShared, &incoming, 1, MPI_UNSIGNED_LONG_LONG, from,
+                   kTagShared, comm_, MPI_STATUS_IGNORE);
+      std::vector<unsigned char> theirs(incoming);
+      MPI_Sendrecv(mine.data(), static_cast<int>(size), MPI_BYTE, to, kTagShared, theirs.data(),
+                   static_cast<int>(incoming), MPI_BYTE, from, kTagShared, comm_, MPI_STATUS_IGNORE);
+      return theirs;
+    };
+    std::vector<unsigned char> from_below = shift(above(), below());
+    std::vector<unsigned char> from_above = shift(below(), above());
+    return {std::move(from_below), std::move(from_above)};
+  }
+
+  void barrier() override { MPI_Barrier(comm_); }
+
+  void announce_marks(long long number) override {
+    if (marks_pending_) throw std::logic_error("announce_marks: the previous exchange's marks were not awaited");
+    marks_sent_ = number;
+    MPI_Irecv(&marks_received_[0], 1, MPI_LONG_LONG, below(), kTagMarkUp, comm_, &mark_requests_[0]);
+    MPI_Irecv(&marks_received_[1], 1, MPI_LONG_LONG, above(), kTagMarkDown, comm_, &mark_requests_[1]);
+    MPI_Isend(&marks_sent_, 1, MPI_LONG_LONG, above(), kTagMarkUp, comm_, &mark_requests_[2]);
+    MPI_Isend(&marks_sent_, 1, MPI_LONG_LONG, below(), kTagMarkDown, comm_, &mark_requests_[3]);
+    marks_pending_ = true;
+  }
+
+  void await_marks(long long number) override {
+    if (!marks_pending_ || marks_sent_ != number)
+      throw std::logic_error("await_marks: exchange " + std::to_string(number) + " was not announced");
+    MPI_Waitall(4, mark_requests_, MPI_STATUSES_IGNORE);
+    marks_pending_ = false;
+    // The ranks exchange in lockstep: another number means the step loops disagree.
+    for (long long received : marks_received_)
+      if (received != number)
+        throw std::logic_error("await_marks: a neighbour announced exchange " + std::to_string(received) +
+                               " during exchange " + std::to_string(number));
   }
 
   int receive_sums_from_below(double* into, int count) override {
@@ -86,11 +152,19 @@ class MpiLinks final : public RankLinks {
     return next_++;
   }
 
+  int below() const { return (rank_ + ranks_ - 1) % ranks_; }
+  int above() const { return (rank_ + 1) % ranks_; }
+
   MPI_Comm comm_;
   int rank_ = 0;
   int ranks_ = 1;
   std::map<int, MPI_Request> pending_;
   int next_ = 0;
+  // The exchange marks in flight: received from below and above, sent up and down.
+  long long marks_sent_ = 0;
+  long long marks_received_[2] = {0, 0};
+  MPI_Request mark_requests_[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  bool marks_pending_ = false;
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// OpenCL backend: what the registry (app/backend.cpp) asks of it beyond its
+// OpenCL backend: what the registry (sim/backend.cpp) asks of it beyond its
 // LatticeDevice (device/lattice_device.hpp, built in opencl_device.cpp):
 // its devices, their limits and copy bandwidth. Builds cl/d2q9_bgk.cl for the
 // chosen device at run time.

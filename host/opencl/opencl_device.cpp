@@ -241,7 +241,7 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
     const LocalSize l = plan_.local;
     for (const StepLaunch& s : launches) {
       if (s.accelerate_before) accelerate(s.state);
-      cl::Kernel& k = s.two_step_kernel ? lattice_.collide_x2[s.state] : lattice_.collide[s.state];
+      cl::Kernel& k = lattice_.collide[s.state];
       k.setArg(4, s.partial_offset);
       k.setArg(5, s.accelerate_next ? 1 : 0);
       k.setArg(6, s.steps);

@@ -123,11 +123,8 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
       accelerate[b] = cl::Kernel(program, "accelerate_flow");
       accelerate[b].setArg(0, lattices[b]);
       accelerate[b].setArg(1, obstacles);
-      const char* names[] = {plan.step_kernel(), "propagate_rebound_collide_x2"};
-      cl::Kernel* kernels[] = {&collide[b], &collide_x2[b]};
-      for (int k = 0; k < 2; ++k) {
-        if (k == 1 && plan.variant != KernelVariant::FusedX2) continue;
-        cl::Kernel& kernel = *kernels[k] = cl::Kernel(program, names[k]);
+      {
+        cl::Kernel& kernel = collide[b] = cl::Kernel(program, plan.step_kernel());
         kernel.setArg(0, lattices[b]);
         kernel.setArg(1, lattices[1 - b]);
         kernel.setArg(2, obstacles);

@@ -37,7 +37,6 @@ struct OpenCLLattice {
   cl::Buffer partials;
   cl::Kernel accelerate[2];  // acting on lattices[0] / [1]
   cl::Kernel collide[2];     // reading lattices[0] / [1], writing the other
-  cl::Kernel collide_x2[2];  // two steps; not built for the rows kernel
   SetupTimes setup;          // the context, the build, the obstacles' upload (a solver adds its state's)
 
   std::size_t plane_bytes() const { return cells * stored_size(precision); }

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 
 namespace d2q9 {
@@ -32,15 +34,39 @@ std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Pr
 
 void check_params_fit_precision(const Params& params, Precision precision, const std::string& param_file) {
   if (precision == Precision::Double) return;
-  const struct {
-    const char* name;
+  // float computes every precision but double (fp16s and fp16c store 16 bits, compute in float).
+  const double largest = std::numeric_limits<float>::max(), smallest = std::numeric_limits<float>::min();
+  const Extensions& e = params.extensions;
+  struct Value {
+    std::string name;
     double value;
-  } values[] = {{"density", params.density}, {"accel", params.accel}, {"omega", params.omega}};
-  for (const auto& v : values)
-    if (std::fabs(v.value) > std::numeric_limits<float>::max())
-      throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) +
-                       " is too large for --precision float (at most " +
-                       printable_number(std::numeric_limits<float>::max()) + "); use --precision double");
+  };
+  std::vector<Value> values = {{"density", params.density}, {"accel", params.accel}, {"omega", params.omega}};
+  if (e.any()) {  // a problem file: its keys' names
+    values = {{"density", params.density}, {"omega", params.omega}};
+    for (const auto& [name, v] : {std::pair<const char*, Vec2>{"wall_velocity", e.wall_velocity}, {"body_force", e.body_force}}) {
+      values.push_back({std::string(name) + "[0]", v.x});
+      values.push_back({std::string(name) + "[1]", v.y});
+    }
+    if (e.inlet_velocity) {
+      values.push_back({"inlet_velocity[0]", e.inlet_velocity->x});
+      values.push_back({"inlet_velocity[1]", e.inlet_velocity->y});
+    }
+    if (e.outlet_density) values.push_back({"outlet_density", *e.outlet_density});
+    if (e.collision == CollisionOperator::Trt) values.push_back({"magic", e.trt_magic});
+  }
+  const std::string range = "nonzero magnitudes from " + printable_number(smallest) + " to " + printable_number(largest);
+  for (const auto& v : values) {
+    const double size = std::fabs(v.value);
+    if (size > largest)
+      throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) + " is too large for --precision " +
+                       to_string(precision) + " (at most " + printable_number(largest) + "); use --precision double");
+    if (size > 0.0 && size < smallest)
+      throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) + " is too small for --precision " +
+                       to_string(precision) + " (float holds " + range + "; it would be 0 or lose its precision)" +
+                       (v.name == "omega" ? ": a viscosity this large leaves no collision" : "") +
+                       "; use --precision double");
+  }
 }
 
 std::uint64_t host_memory_bytes() {

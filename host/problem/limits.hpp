@@ -17,8 +17,12 @@ namespace d2q9 {
 // obstacle mask and one average velocity per step (twice while checkpointing).
 std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Precision precision, bool checkpointing);
 
-// InputError naming the params file and the value when density, accel or
-// omega is finite but beyond what the run's precision holds (1e39 in float).
+// InputError naming the params (or problem) file, the value and float's range
+// when a value the kernels compute with is finite but beyond what the run's
+// precision holds: above float's largest (1e39), or nonzero below its
+// smallest normal number (1e-300; an omega that small, from a huge viscosity,
+// would be 0). density, accel and omega; for a problem file its keys
+// wall_velocity, body_force, inlet_velocity, outlet_density and magic.
 void check_params_fit_precision(const Params& params, Precision precision, const std::string& param_file);
 
 // Physical memory of this machine.

@@ -79,6 +79,16 @@ namespace {
 const double kSoundSpeed = 1.0 / std::sqrt(3.0);
 
 const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes"};
+
+// ": a problem file holds [grid], [flow], ..., [probes]": kTables, as written in a file.
+std::string tables_held() {
+  std::string text = ": a problem file holds ";
+  for (std::size_t i = 0; i < kTables.size(); ++i) {
+    text += i == 0 ? "" : i + 1 == kTables.size() ? " and " : ", ";
+    text += kTables[i] == "obstacle" ? "[[obstacle]]" : "[" + kTables[i] + "]";
+  }
+  return text;
+}
 const std::vector<std::string> kGridKeys = {"nx", "ny"};
 const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "viscosity", "reynolds",
                                             "velocity", "length",  "accel", "body_force", "collision", "magic",
@@ -234,6 +244,7 @@ class Parser {
                                           "] is inside an obstacle: a probe measures the fluid");
     problem.measure = measure_;
     problem.until_steady = until_steady_;
+    problem.read_files = read_files_;
     return problem;
   }
 
@@ -272,13 +283,13 @@ class Parser {
       const std::string shown = guess == "obstacle" ? "[[obstacle]]" : "[" + guess + "]";
       if (e.second->is_table() || e.second->is_array_of_tables())
         fail(line_of(e), "unknown table [" + name + "]" +
-                             (guess.empty() ? std::string(": a problem file holds [grid], [flow], [edges] and [[obstacle]]")
+                             (guess.empty() ? tables_held()
                                             : "; did you mean " + shown + "?"));
       const std::string home = home_of(name);
       fail(line_of(e), "key '" + name + "' is outside any table" +
                            (!home.empty() && home[0] == '[' ? ": it belongs in " + home
                             : !guess.empty()                ? "; did you mean " + shown + "?"
-                                                            : ": a problem file holds [grid], [flow], [edges] and [[obstacle]]"));
+                                                            : tables_held()));
     }
   }
 
@@ -297,6 +308,11 @@ class Parser {
   }
 
   long long integer(const toml::node& n, const std::string& name) const {
+    // A whole number written as a float (sponge = 3.0) is that integer.
+    if (n.is_floating_point()) {
+      const double v = n.as_floating_point()->get();
+      if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 0x1p62) return static_cast<long long>(v);
+    }
     if (!n.is_integer()) fail(line_of(n), name + " must be an integer, got " + describe(n));
     return n.as_integer()->get();
   }
@@ -811,6 +827,7 @@ class Parser {
         PngMask picture;
         try {
           picture = read_png_mask(path, nx, ny, cap);
+          read_files_.push_back(path);
         } catch (const InputError& e) {
           fail(s.line, std::string("mask ") + e.what());
         }
@@ -851,6 +868,7 @@ class Parser {
   std::map<std::string, unsigned> probe_lines_;
   const toml::node* inlet_ramp_ = nullptr;
   std::optional<double> until_steady_;
+  mutable std::vector<std::string> read_files_;  // build_mask is const
 };
 
 }  // namespace

@@ -19,9 +19,12 @@ struct Problem {
   ObstacleMask mask;  // kFluid, kWall and kMovingWall cells, with their measured bodies
   Measurements measure;
   // [flow] until_steady: stop once steady to this relative change
-  // (app/steady.hpp). When to stop, not what is run: no setting a restart
+  // (sim/steady.hpp). When to stop, not what is run: no setting a restart
   // must match (problem_settings.hpp), and --until-steady overrides it.
   std::optional<double> until_steady;
+  // The files the problem file names and the parser read (mask pictures), as
+  // opened: inputs a run must not overwrite.
+  std::vector<std::string> read_files;
 };
 
 // Whether `path` names a problem file rather than a .params file: it ends in

@@ -2,8 +2,11 @@
 """No #include runs from a lower layer of host/ to a higher one.
 
 Layers, bottom to top (docs/architecture.md): core, problem, io, device, the
-backends (reference, opencl, cuda, mpi: none includes another), app. A file
-may include its own layer's headers and any lower layer's.
+backends (reference, opencl, cuda, mpi: none includes another), sim (the
+library's Simulation and the registry of backends: with the layers below, the
+library libd2q9), app (the d2q9-bgk driver: command line, run, outputs) and
+programs (each program's main). A file may include its own layer's headers
+and any lower layer's.
 Usage: check_layers.py HOST_DIR
 """
 import os
@@ -11,7 +14,7 @@ import re
 import sys
 
 LEVEL = {"core": 0, "problem": 1, "io": 2, "device": 3,
-         "reference": 4, "opencl": 4, "cuda": 4, "mpi": 4, "app": 5}
+         "reference": 4, "opencl": 4, "cuda": 4, "mpi": 4, "sim": 5, "app": 6, "programs": 7}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"', re.M)
 
 host = sys.argv[1]

@@ -1,0 +1,161 @@
+// d2q9-mpi-bench: times the step loop of a closed-box problem of any size,
+// one slab per MPI rank, and prints one CSV row from rank 0. No output files
+// (final_state.dat of an 8192^2 grid alone is 5 GB), so scaling runs measure
+// the solver. With one rank it runs the backend's single-device solver (the
+// same variant and work-group shape; fused unless --kernel-variant says
+// otherwise): the baseline the slabs must beat.
+#include <mpi.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "core/printable.hpp"
+#include "app/cli.hpp"
+#include "sim/backend.hpp"
+#include "device/kernel_source.hpp"
+#include "mpi/mpi_ranks.hpp"
+
+using namespace d2q9;
+namespace po = boost::program_options;
+
+namespace {
+
+struct BenchOptions {
+  int nx = 8192, ny = 8192, steps = 200, warmup = 20, device = -1;
+  Backend backend = Backend::OpenCL;
+  LocalSize local;  // auto: the launch decision's shape
+  Precision precision = Precision::Float;
+  KernelVariant variant = KernelVariant::Auto;
+  LocalSize tile;  // blocked: auto unless given
+  int block_steps = 0;
+  bool header = false;
+  bool slabs_on_one_rank = false;
+  std::string kernels_dir;
+};
+
+BenchOptions parse(int argc, char* argv[]) {
+  po::options_description desc("d2q9-mpi-bench options");
+  // clang-format off
+  desc.add_options()
+    ("help,h", "this help")
+    ("nx", po::value<int>()->default_value(8192), "grid width")
+    ("ny", po::value<int>()->default_value(8192), "grid height (split into one slab per rank)")
+    ("steps", po::value<int>()->default_value(200), "timed steps")
+    ("warmup", po::value<int>()->default_value(20), "untimed steps first")
+    ("local-size,l", po::value<std::string>(), "work-group shape WxH (default: the launch decision's, as d2q9-bgk takes it)")
+    ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c")
+    ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | fused | fused-rows | blocked (the slabs' kernel; auto: the launch decision's, blocked on GPUs)")
+    ("tile", po::value<std::string>(), "blocked: cells each work-group owns, WxH (default: the launch plan's)")
+    ("block-steps", po::value<int>(), "blocked: steps per launch (default: the launch plan's)")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
+    ("device,d", po::value<int>(), "device for every rank (default: one GPU per rank of a host)")
+    ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl")
+    ("slabs-on-one-rank", "with one rank, run the slab solver (halo exchange with itself) instead of the single-device one")
+    ("header", "print the CSV header line first");
+  // clang-format on
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc;
+    std::exit(0);
+  }
+  BenchOptions o;
+  o.nx = vm["nx"].as<int>();
+  o.ny = vm["ny"].as<int>();
+  o.steps = vm["steps"].as<int>();
+  o.warmup = vm["warmup"].as<int>();
+  if (o.nx < 2 || o.ny < 2 || o.steps < 1 || o.warmup < 0) throw UsageError("need nx, ny >= 2, steps >= 1, warmup >= 0");
+  try {
+    o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  // Unless given, the plan picks the shape (for blocked, the work-groups that walk its tiles).
+  if (vm.count("local-size")) {
+    o.local = parse_local_size(vm["local-size"].as<std::string>());
+    if (o.local.is_auto()) throw UsageError("--local-size must be given as WxH");
+  }
+  if (vm.count("tile")) o.tile = parse_shape(vm["tile"].as<std::string>(), "--tile");
+  if (vm.count("block-steps")) o.block_steps = vm["block-steps"].as<int>();
+  const std::string p = vm["precision"].as<std::string>();
+  if (!parse_precision(p, o.precision))
+    throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + p + "'");
+  const std::string b = vm["backend"].as<std::string>();
+  const auto backend = parse_backend(b);
+  if (!backend || *backend == Backend::Reference) throw UsageError("--backend must be opencl or cuda, got '" + b + "'");
+  o.backend = *backend;
+  if (vm.count("device")) o.device = vm["device"].as<int>();
+  if (vm.count("kernels-dir")) o.kernels_dir = vm["kernels-dir"].as<std::string>();
+  o.header = vm.count("header") > 0;
+  o.slabs_on_one_rank = vm.count("slabs-on-one-rank") > 0;
+  return o;
+}
+
+// The coursework's closed box: walls on all four edges.
+ObstacleMask box(const Params& p) {
+  ObstacleMask m(p.nx, p.ny);
+  for (int x = 0; x < p.nx; ++x) m.kinds[x] = m.kinds[x + static_cast<std::size_t>(p.ny - 1) * p.nx] = 1;
+  for (int y = 0; y < p.ny; ++y) m.kinds[static_cast<std::size_t>(y) * p.nx] = m.kinds[p.nx - 1 + static_cast<std::size_t>(y) * p.nx] = 1;
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  MpiRanks ranks(argc, argv);
+  BenchOptions o;
+  try {
+    o = parse(argc, argv);
+  } catch (const UsageError& e) {
+    if (ranks.is_root()) std::fprintf(stderr, "error: %s (see --help)\n", printable(e.what()).c_str());
+    return 2;
+  }
+  try {
+    Params params;
+    params.nx = o.nx;
+    params.ny = o.ny;
+    params.max_iters = o.warmup + o.steps;
+    params.reynolds_dim = o.nx;
+    params.density = 0.1;
+    params.accel = 0.005;
+    params.omega = 1.85;
+    const ObstacleMask mask = box(params);
+    SolverConfig config;
+    config.device = {o.device, o.precision, find_kernels_dir(o.kernels_dir)};
+    config.launch.variant = o.variant;
+    config.launch.local = o.local;
+    config.launch.tile = o.tile;
+    config.launch.block_steps = o.block_steps;
+    config.slabs_on_one_rank = o.slabs_on_one_rank;
+    const std::unique_ptr<Solver> solver = make_solver(o.backend, params, mask, config, &ranks);
+    std::vector<double> av_vels;
+    solver->run(o.warmup, av_vels);
+    MPI_Barrier(ranks.solver_comm());
+    const auto tic = std::chrono::steady_clock::now();
+    solver->run(o.steps, av_vels);
+    MPI_Barrier(ranks.solver_comm());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count();
+    if (ranks.is_root()) {
+      if (o.header)
+        std::printf("ranks,nx,ny,steps,seconds,mlups,final_av_velocity,device,local_size,precision,solver,launch,halos\n");
+      const auto plan = solver->launch_plan();
+      // halos: how the slabs' halo rows travel (device-to-device, host-staging); "none" on one device.
+      const std::string halos = solver->halo_path().empty() ? "none" : solver->halo_path();
+      std::printf("%d,%d,%d,%d,%.6f,%.2f,%.12E,%s,%s,%s,%s,%s,%s\n", ranks.size(), o.nx, o.ny, o.steps, seconds,
+                  static_cast<double>(params.cells()) * o.steps / seconds / 1e6, av_vels.back(),
+                  solver->device_name().c_str(), solver->local_size().text().c_str(), to_string(o.precision),
+                  solver->backend_name().c_str(), plan ? variant_text(*plan).c_str() : "", halos.c_str());
+    }
+  } catch (...) {
+    ranks.abort(std::current_exception());
+  }
+  return 0;
+}

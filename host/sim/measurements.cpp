@@ -1,0 +1,311 @@
+#include "sim/measurements.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <numeric>
+
+#include "io/number_text.hpp"
+#include "io/output.hpp"
+
+namespace d2q9 {
+
+namespace {
+std::string e12(double v) {
+  char buf[kMaxE12Chars];
+  return std::string(buf, format_e12(buf, v));
+}
+std::string integer(int v) {
+  char buf[16];
+  return std::string(buf, format_int(buf, v));
+}
+}  // namespace
+
+namespace {
+std::string g3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+}  // namespace
+
+namespace {
+// "10%": a threshold as the messages state it, from its constant.
+std::string percent(double fraction) { return g3(100 * fraction) + "%"; }
+}  // namespace
+
+Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, double scale) {
+  Oscillation o;
+  const std::size_t start = signal.size() / 2;
+  if (signal.size() - start < 4) {
+    const std::size_t samples = signal.size() - start;
+    o.why = "has " + std::to_string(samples) + (samples == 1 ? " sample" : " samples") + " in the second half of the run";
+    return o;
+  }
+  const auto half = signal.begin() + static_cast<std::ptrdiff_t>(start);
+  const double mean = std::accumulate(half, signal.end(), 0.0) / static_cast<double>(signal.size() - start);
+  const double floor = kStrouhalNoiseFloor * scale;
+  // Rounding noise about a steady value crosses its mean too: an oscillation counts from the noise floor.
+  const auto [low, high] = std::minmax_element(half, signal.end());
+  if (!((*high - *low) / 2 >= floor) || *high == *low) {
+    o.why = "is steady: its amplitude over the second half of the run, " + g3((*high - *low) / 2) +
+            ", is below the noise floor " + g3(floor) + " (" + percent(kStrouhalNoiseFloor) + " of " + g3(scale) + ")";
+    return o;
+  }
+  // Upward crossings, placed between samples by linear interpolation.
+  std::vector<double> crossings;
+  for (std::size_t i = start + 1; i < signal.size(); ++i) {
+    const double a = signal[i - 1] - mean, b = signal[i] - mean;
+    if (a < 0 && b >= 0) crossings.push_back(static_cast<double>(i - 1) + a / (a - b));
+  }
+  o.periods = crossings.empty() ? 0 : static_cast<int>(crossings.size()) - 1;
+  if (o.periods < kStrouhalMinPeriods) {
+    o.why = "has " + std::to_string(o.periods) + " whole period" + (o.periods == 1 ? "" : "s") +
+            " in the second half of the run: too few (at least " + std::to_string(kStrouhalMinPeriods) + ")";
+    return o;
+  }
+  o.first_crossing = crossings.front();
+  o.last_crossing = crossings.back();
+  // Each period's amplitude: half its swing; and its length.
+  std::vector<double> amplitude, length;
+  for (int k = 0; k < o.periods; ++k) {
+    double lo = signal[static_cast<std::size_t>(crossings[k]) + 1], hi = lo;
+    for (std::size_t i = static_cast<std::size_t>(crossings[k]) + 1; i <= static_cast<std::size_t>(crossings[k + 1]); ++i)
+      lo = std::min(lo, signal[i]), hi = std::max(hi, signal[i]);
+    amplitude.push_back((hi - lo) / 2);
+    length.push_back((crossings[k + 1] - crossings[k]) * spacing);
+  }
+  const double periods = o.periods;
+  o.amplitude_first = amplitude.front();
+  o.amplitude_last = amplitude.back();
+  o.amplitude_mean = std::accumulate(amplitude.begin(), amplitude.end(), 0.0) / periods;
+  const auto [a_low, a_high] = std::minmax_element(amplitude.begin(), amplitude.end());
+  const std::string over = " over the " + std::to_string(o.periods) + " periods in the second half of the run";
+  if (!(o.amplitude_mean >= floor)) {
+    o.why = "is below the noise: its mean amplitude" + over + ", " + g3(o.amplitude_mean) + ", is below " + g3(floor) +
+            " (" + percent(kStrouhalNoiseFloor) + " of " + g3(scale) + ")";
+    return o;
+  }
+  if (*a_high - *a_low > kStrouhalAmplitudeSpread * o.amplitude_mean) {
+    const std::string trend = o.amplitude_last < o.amplitude_first   ? "decays from " + g3(o.amplitude_first) + " to " + g3(o.amplitude_last)
+                              : o.amplitude_last > o.amplitude_first ? "grows from " + g3(o.amplitude_first) + " to " + g3(o.amplitude_last)
+                                                                     : "varies between " + g3(*a_low) + " and " + g3(*a_high);
+    o.why = "is not stationary: its amplitude " + trend + over + " (a stationary one stays within " + percent(kStrouhalAmplitudeSpread) + " of its mean)";
+    return o;
+  }
+  const double mean_t = std::accumulate(length.begin(), length.end(), 0.0) / periods;
+  double var = 0;
+  for (double t : length) var += (t - mean_t) * (t - mean_t);
+  const double sd_t = std::sqrt(var / (periods - 1));
+  if (sd_t > kStrouhalPeriodSpread * mean_t) {
+    o.why = "has no single frequency: its periods" + over + " vary by " + g3(100 * sd_t / mean_t) +
+            "% (standard deviation over mean; at most " + percent(kStrouhalPeriodSpread) + ")";
+    return o;
+  }
+  o.stationary = true;
+  o.frequency = 1 / mean_t;
+  o.frequency_sd = o.frequency * sd_t / mean_t;
+  return o;
+}
+
+MeasurementLog::MeasurementLog(const Measurements& m, const Params& params, int first_step)
+    : m_(m), params_(params), first_step_(first_step), forces_from_(first_step), whole_history_(first_step == 0) {}
+
+namespace {
+constexpr const char* kForcesSeries = "forces";
+constexpr const char* kProbeStepsSeries = "probe_steps";
+constexpr const char* kProbeValuesSeries = "probe_values";
+}  // namespace
+
+MeasurementLog::Series MeasurementLog::saved_series() const {
+  Series s;
+  if (!whole_history_) return s;  // one that does not start at step 0 is not one to continue
+  if (forces()) s.emplace_back(kForcesSeries, forces_);
+  if (probes()) {
+    s.emplace_back(kProbeStepsSeries, std::vector<double>(probe_steps_.begin(), probe_steps_.end()));
+    s.emplace_back(kProbeValuesSeries, probe_values_);
+  }
+  return s;
+}
+
+void MeasurementLog::restore(const Series& series, const std::string& checkpoint) {
+  const std::vector<double>* forces = nullptr;
+  const std::vector<double>* steps = nullptr;
+  const std::vector<double>* values = nullptr;
+  for (const auto& [name, v] : series) {
+    if (name == kForcesSeries) forces = &v;
+    if (name == kProbeStepsSeries) steps = &v;
+    if (name == kProbeValuesSeries) values = &v;
+  }
+  auto mismatch = [&](const char* what) {
+    return InputError(checkpoint + ": checkpoint does not match the run: its " + what + " series does not fit " +
+                      std::to_string(first_step_) + " steps of this problem's measurements");
+  };
+  if (forces && this->forces()) {
+    if (forces->size() != 2 * m_.bodies.size() * static_cast<std::size_t>(first_step_)) throw mismatch(kForcesSeries);
+    forces_ = *forces;
+    forces_from_ = 0;
+  }
+  if (steps && values && probes()) {
+    if (values->size() != 3 * m_.probes.size() * steps->size()) throw mismatch(kProbeValuesSeries);
+    probe_steps_.assign(steps->begin(), steps->end());
+    probe_values_ = *values;
+  }
+  if (!series.empty() && (forces_from_ == 0 || !this->forces())) whole_history_ = true;
+}
+
+void MeasurementLog::add_forces(const std::vector<double>& forces) {
+  forces_.insert(forces_.end(), forces.begin(), forces.end());
+}
+
+std::vector<std::size_t> probe_cells(const Measurements& m, const Params& params) {
+  std::vector<std::size_t> cells;
+  for (const Probe& p : m.probes) cells.push_back(static_cast<std::size_t>(p.i) + static_cast<std::size_t>(p.j) * params.nx);
+  return cells;
+}
+
+void MeasurementLog::add_probes(int step, Solver& solver) {
+  const std::vector<double> f = solver.cell_distributions(probe_cells(m_, params_));
+  if (f.empty()) return;  // another rank's
+  add_probe_cells(step, f.data());
+}
+
+void MeasurementLog::add_probe_cells(int step, const double* f) {
+  probe_steps_.push_back(step);
+  for (std::size_t c = 0; c < m_.probes.size(); ++c) {
+    const CellState s = fluid_cell_state(params_, f + kSpeeds * c);
+    probe_values_.insert(probe_values_.end(), {3.0 * s.pressure, s.ux, s.uy});
+  }
+}
+
+double MeasurementLog::coefficient(double force) const {
+  return 2.0 * force / (m_.density * *m_.velocity * *m_.velocity * *m_.length);
+}
+
+void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
+  if (forces_csv) {
+    std::string text = "step";
+    for (const std::string& b : m_.bodies) {
+      text += "," + b + "_Fx," + b + "_Fy";
+      if (m_.coefficients()) text += "," + b + "_Cd," + b + "_Cl";
+    }
+    text += "\n";
+    const std::size_t per_step = 2 * m_.bodies.size();
+    for (std::size_t t = 0; per_step && t < forces_.size() / per_step; ++t) {
+      text += integer(forces_from_ + static_cast<int>(t) + 1);
+      for (std::size_t b = 0; b < m_.bodies.size(); ++b) {
+        const double fx = forces_[t * per_step + 2 * b], fy = forces_[t * per_step + 2 * b + 1];
+        for (double v : m_.coefficients() ? std::vector<double>{fx, fy, coefficient(fx), coefficient(fy)}
+                                          : std::vector<double>{fx, fy})
+          text += "," + e12(v);
+      }
+      text += "\n";
+    }
+    std::fputs(text.c_str(), forces_csv);
+  }
+  if (probes_csv) {
+    std::string text = "step";
+    for (const Probe& p : m_.probes) text += "," + p.name + "_rho," + p.name + "_ux," + p.name + "_uy";
+    text += "\n";
+    const std::size_t per_row = 3 * m_.probes.size();
+    for (std::size_t r = 0; r < probe_steps_.size(); ++r) {
+      text += integer(probe_steps_[r]);
+      for (std::size_t v = 0; v < per_row; ++v) text += "," + e12(probe_values_[r * per_row + v]);
+      text += "\n";
+    }
+    std::fputs(text.c_str(), probes_csv);
+  }
+}
+
+MeasurementSummary MeasurementLog::summary(int steady_window) const {
+  MeasurementSummary s;
+  const std::size_t per_step = 2 * m_.bodies.size();
+  const std::size_t steps = per_step ? forces_.size() / per_step : 0;
+  const int last_step = forces_from_ + static_cast<int>(steps);
+  // The Strouhal number first: its periods are the forces' window.
+  if (!m_.coefficients()) {
+    s.strouhal_note = "no estimate: [forces] gives no velocity and length";
+  } else {
+    std::string why;
+    if (steps > 0) {
+      // The lift's noise floor is 1% of the mean drag.
+      std::vector<double> lift(steps);
+      double drag = 0;
+      for (std::size_t t = steps / 2; t < steps; ++t) drag += std::fabs(forces_[t * per_step]) / static_cast<double>(steps - steps / 2);
+      for (std::size_t t = 0; t < steps; ++t) lift[t] = forces_[t * per_step + 1];
+      const Oscillation o = analyse_oscillation(lift, 1, drag);
+      if (o.stationary) {
+        // Sample t is step forces_from_ + t + 1.
+        s.strouhal = StrouhalEstimate{0, 0, "lift of " + m_.bodies[0], o.periods,
+                                      forces_from_ + static_cast<int>(std::floor(o.first_crossing)) + 2,
+                                      forces_from_ + static_cast<int>(std::floor(o.last_crossing)) + 1};
+        s.strouhal->value = o.frequency * *m_.length / *m_.velocity;
+        s.strouhal->uncertainty = o.frequency_sd * *m_.length / *m_.velocity;
+      } else {
+        why = "the lift of " + m_.bodies[0] + " " + o.why;
+      }
+    }
+    if (!s.strouhal && !probe_steps_.empty()) {
+      std::vector<double> uy;
+      for (std::size_t r = 0; r < probe_steps_.size(); ++r) uy.push_back(probe_values_[r * 3 * m_.probes.size() + 2]);
+      // uy's noise floor is 1% of the reference velocity.
+      const Oscillation o = analyse_oscillation(uy, m_.probe_every, *m_.velocity);
+      if (o.stationary) {
+        // Row r is step probe_steps_[0] + r * every.
+        const double at0 = probe_steps_[0];
+        s.strouhal = StrouhalEstimate{0, 0, "uy at probe " + m_.probes[0].name, o.periods,
+                                      static_cast<int>(std::floor(at0 + o.first_crossing * m_.probe_every)) + 1,
+                                      static_cast<int>(std::floor(at0 + o.last_crossing * m_.probe_every))};
+        s.strouhal->value = o.frequency * *m_.length / *m_.velocity;
+        s.strouhal->uncertainty = o.frequency_sd * *m_.length / *m_.velocity;
+      } else {
+        why += (why.empty() ? "" : "; ") + ("uy at probe " + m_.probes[0].name + " " + o.why);
+      }
+    }
+    if (!s.strouhal) s.strouhal_note = "no estimate: " + (why.empty() ? std::string("nothing measured") : why);
+  }
+  // The window: the estimate's whole periods, else the steady window, else the last 10% of the steps.
+  ForceWindow& w = s.window;
+  w.last_step = last_step;
+  if (s.strouhal && s.strouhal->last_step > s.strouhal->first_step) {
+    w.first_step = std::max(forces_from_ + 1, s.strouhal->first_step);
+    w.last_step = std::min(last_step, s.strouhal->last_step);
+    w.rule = "the " + std::to_string(s.strouhal->periods) + " whole periods of the Strouhal estimate";
+  } else if (steady_window > 0) {
+    w.first_step = std::max(forces_from_ + 1, last_step - steady_window + 1);
+    w.rule = "the last " + std::to_string(steady_window) + " steps, judged steady";
+  } else {
+    w.first_step = std::max(forces_from_ + 1, last_step - std::max(1, (last_step + 9) / 10) + 1);
+    w.rule = "the last 10% of the steps";
+  }
+  for (std::size_t b = 0; b < m_.bodies.size(); ++b) {
+    BodyForce f;
+    f.name = m_.bodies[b];
+    if (steps > 0) {
+      f.fx = forces_[(steps - 1) * per_step + 2 * b];
+      f.fy = forces_[(steps - 1) * per_step + 2 * b + 1];
+      if (m_.coefficients()) f.cd = coefficient(f.fx), f.cl = coefficient(f.fy);
+      for (int c = 0; c < 2; ++c) {
+        WindowStats& st = c == 0 ? f.fx_window : f.fy_window;
+        double sum = 0;
+        st.min = st.max = forces_[static_cast<std::size_t>(w.first_step - forces_from_ - 1) * per_step + 2 * b + c];
+        for (int step = w.first_step; step <= w.last_step; ++step) {
+          const double v = forces_[static_cast<std::size_t>(step - forces_from_ - 1) * per_step + 2 * b + c];
+          sum += v;
+          st.min = std::min(st.min, v);
+          st.max = std::max(st.max, v);
+        }
+        st.mean = sum / (w.last_step - w.first_step + 1);
+      }
+      if (m_.coefficients()) {
+        // C = k F with k > 0: the coefficient's mean, min and max are k times the force's.
+        auto scaled = [&](const WindowStats& st) { return WindowStats{coefficient(st.mean), coefficient(st.min), coefficient(st.max)}; };
+        f.cd_window = scaled(f.fx_window);
+        f.cl_window = scaled(f.fy_window);
+      }
+    }
+    s.bodies.push_back(f);
+  }
+  return s;
+}
+
+}  // namespace d2q9

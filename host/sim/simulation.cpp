@@ -1,0 +1,191 @@
+#include "sim/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "device/kernel_source.hpp"
+#include "io/output.hpp"
+
+namespace d2q9 {
+
+Problem load_problem(const std::string& problem_or_params_file, const std::string& obstacle_file,
+                     const std::function<void(const Params&)>& check_fits) {
+  const auto check = [&](const Params& p) {
+    if (check_fits) check_fits(p);
+  };
+  if (is_problem_file(problem_or_params_file)) return read_problem_file(problem_or_params_file, check);
+  Problem problem;
+  problem.params = read_params(problem_or_params_file);
+  check(problem.params);
+  problem.mask = read_obstacles(obstacle_file, problem.params);
+  return problem;
+}
+
+namespace {
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+SolverConfig solver_config(const SimulationOptions& options) {
+  SolverConfig config;
+  config.device = {options.device, options.precision,
+                   options.backend == Backend::Reference ? "" : find_kernels_dir(options.kernels_dir)};
+  config.launch = options.launch;
+  config.slab_rows = options.slab_rows;
+  return config;
+}
+
+}  // namespace
+
+Simulation::Simulation(Problem problem, const SimulationOptions& options)
+    : params_(problem.params),
+      mask_(std::move(problem.mask)),
+      measure_(problem.measure),
+      policy_(std::make_unique<LaunchPolicy>(options.backend, params_, mask_, solver_config(options),
+                                             options.search_now, options.ranks)),
+      clock_(wall_seconds),
+      measurements_(measure_, params_, 0) {
+  LaunchChoice choice = policy_->start();
+  solver_ = std::move(choice.solver);
+  start_reason_ = std::move(choice.reason);
+  search_now_table_ = std::move(choice.table);
+  make_ = policy_->candidate_factory();
+  av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
+  sample_probes_on(*solver_);
+}
+
+Simulation::Simulation(Problem problem, std::unique_ptr<Solver> started, std::unique_ptr<InRunLaunchSearch> search,
+                       SolverFactory make, Clock clock)
+    : params_(problem.params),
+      mask_(std::move(problem.mask)),
+      measure_(problem.measure),
+      solver_(std::move(started)),
+      search_made_(true),
+      search_(std::move(search)),
+      make_(std::move(make)),
+      clock_(clock ? std::move(clock) : Clock(wall_seconds)),
+      measurements_(measure_, params_, 0) {
+  av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
+  if (search_) start_reason_ = search_->reason();
+  sample_probes_on(*solver_);
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
+  solver_->load_distributions(checkpoint.f);
+  av_vels_ = std::move(checkpoint.av_vels);
+  av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
+  first_step_ = steps_done();
+  measurements_ = MeasurementLog(measure_, params_, first_step_);
+  measurements_.restore(checkpoint.series, path);
+}
+
+const std::string& Simulation::launch_reason() const { return search_ ? search_->reason() : start_reason_; }
+
+void Simulation::sample_probes_on(Solver& solver) {
+  if (measure_.probes.empty() || !solver.samples_cells()) return;
+  solver.sample_cells_every(probe_cells(measure_, params_), measure_.probe_every);
+}
+
+void Simulation::step(int steps) {
+  if (steps < 0) throw InputError("step(" + std::to_string(steps) + "): the number of steps is negative");
+  if (!search_made_) {
+    search_made_ = true;
+    search_ = policy_->in_run_search(*solver_, std::max(0, params_.max_iters - steps_done()));
+  }
+  const int end = steps_done() + steps;
+  const int every = measure_.probes.empty() ? 0 : measure_.probe_every;
+  while (steps_done() < end) {
+    // Up to the next report to the launch search, and to the next probe
+    // unless the solver samples them itself, on the device, as it runs.
+    const bool sampled = solver_->samples_cells();
+    int next = every > 0 && !sampled ? std::min(end, (steps_done() / every + 1) * every) : end;
+    const int wanted = search_ ? search_->steps_wanted() : 0;
+    if (wanted > 0) next = std::min(next, steps_done() + wanted);
+    const int n = next - steps_done();
+    const double t0 = clock_();
+    solver_->run(n, av_vels_);
+    const double t = clock_() - t0;
+    stepping_s_ += t;
+    const double m0 = clock_();
+    measurements_.add_forces(solver_->take_body_forces());  // a candidate's too: its steps are the run's
+    if (sampled) {
+      const Solver::CellSamples samples = solver_->take_cell_samples();
+      const std::size_t per_sample = kSpeeds * measure_.probes.size();
+      for (std::size_t r = 0; r < samples.steps.size(); ++r)
+        measurements_.add_probe_cells(samples.steps[r], samples.values.data() + r * per_sample);
+    } else if (every > 0 && steps_done() % every == 0) {
+      measurements_.add_probes(steps_done(), *solver_);
+    }
+    measuring_s_ += clock_() - m0;
+    if (wanted > 0) follow(search_->report(n, t));
+  }
+}
+
+void Simulation::follow(InRunLaunchSearch::Move move) {
+  if (move.trial == InRunLaunchSearch::Move::Trial::Running && !move.next && !move.cache) return;
+  const double t0 = clock_();
+  for (;;) {
+    if (move.trial == InRunLaunchSearch::Move::Trial::Keep) {
+      best_.reset();
+    } else if (move.trial == InRunLaunchSearch::Move::Trial::Drop) {
+      best_->load_distributions(solver_->distributions());
+      solver_ = std::move(best_);
+    }
+    if (move.cache) store_tuned_launch(search_->key(), move.cache->launch, move.cache->seconds_per_step);
+    if (!move.next) break;
+    // The candidate takes the state; the best so far waits without it.
+    try {
+      std::unique_ptr<Solver> next = make_(*move.next);
+      next->load_distributions(solver_->distributions());
+      sample_probes_on(*next);
+      best_ = std::exchange(solver_, std::move(next));
+      break;
+    } catch (const DeviceError& e) {
+      move = search_->build_failed(e.what());
+    }
+  }
+  search_s_ += clock_() - t0;
+}
+
+StateRows Simulation::own_rows() {
+  if (auto* rows = dynamic_cast<HoldsRows*>(solver_.get())) return rows->own_rows();
+  return {0, params_.ny, solver_->distributions()};
+}
+
+SteadyCheck Simulation::steady_check(const SteadyRule& rule) const {
+  return check_steady(rule, av_vels_, measurements_.force_series(), measurements_.forces_from(),
+                      measurements_.bodies());
+}
+
+Checkpoint Simulation::checkpoint() {
+  Checkpoint c;
+  c.params = params_;
+  c.mask_hash = obstacle_mask_hash(mask_);
+  c.precision = solver_->precision();
+  c.av_vels = av_vels_;
+  c.series = measurements_.saved_series();
+  c.f = solver_->distributions();
+  return c;
+}
+
+FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->distributions()); }
+
+void Simulation::write_outputs(const std::string& dir) {
+  make_output_dir(dir);
+  const std::vector<double> f = solver_->distributions();
+  AtomicFile av(dir + "/av_vels.dat"), state(dir + "/final_state.dat");
+  write_av_vels(av.get(), av_vels_);
+  write_final_state(state.get(), params_, mask_, f);
+  std::unique_ptr<AtomicFile> forces, probes;
+  if (measurements_.forces()) forces = std::make_unique<AtomicFile>(dir + "/forces.csv");
+  if (measurements_.probes()) probes = std::make_unique<AtomicFile>(dir + "/probes.csv");
+  measurements_.write(forces ? forces->get() : nullptr, probes ? probes->get() : nullptr);
+  for (AtomicFile* file : {&av, &state, forces.get(), probes.get()})
+    if (file) file->commit();
+}
+
+}  // namespace d2q9

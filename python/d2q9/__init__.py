@@ -1,0 +1,212 @@
+"""The d2q9 lattice Boltzmann library for Python (docs/python.md).
+
+    import d2q9
+    sim = d2q9.Simulation("inputs/examples/cavity.toml")
+    sim.step(100)
+    ux = sim.fields()["ux"]          # numpy array of shape (ny, nx)
+
+A problem is a problem file (.toml, or a coursework .params with
+obstacles=) or a dict with a problem file's structure, so that a sweep
+builds its problems in code. Errors carry the library's messages:
+d2q9.InputError (bad input), d2q9.InstabilityError (the run blew up),
+d2q9.DeviceError (no device, a kernel that does not build).
+"""
+import json
+import math
+import os
+
+import numpy as np
+
+from ._d2q9 import DeviceError, InputError, InstabilityError
+from . import _d2q9
+
+__all__ = ["Simulation", "InputError", "InstabilityError", "DeviceError", "problem_text"]
+
+# What errors call a problem given as a dict.
+DICT_PROBLEM_NAME = "problem dict"
+
+
+def _toml_value(value, where):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a TOML basic string
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v, where + '.' + str(k))}"
+                                for k, v in value.items()) + " }"
+    if isinstance(value, np.generic):
+        return _toml_value(value.item(), where)
+    raise InputError(f"{DICT_PROBLEM_NAME}: {where} is a {type(value).__name__}, which a problem file cannot hold")
+
+
+def _toml_key(key):
+    key = str(key)
+    if key and all(c.isalnum() or c in "_-" for c in key):
+        return key
+    return json.dumps(key)
+
+
+def problem_text(problem):
+    """The problem file (TOML) that `problem`, a dict with a problem file's
+    structure, stands for: its dicts are tables ([grid], [flow], ...), its
+    lists of dicts arrays of tables ([[obstacle]]), dicts inside a table
+    inline tables."""
+    if not isinstance(problem, dict):
+        raise InputError(f"{DICT_PROBLEM_NAME}: expected a dict, not a {type(problem).__name__}")
+    lines = []
+    tables = []
+    for key, value in problem.items():
+        if isinstance(value, dict):
+            tables.append((key, value, False))
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) for v in value):
+            tables.append((key, value, True))
+        else:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value, str(key))}")
+    for key, value, array in tables:
+        for table in (value if array else [value]):
+            lines.append("")
+            lines.append(f"[[{_toml_key(key)}]]" if array else f"[{_toml_key(key)}]")
+            for k, v in table.items():
+                lines.append(f"{_toml_key(k)} = {_toml_value(v, f'{key}.{k}')}")
+    return "\n".join(lines) + "\n"
+
+
+def _load(problem, obstacles):
+    """(the library's Problem, its file's path or None, its TOML text for a dict or None)"""
+    if isinstance(problem, dict):
+        if obstacles is not None:
+            raise InputError(f"{DICT_PROBLEM_NAME}: obstacles= goes with a .params file, not a dict")
+        text = problem_text(problem)
+        return _d2q9.Problem.parse(text, DICT_PROBLEM_NAME), None, text
+    if isinstance(problem, (str, os.PathLike)):
+        path = os.path.abspath(os.fspath(problem))
+        return _d2q9.Problem.load(path, os.fspath(obstacles) if obstacles is not None else ""), path, None
+    raise InputError(f"a problem is a path or a dict, not a {type(problem).__name__}")
+
+
+class Simulation:
+    """A problem stepped on a device (or the serial reference).
+
+    problem: a path (.toml; .params with obstacles=) or a dict with the
+    problem file's structure. backend: "opencl", "cuda" or "reference".
+    device: the backend's device index (None: its default). precision:
+    "float", "double", "fp16s" or "fp16c". kernels_dir: where the kernels
+    are (None: D2Q9_KERNELS_DIR, else found beside the library).
+    Every Simulation of the process on one device shares its context.
+    """
+
+    def __init__(self, problem, backend="opencl", device=None, precision="float", obstacles=None,
+                 kernels_dir=None):
+        self._problem, self._path, self._text = _load(problem, obstacles)
+        if obstacles is not None:
+            self._obstacles = os.path.abspath(os.fspath(obstacles))
+        else:
+            self._obstacles = None
+        self._backend, self._device, self._precision = backend, device, precision
+        self._sim = _d2q9.Simulation(self._problem, backend, -1 if device is None else int(device), precision,
+                                     kernels_dir or "")
+
+    def step(self, n):
+        """Advances n steps (InputError when n < 0; a Simulation may step past
+        the problem's steps). Releases the GIL while the device steps."""
+        self._sim.step(int(n))
+
+    @property
+    def steps_done(self):
+        return self._sim.steps_done
+
+    @property
+    def params(self):
+        """nx, ny, steps (the problem's), density, accel, omega, viscosity, reynolds_dim."""
+        return self._sim.params
+
+    def fields(self):
+        """density, ux, uy, speed and vorticity now, each a (ny, nx) array
+        (row j is the grid's row j from the bottom, as final_state.dat's y)."""
+        return self._sim.fields()
+
+    def distributions(self):
+        """The distributions now, shape (9, ny, nx): speed k of cell (x, y) at [k, y, x]."""
+        return self._sim.distributions()
+
+    def average_velocities(self):
+        """One per step done, as av_vels.dat."""
+        return self._sim.average_velocities()
+
+    def forces(self):
+        """Per measured body: step, fx, fy (and cd, cl when [forces] gives velocity
+        and length) arrays, one entry per step, as forces.csv."""
+        bodies, first, series = self._sim._force_series()
+        scale = self._sim._force_scale()
+        per_step = 2 * len(bodies)
+        out = {}
+        if not bodies:
+            return out
+        rows = series.reshape(-1, per_step)
+        steps = np.arange(first + 1, first + 1 + rows.shape[0])
+        for b, name in enumerate(bodies):
+            fx, fy = rows[:, 2 * b].copy(), rows[:, 2 * b + 1].copy()
+            body = {"step": steps, "fx": fx, "fy": fy}
+            if scale is not None:
+                body["cd"], body["cl"] = fx / scale, fy / scale
+            out[name] = body
+        return out
+
+    def probes(self):
+        """Per probe: step, density, ux, uy arrays, one entry per sample, as probes.csv."""
+        lines = self._sim._probes_csv().splitlines()
+        if not lines:
+            return {}
+        header = lines[0].split(",")
+        rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]]).reshape(-1, len(header))
+        out = {}
+        for c in range(1, len(header), 3):
+            name = header[c][: -len("_rho")]
+            out[name] = {"step": rows[:, 0].astype(int), "density": rows[:, c], "ux": rows[:, c + 1],
+                         "uy": rows[:, c + 2]}
+        return out
+
+    def write_outputs(self, dir):
+        """av_vels.dat and final_state.dat (forces.csv, probes.csv where measured)
+        into dir, made if missing: the bytes d2q9-bgk writes."""
+        self._sim.write_outputs(os.fspath(dir))
+
+    def checkpoint(self, path):
+        """Saves the run to path. It names its problem's file, which resume()
+        reads again; a dict-built problem is written beside it as
+        <path>.problem.toml."""
+        path = os.path.abspath(os.fspath(path))
+        if self._obstacles is not None:
+            raise InputError(f"{path}: checkpoints of .params problems are made by d2q9-bgk (--checkpoint-every)")
+        problem_file = self._path
+        if problem_file is None:
+            problem_file = path + ".problem.toml"
+            with open(problem_file, "w", encoding="utf-8") as f:
+                f.write(self._text)
+        self._sim._checkpoint(path, problem_file)
+
+    @classmethod
+    def resume(cls, path, backend="opencl", device=None, kernels_dir=None):
+        """The run a checkpoint() saved, continued: its problem file read again
+        (InputError if it changed since), its precision, state, average
+        velocities and measurements."""
+        path = os.path.abspath(os.fspath(path))
+        problem_file, problem_hash, precision = _d2q9._checkpoint_record(path)
+        if not problem_file:
+            raise InputError(f"{path}: the checkpoint names no problem file (resume it with d2q9-bgk --restart)")
+        if _d2q9._file_hash(problem_file) != problem_hash:
+            raise InputError(f"{path}: its problem file {problem_file} has changed since the checkpoint")
+        sim = cls(problem_file, backend=backend, device=device, precision=precision, kernels_dir=kernels_dir)
+        _d2q9._check_checkpoint_matches(path, sim._problem, problem_file, precision)
+        sim._sim._resume(path)
+        return sim
