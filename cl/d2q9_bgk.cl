@@ -1213,7 +1213,15 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   // Unrolled: each step's slots (odd or even in the AA order) are then known
   // when compiled, and the sums live in registers (H100, float 8192^2: 86.7
   // -> 95.3 GLUPS CUDA, 86.4 -> 96.0 OpenCL; results/nvidia-h100/blocked-inplace/unroll.txt).
+// With a sponge, unrolled by two only (its code in every step's copy spilled
+// under the register cap): the 4000x2400 cylinder with everything on 4.58 ->
+// 4.28 s on an H100; a curved wall alone is faster fully unrolled (3.76
+// against 4.10 s): results/nvidia-h100/real-problems/unroll-and-cap.txt.
+#ifdef SPONGE
+#pragma unroll 2
+#else
 #pragma unroll
+#endif
   for (int s = 1; s <= BLOCK_STEPS; ++s) {
     for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
     if (s > steps) continue;
