@@ -2,6 +2,9 @@
 // devices' limits in, a plan and its reason out. No device is used.
 #include <doctest/doctest.h>
 
+#include <utility>
+#include <vector>
+
 #include <string>
 
 #include "device/launch_plan.hpp"
@@ -245,3 +248,22 @@ TEST_CASE("launch decision: blocked under MPI slabs needs a tile row per rank") 
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("launch decision: a chunk holds at least two whole blocked launches, however large the grid") {
+  // Four GPUs' weak scaling at 16384^2 each: a 16384x65536 grid's 1.37 million
+  // tiles once made the chunk 2 steps (the host's bound on a chunk's values),
+  // so every blocked launch ran 2 steps instead of 4.
+  for (const auto& [nx, ny] : std::vector<std::pair<int, int>>{{16384, 65536}, {16384, 32768}, {40000, 40000}, {1024, 1024}}) {
+    CAPTURE(nx);
+    CAPTURE(ny);
+    const Params p = d2q9::test::make_params(nx, ny, 1000);
+    for (int ranks : {1, 4}) {
+      const LaunchPlan plan = decide_launch(p, h100_cuda(), asked(KernelVariant::Blocked), Precision::Float, ranks).plan;
+      REQUIRE(plan.block_steps == 4);
+      CHECK(plan.chunk_steps >= 2 * plan.block_steps);
+      CHECK(plan.chunk_steps % (2 * plan.block_steps) == 0);
+    }
+  }
+  // A run shorter than two launches is one chunk.
+  CHECK(decide_launch(d2q9::test::make_params(16384, 65536, 5), h100_cuda(), asked(KernelVariant::Blocked)).plan.chunk_steps == 5);
+}

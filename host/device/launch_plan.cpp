@@ -260,10 +260,14 @@ LaunchPlan plan_variant(const Params& params, const DeviceLimits& device, const 
   if (request.chunk_steps > 0) {
     plan.chunk_steps = request.chunk_steps;
   } else {
-    plan.chunk_steps = std::max(1, std::min({params.max_iters, kMaxChunkSteps, kMaxChunkValues / plan.num_groups()}));
     // An even number of whole launches per chunk, so that every chunk starts
-    // from the same buffer.
+    // from the same buffer; at least two, whatever the grid: the host's bound
+    // on a chunk's values alone cut the largest grids' blocked launches short
+    // (four H100s, weak scaling at 16384^2 per GPU: a 16384x65536 grid got
+    // chunks of 2 steps, launches of 2 instead of 4, 0.57 of one GPU's rate).
     const int unit = 2 * plan.steps_per_launch();
+    plan.chunk_steps = std::max(1, std::min({params.max_iters, kMaxChunkSteps,
+                                             std::max(unit, kMaxChunkValues / plan.num_groups())}));
     if (plan.chunk_steps >= unit) plan.chunk_steps -= plan.chunk_steps % unit;
     else if (plan.chunk_steps > 1) plan.chunk_steps &= ~1;
   }
