@@ -1146,11 +1146,22 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // of group g goes to partial_sums[partial_offset + s * groups + g]; the
 // accelerated row is accelerated between the launch's steps, and after its
 // last when accelerate_next.
+// Probes inside a launch: after step sample_first and every sample_every
+// steps after it (sample_first 0: never) but its last, the group copies the
+// region's state of each of the sample_count cells of sample_which (lattice
+// indices) that lie in its own tile, as stored, into the next row of samples
+// from sample_row (sample_cells' layout); after its last step the host runs
+// sample_cells. Between steps the accelerated row's values are accelerated:
+// the host samples here only when no probe lies on it.
 BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
                                                 __global const uchar* restrict obstacles,
                                                 __global real* restrict partial_sums, const int partial_offset,
                                                 const int accelerate_next, const int steps,
-                                                const int first_group_row, const int step) {
+                                                const int first_group_row, const int step,
+                                                __global stored* restrict samples,
+                                                __global const int* restrict sample_which, const int sample_count,
+                                                const int sample_first, const int sample_every,
+                                                const int sample_row) {
   __local blocked_region region;
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
@@ -1322,6 +1333,19 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
+    if (!last && sample_first > 0 && s >= sample_first && (s - sample_first) % sample_every == 0) {
+      const idx_t row = sample_row + (s - sample_first) / sample_every;
+      for (int i = lid; i < 9 * sample_count; i += WG_SIZE) {
+        const int k = i / sample_count, p = i - k * sample_count;
+        const int cell = sample_which[p];
+        const int rx = cell % NX - x0, ry = cell / NX - y0;
+        if (rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS && ry < BLOCK_STEPS + TILE_Y)
+          samples[(row * 9 + k) * sample_count + p] = region.f[slot_out(k, rx + ry * REGION_X, s)];
+      }
+    }
+    // Read before the next step overwrites the slots. Every step, not only
+    // when sampling: PoCL's compile took minutes with barriers under that test.
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 
 #ifdef CURVED_SIDE

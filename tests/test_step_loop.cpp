@@ -63,6 +63,7 @@ class RecordingDevice final : public LatticeDevice {
     sequences.push_back(ls);
     for (const StepLaunch& l : ls) {
       launches.push_back(l);
+      if (l.sample_after_row >= 0) sample(1 - l.state, l.sample_after_row);  // as the devices do
       for (int s = 0; s < l.steps; ++s)
         for (int g = 0; g < num_groups_; ++g)
           buffer_.at(static_cast<std::size_t>(l.partial_offset + s * num_groups_ + g)) =
@@ -235,9 +236,43 @@ TEST_CASE("step loop: one device stops at the first unstable step, summing while
 
 TEST_SUITE_END();
 
-TEST_CASE("step loop: probes are sampled on the device at their steps, unaccelerated, without ending the run") {
+TEST_CASE("step loop: probes off the accelerated row are sampled in and after launches, chunks unchanged") {
+  for (KernelVariant variant : {KernelVariant::Fused, KernelVariant::Blocked}) {
+    CAPTURE(std::string(to_string(variant)));
+    Fixture plain(variant, 8, 40), f(variant, 8, 40);
+    f.loop->sample_cells_every({3, 5 * 16 + 5}, 2);
+    std::vector<double> av_plain, av_vels;
+    plain.loop->run(30, av_plain);
+    f.loop->run(30, av_vels);
+    // The same launches as a run without probes, but for the sample fields.
+    std::vector<std::vector<int>> sampled_fields = fields(f.device->sequences), plain_fields = fields(plain.device->sequences);
+    CHECK(sampled_fields == plain_fields);
+    CHECK(f.device->accelerations == plain.device->accelerations);
+    // Steps 2, 4 ... 30, each in one row, in order: blocked's three steps a
+    // launch sample inside (after its first or second step) and after.
+    std::vector<int> rows_at(31, -1);
+    for (const StepLaunch& l : f.device->launches) {
+      for (int s = l.sample_first; l.sample_first > 0 && s < l.steps; s += l.sample_every)
+        rows_at.at(static_cast<std::size_t>(l.step + s)) = l.sample_row + (s - l.sample_first) / l.sample_every;
+      if (l.sample_after_row >= 0) rows_at.at(static_cast<std::size_t>(l.step + l.steps)) = l.sample_after_row;
+    }
+    for (int step = 1; step <= 30; ++step) {
+      CAPTURE(step);
+      CHECK(rows_at[static_cast<std::size_t>(step)] == (step % 2 == 0 ? step / 2 - 1 : -1));
+    }
+    if (variant == KernelVariant::Fused) CHECK(f.device->samples.size() == 15);
+    const Solver::CellSamples taken = f.loop->take_cell_samples();
+    std::vector<int> steps;
+    for (int step = 2; step <= 30; step += 2) steps.push_back(step);
+    CHECK(taken.steps == steps);
+    CHECK(f.device->sample_reads == 1);
+    CHECK(av_vels == av_plain);
+  }
+}
+
+TEST_CASE("step loop: a probe on the accelerated row is sampled at its step, unaccelerated, without ending the run") {
   Fixture f(KernelVariant::Fused, 8, 40);
-  f.loop->sample_cells_every({3, 5}, 7);
+  f.loop->sample_cells_every({6 * 16 + 3, 5}, 7);  // row ny - 2 is accelerated
   REQUIRE(f.device->sample_cells == 2);
   std::vector<double> av_vels;
   f.loop->run(30, av_vels);

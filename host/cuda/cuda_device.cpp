@@ -195,10 +195,11 @@ void CudaLattice::launch_accelerate(CUstream stream, int state) {
 }
 
 void CudaLattice::launch_step(CUstream stream, int state, int group_rows, int first_group_row,
-                              int partial_offset, bool accelerate_next, int steps, int step) {
+                              int partial_offset, bool accelerate_next, int steps, int step, StepSamples samples) {
   int accelerate_next_arg = accelerate_next ? 1 : 0;
   void* args[] = {&cells_[state],  &cells_[1 - state],    &obstacles_, &partials_, &partial_offset,
-                  &accelerate_next_arg, &steps,      &first_group_row, &step};
+                  &accelerate_next_arg, &steps,      &first_group_row, &step,
+                  &samples.samples, &samples.which, &samples.count, &samples.first, &samples.every, &samples.row};
   CU_CALL(cuLaunchKernel, collide_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
           static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);

@@ -27,6 +27,13 @@ CUdevice cuda_device_at(const CudaDriver& drv, int requested, int* index_out = n
 // for the newest older one, which the driver compiles when it loads it.
 NvrtcTarget pick_nvrtc_target(int major, int minor, const std::string& device_name);
 
+// A blocked launch's probes (StepLaunch's sample_*; the samples' buffer and
+// cells): the other step kernels take nine arguments and ignore these.
+struct StepSamples {
+  CUdeviceptr samples = 0, which = 0;
+  int count = 0, first = 0, every = 1, row = 0;
+};
+
 // What a CUDA solver holds on its device: the primary context, the module
 // built for a launch plan, two lattices, the obstacle flags and the partial
 // sums; it launches the kernels on the solver's streams and frees it all
@@ -58,7 +65,7 @@ class CudaLattice {
   // `first_group_row`, the first step being number `step` (the kernels' nine
   // arguments, cl/d2q9_bgk.cl).
   void launch_step(CUstream stream, int state, int group_rows, int first_group_row,
-                   int partial_offset, bool accelerate_next, int steps, int step);
+                   int partial_offset, bool accelerate_next, int steps, int step, StepSamples samples = {});
   // sample_cells: lattice `state`'s values at `count` cells (indices at
   // `which`) into sample `row` of `samples` (cl/d2q9_bgk.cl).
   void launch_sample(CUstream stream, int state, CUdeviceptr which, CUdeviceptr samples, int count, int row);

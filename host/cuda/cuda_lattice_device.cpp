@@ -319,7 +319,10 @@ void CudaDevice::launch_plainly(const std::vector<StepLaunch>& launches) {
   for (const StepLaunch& l : launches) {
     if (l.accelerate_before) lattice_.launch_accelerate(kernels_, l.state);
     lattice_.launch_step(kernels_, l.state, l.group_rows, l.first_group_row, l.partial_offset,
-                         l.accelerate_next, l.steps, l.step);
+                         l.accelerate_next, l.steps, l.step,
+                         {samples_, sample_cells_, sample_count_, l.sample_first, l.sample_every, l.sample_row});
+    if (l.sample_after_row >= 0)
+      lattice_.launch_sample(kernels_, 1 - l.state, sample_cells_, samples_, sample_count_, l.sample_after_row);
   }
 }
 
@@ -384,8 +387,13 @@ void CudaDevice::launch(const std::vector<StepLaunch>& launches) {
   if (launches.empty()) return;
   lattice_.make_current();
   const bool ramping = launches.front().step < ramp_steps_;
+  // A graph holds its arguments: launches that sample probes (each into its
+  // own rows) run plainly.
+  const bool sampling = std::any_of(launches.begin(), launches.end(),
+                                    [](const StepLaunch& l) { return l.sample_first > 0 || l.sample_after_row >= 0; });
   // One launch (a slab's band) gains nothing from a graph.
-  if (CUgraphExec graph = ramping || (launches.size() < 2 && halo_depth_ > 0) ? nullptr : graph_for(launches, false))
+  if (CUgraphExec graph = ramping || sampling || (launches.size() < 2 && halo_depth_ > 0) ? nullptr
+                                                                                       : graph_for(launches, false))
     CU_CALL(cuGraphLaunch, graph, kernels_);
   else
     launch_plainly(launches);

@@ -78,6 +78,14 @@ struct StepLaunch {
   bool accelerate_next = false;    // fused: the next step's acceleration inside
   int partial_offset = 0;
   int step = 0;
+  // Blocked: probes sampled inside the launch after step sample_first (from
+  // 1; 0: none) and every sample_every steps after it before its last, into
+  // the samples' rows from sample_row (set_sample_cells' buffer); after it
+  // (any variant) into row sample_after_row (-1: none).
+  int sample_first = 0;
+  int sample_every = 1;
+  int sample_row = 0;
+  int sample_after_row = -1;
 };
 
 class LatticeDevice {

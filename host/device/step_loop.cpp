@@ -249,15 +249,18 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
       // ended there would leave it: unaccelerated (the next chunk then
       // starts as a run() does).
       bool probe = false;
-      if (sample_every_ > 0) {
+      if (sample_every_ > 0 && !sample_in_launches_) {
         const int to_probe = sample_every_ - (first_step + done) % sample_every_;
         if (to_probe <= n) n = to_probe, probe = true;
+      } else if (sample_every_ > 0) {
+        n = make_room_for_samples(first_step + done, n);
       }
       const int base = half * plan_.chunk_steps * num_groups_;
       device_->reuse_partials(static_cast<std::size_t>(base) * sums_);  // read back two chunks ago
       if (!split()) {
         const bool ends = done + n == steps;
-        const std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends || probe);
+        std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends || probe);
+        if (sample_every_ > 0 && sample_in_launches_) sample_in(launches);
         device_->launch(launches);
         current_ = (current_ + static_cast<int>(launches.size())) % 2;
         if (probe) {
@@ -440,9 +443,45 @@ void StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int eve
   read_samples();
   sample_count_ = every > 0 ? cells.size() : 0;
   sample_every_ = sample_count_ > 0 ? every : 0;
+  // Sampled inside and after launches (blocked: between its steps) where the
+  // state holds the next step's acceleration on the accelerated row already:
+  // a probe there ends the chunk instead, unaccelerated.
+  const std::size_t accel_row = static_cast<std::size_t>(params_.ny - 2);
+  sample_in_launches_ = std::none_of(cells.begin(), cells.end(), [&](std::size_t c) {
+    return c / static_cast<std::size_t>(params_.nx) == accel_row;
+  });
   const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
   sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes, 1, kMaxSampleRows));
   device_->set_sample_cells(sample_every_ > 0 ? cells : std::vector<std::size_t>{}, sample_rows_);
+}
+
+int StepLoop::make_room_for_samples(int first, int steps) {
+  const int to_first = sample_every_ - first % sample_every_;
+  steps = std::min(steps, to_first + (sample_rows_ - 1) * sample_every_);  // one buffer's rows at most
+  const int rows = (first + steps) / sample_every_ - first / sample_every_;
+  if (static_cast<int>(pending_steps_.size()) + rows > sample_rows_) read_samples();
+  return steps;
+}
+
+void StepLoop::sample_in(std::vector<StepLaunch>& launches) {
+  for (StepLaunch& l : launches) {
+    const int to_first = sample_every_ - l.step % sample_every_;
+    if (to_first >= l.steps) {
+      if (to_first == l.steps) {
+        l.sample_after_row = static_cast<int>(pending_steps_.size());
+        pending_steps_.push_back(l.step + l.steps);
+      }
+      continue;
+    }
+    l.sample_first = to_first;
+    l.sample_every = sample_every_;
+    l.sample_row = static_cast<int>(pending_steps_.size());
+    for (int s = to_first; s < l.steps; s += sample_every_) pending_steps_.push_back(l.step + s);
+    if ((l.steps - to_first) % sample_every_ == 0) {
+      l.sample_after_row = static_cast<int>(pending_steps_.size());
+      pending_steps_.push_back(l.step + l.steps);
+    }
+  }
 }
 
 void StepLoop::sample_now(int step) {

@@ -113,6 +113,11 @@ class StepLoop final : public Solver, public HoldsRows {
   // (blocking) when the device's buffer is full, and at the end of run().
   void sample_now(int step);
   void read_samples();
+  // Sampling in launches: `steps` from step `first`, fewer where the
+  // samples would overflow the device's buffer, reading it first if they
+  // would not fit after what it holds; and the launches' sample rows.
+  int make_room_for_samples(int first, int steps);
+  void sample_in(std::vector<StepLaunch>& launches);
 
   Backend backend_;
   Precision precision_;
@@ -157,6 +162,7 @@ class StepLoop final : public Solver, public HoldsRows {
   std::size_t sample_count_ = 0;
   int sample_every_ = 0;  // 0: none
   int sample_rows_ = 0;   // the device's buffer holds this many
+  bool sample_in_launches_ = false;  // sampled inside and after launches, not at chunk ends
   std::vector<int> pending_steps_;  // of the samples on the device, not yet read
   CellSamples samples_;             // read, not yet taken
 };

@@ -202,6 +202,11 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
       sample_[b].setArg(1, sample_cells_);
       sample_[b].setArg(2, samples_);
       sample_[b].setArg(3, sample_count_);
+      if (plan_.variant == KernelVariant::Blocked) {  // probes inside its launches
+        lattice_.collide[b].setArg(9, samples_);
+        lattice_.collide[b].setArg(10, sample_cells_);
+        lattice_.collide[b].setArg(11, sample_count_);
+      }
     }
   });
   // Run once now: some implementations (PoCL) compile a kernel at its first
@@ -247,10 +252,16 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
       k.setArg(6, s.steps);
       k.setArg(7, s.first_group_row);
       k.setArg(8, s.step);
+      if (plan_.variant == KernelVariant::Blocked) {
+        k.setArg(12, s.sample_first);
+        k.setArg(13, s.sample_every);
+        k.setArg(14, s.sample_row);
+      }
       lattice_.queue.enqueueNDRangeKernel(
           k, cl::NullRange,
           cl::NDRange(static_cast<std::size_t>(plan_.groups_x) * l.x, static_cast<std::size_t>(s.group_rows) * l.y),
           cl::NDRange(l.x, l.y));
+      if (s.sample_after_row >= 0) sample(1 - s.state, s.sample_after_row);
     }
   });
 }

@@ -134,6 +134,15 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
         kernel.setArg(6, 1);
         kernel.setArg(7, 0);
         kernel.setArg(8, 0);
+        if (plan.variant == KernelVariant::Blocked) {
+          // No probes yet (set_sample_cells): null buffers, never read.
+          kernel.setArg(9, cl::Buffer());
+          kernel.setArg(10, cl::Buffer());
+          kernel.setArg(11, 0);
+          kernel.setArg(12, 0);
+          kernel.setArg(13, 1);
+          kernel.setArg(14, 0);
+        }
         kernel_max = std::min<long long>(kernel_max, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
       }
     }
