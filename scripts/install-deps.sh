@@ -10,11 +10,12 @@ $sudo apt-get update -qq
 # oclgrind, a second OpenCL implementation the tests run the kernels under, and Mesa's rusticl
 # (mesa-opencl-icd; its CPU device llvmpipe shows with RUSTICL_ENABLE=llvmpipe), a third, which
 # the conformance tests run on too (ctest -L rusticl; docs/opencl-implementations.md).
+# pkg-config builds a program against the installed library as a non-CMake project would (ctest -L install).
 # python3 runs the validation checks (validation/*.py, standard library only).
 # pybind11-dev, python3-dev and python3-numpy build the Python module d2q9 (python/), python3-pytest
 # runs its tests (ctest -L python); python3-matplotlib draws examples/python's pictures.
 $sudo apt-get install -y -qq --no-install-recommends \
-  ca-certificates cmake make g++ python3 \
+  ca-certificates cmake make g++ pkg-config python3 \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd mesa-opencl-icd clinfo \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev \
   libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev oclgrind \

@@ -1,16 +1,28 @@
 // CUDA backend: compiles the same cl/d2q9_bgk.cl through NVRTC (with
 // cl/cuda_prelude.h) and runs it with the driver API, loaded at run time.
-// What the registry (sim/backend.cpp) asks of it beyond its LatticeDevice
-// (cuda_lattice_device.cpp): its devices, their limits and copy bandwidth.
+// Its entry in the registry of backends (sim/backend.cpp), and what the
+// entry reaches: its LatticeDevice (cuda_lattice_device.cpp), its devices,
+// their limits and copy bandwidth.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "device/backend_entry.hpp"
 #include "device/solver.hpp"
 
 namespace d2q9 {
+
+// This backend in the registry's table (cuda_entry.cpp).
+const BackendEntry& cuda_backend_entry();
+
+// A device holding `lattice` (DeviceError when it cannot hold it or build its
+// kernels). `use_graphs`: replay each prepared sequence as a CUDA graph
+// (launch overhead ~1 us per kernel instead of ~4 us); false launches
+// kernels one by one.
+std::unique_ptr<LatticeDevice> make_cuda_device(const DeviceConfig& config, const LaunchPlan& plan,
+                                                const DeviceLattice& lattice, bool use_graphs = true);
 
 struct CudaDeviceInfo {
   int index;  // as --device takes it with --backend cuda

@@ -10,6 +10,7 @@
 #include <map>
 #include <tuple>
 
+#include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_device.hpp"
 #include "core/stopwatch.hpp"
 #include "device/kernel_source.hpp"

@@ -199,13 +199,4 @@ class LatticeDevice {
   virtual void drain() noexcept = 0;
 };
 
-// The backends' devices, defined where each backend is built (DeviceError
-// when the device cannot hold the lattice or build its kernels).
-std::unique_ptr<LatticeDevice> make_opencl_device(const DeviceConfig& config, const LaunchPlan& plan,
-                                                  const DeviceLattice& lattice);
-// `use_graphs`: replay each prepared sequence as a CUDA graph (launch overhead
-// ~1 us per kernel instead of ~4 us); false launches kernels one by one.
-std::unique_ptr<LatticeDevice> make_cuda_device(const DeviceConfig& config, const LaunchPlan& plan,
-                                                const DeviceLattice& lattice, bool use_graphs = true);
-
 }  // namespace d2q9

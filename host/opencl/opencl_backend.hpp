@@ -1,16 +1,24 @@
-// OpenCL backend: what the registry (sim/backend.cpp) asks of it beyond its
-// LatticeDevice (device/lattice_device.hpp, built in opencl_device.cpp):
-// its devices, their limits and copy bandwidth. Builds cl/d2q9_bgk.cl for the
-// chosen device at run time.
+// OpenCL backend: its entry in the registry of backends (sim/backend.cpp),
+// and what the entry reaches: its LatticeDevice (device/lattice_device.hpp,
+// built in opencl_device.cpp), its devices, their limits and copy bandwidth.
+// Builds cl/d2q9_bgk.cl for the chosen device at run time.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "device/backend_entry.hpp"
 #include "device/solver.hpp"
 
 namespace d2q9 {
+
+// This backend in the registry's table (opencl_entry.cpp).
+const BackendEntry& opencl_backend_entry();
+
+// A device holding `lattice` (DeviceError when it cannot hold it or build its kernels).
+std::unique_ptr<LatticeDevice> make_opencl_device(const DeviceConfig& config, const LaunchPlan& plan,
+                                                  const DeviceLattice& lattice);
 
 struct OpenCLDeviceInfo {
   int index;  // flat index over all platforms, as --device takes it

@@ -6,6 +6,7 @@
 
 #include "device/lattice_device.hpp"
 #include "core/stopwatch.hpp"
+#include "opencl/opencl_backend.hpp"
 #include "opencl/opencl_lattice.hpp"
 
 namespace d2q9 {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "device/backend_entry.hpp"
 #include "device/solver.hpp"
 #include "problem/storage16.hpp"
 
@@ -63,5 +64,9 @@ class ReferenceSolver final : public Solver {
 
 extern template class ReferenceSolver<float>;
 extern template class ReferenceSolver<double>;
+
+// The reference in the registry's table (reference_entry.cpp): a serial
+// solver of the precision asked for, no devices.
+const BackendEntry& reference_backend_entry();
 
 }  // namespace d2q9

@@ -1,16 +1,10 @@
 #include "sim/backend.hpp"
 
-#include <algorithm>
-
 #include "device/lattice_device.hpp"
 #include "device/step_loop.hpp"
-#include "opencl/cl_common.hpp"
-#include "opencl/device_table.hpp"
-#include "opencl/driver_check.hpp"
 #include "opencl/opencl_backend.hpp"
 #include "reference/reference_solver.hpp"
 #ifdef D2Q9_HAVE_CUDA
-#include "cuda/cuda_driver.hpp"
 #include "cuda/cuda_backend.hpp"
 #endif
 #ifdef D2Q9_WITH_MPI
@@ -22,43 +16,50 @@ namespace d2q9 {
 
 namespace {
 
+// The backends built into this program, one entry each, reference first
+// (the order of built_backends and --list-devices).
+const std::vector<const BackendEntry*>& backend_table() {
+  static const std::vector<const BackendEntry*> table = {
+      &reference_backend_entry(),
+      &opencl_backend_entry(),
+#ifdef D2Q9_HAVE_CUDA
+      &cuda_backend_entry(),
+#endif
+  };
+  return table;
+}
+
+// The entry of `b`; DeviceError saying how to get it when it was not built in.
+const BackendEntry& entry_of(Backend b) {
+  for (const BackendEntry* e : backend_table())
+    if (e->id == b) return *e;
+  throw DeviceError(std::string("this program was built without the ") + to_string(b) +
+                    " backend (configure it where the CUDA toolkit is installed)");
+}
+
+[[noreturn]] void no_devices(Backend b) { throw DeviceError(std::string(to_string(b)) + " has no devices"); }
+
 // The backend's device holding `lattice`.
 std::unique_ptr<LatticeDevice> make_device(Backend b, const SolverConfig& config, const LaunchPlan& plan,
                                            const DeviceLattice& lattice) {
-  switch (b) {
-    case Backend::OpenCL: return make_opencl_device(config.device, plan, lattice);
-#ifdef D2Q9_HAVE_CUDA
-    case Backend::Cuda: return make_cuda_device(config.device, plan, lattice, config.cuda_graphs);
-#endif
-    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
-  }
+  const BackendEntry& e = entry_of(b);
+  if (!e.make_device) no_devices(b);
+  return e.make_device(config.device, plan, lattice, config.cuda_graphs);
 }
 
 #ifdef D2Q9_WITH_MPI
-// `requested` when given (>= 0); else distinct GPUs for the ranks of a host,
-// by node rank; with no OpenCL GPU, the default device (PoCL's CPU device) for all.
+// `requested` when given (>= 0); else the backend's pick for this rank of
+// its host (distinct GPUs by node rank where there are several).
 int rank_device(Backend b, int requested, int node_rank) {
   if (requested >= 0) return requested;
-#ifdef D2Q9_HAVE_CUDA
-  if (b == Backend::Cuda) {
-    const int count = static_cast<int>(list_cuda_devices().size());
-    if (count == 0) throw DeviceError("no CUDA device found");
-    return node_rank % count;
-  }
-#endif
-  const auto devices = list_opencl_devices();
-  if (devices.empty()) throw DeviceError("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd installed?)");
-  std::vector<int> gpus;
-  for (const auto& d : devices)
-    if (d.is_gpu) gpus.push_back(d.index);
-  if (gpus.empty()) return default_opencl_device(devices);
-  return gpus[node_rank % static_cast<int>(gpus.size())];
+  return entry_of(b).rank_device(node_rank);
 }
 
 std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const ObstacleMask& mask, SolverConfig config,
                                   MpiRanks& ranks) {
-  if (b == Backend::Reference)
-    throw DeviceError("--backend reference runs on one process; under mpirun the opencl and cuda backends split the grid");
+  if (!entry_of(b).make_device)
+    throw DeviceError(std::string("--backend ") + to_string(b) +
+                      " runs on one process; under mpirun the opencl and cuda backends split the grid");
   MPI_Comm comm = ranks.solver_comm();
   config.launch.slabs = true;  // also for one rank's slab (benchmarks)
   // Nothing asked of the variant or blocked's shape: the slabs may fall back
@@ -127,24 +128,14 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
 
 
 DeviceLimits device_limits(Backend b, int device) {
-  switch (b) {
-    case Backend::OpenCL: return opencl_limits(device);
-#ifdef D2Q9_HAVE_CUDA
-    case Backend::Cuda: {
-      DeviceLimits l = cuda_limits(device);  // fp64 on every CUDA device
-      l.platform = "CUDA";
-      return l;
-    }
-#endif
-    default: require_built(b); throw DeviceError(std::string(to_string(b)) + " has no devices");
-  }
+  const BackendEntry& e = entry_of(b);
+  if (!e.limits) no_devices(b);
+  return e.limits(device);
 }
 
 std::vector<Backend> built_backends() {
-  std::vector<Backend> out = {Backend::Reference, Backend::OpenCL};
-#ifdef D2Q9_HAVE_CUDA
-  out.push_back(Backend::Cuda);
-#endif
+  std::vector<Backend> out;
+  for (const BackendEntry* e : backend_table()) out.push_back(e->id);
   return out;
 }
 
@@ -156,16 +147,10 @@ bool built_with_mpi() {
 #endif
 }
 
-void require_built(Backend b) {
-  const auto built = built_backends();
-  if (std::find(built.begin(), built.end(), b) != built.end()) return;
-  throw DeviceError(std::string("this program was built without the ") + to_string(b) +
-                    " backend (configure it where the CUDA toolkit is installed)");
-}
+void require_built(Backend b) { entry_of(b); }
 
 std::optional<LaunchDecision> decide_for(Backend b, const Params& params, const SolverConfig& config) {
-  require_built(b);
-  if (b == Backend::Reference) return std::nullopt;
+  if (!entry_of(b).make_device) return std::nullopt;  // the serial reference: nothing to launch
   return decide_launch(params, device_limits(b, config.device.device), config.launch, config.device.precision);
 }
 
@@ -177,28 +162,21 @@ std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const Solver
 
 std::unique_ptr<Solver> make_planned_solver(Backend b, const Params& params, const ObstacleMask& mask,
                                             const DeviceConfig& device, const LaunchPlan& plan, bool cuda_graphs) {
-  require_built(b);
-  switch (b) {
-    case Backend::Reference:
-      if (device.precision == Precision::Double) return std::make_unique<ReferenceSolver<double>>(params, mask);
-      if (is_16bit(device.precision)) return std::make_unique<ReferenceSolver<float>>(params, mask, device.precision);
-      return std::make_unique<ReferenceSolver<float>>(params, mask);
-    default: {
-      // One device holds the whole grid, in the same step loop as slabs.
-      SolverConfig config;
-      config.device = device;
-      config.cuda_graphs = cuda_graphs;
-      std::unique_ptr<LatticeDevice> lattice_device =
-          make_device(b, config, plan, device_lattice(params, mask, device.precision, plan));
-      return std::make_unique<StepLoop>(b, device.precision, params, mask, plan, Decomposition{},
-                                        std::move(lattice_device));
-    }
-  }
+  const BackendEntry& e = entry_of(b);
+  if (e.make_serial_solver) return e.make_serial_solver(params, mask, device.precision);
+  // One device holds the whole grid, in the same step loop as slabs.
+  SolverConfig config;
+  config.device = device;
+  config.cuda_graphs = cuda_graphs;
+  std::unique_ptr<LatticeDevice> lattice_device =
+      make_device(b, config, plan, device_lattice(params, mask, device.precision, plan));
+  return std::make_unique<StepLoop>(b, device.precision, params, mask, plan, Decomposition{},
+                                    std::move(lattice_device));
 }
 
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
                                     const SolverConfig& config, Ranks* ranks) {
-  require_built(b);
+  const BackendEntry& e = entry_of(b);
   if (ranks && (ranks->size() > 1 || config.slabs_on_one_rank)) {
 #ifdef D2Q9_WITH_MPI
     if (auto* mpi = dynamic_cast<MpiRanks*>(ranks)) return make_slab(b, params, mask, config, *mpi);
@@ -207,92 +185,22 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
   }
   if (!config.slab_rows.empty() && (config.slab_rows.size() != 1 || config.slab_rows[0] != params.ny))
     throw InputError("--slab-rows splits the grid between MPI ranks: give it under mpirun with one height per rank");
-  if (b == Backend::Reference) return make_planned_solver(b, params, mask, config.device, LaunchPlan{});
+  if (e.make_serial_solver) return make_planned_solver(b, params, mask, config.device, LaunchPlan{});
   return make_planned_solver(b, params, mask, config.device, *plan_for(b, params, config), config.cuda_graphs);
 }
 
-DeviceDescription describe_device(Backend b, int device) {
-  require_built(b);
-  DeviceDescription d;
-  if (b == Backend::Reference) {
-    d.name = "serial CPU reference";
-    return d;
-  }
-  if (b == Backend::OpenCL) {
-    const auto devices = list_opencl_devices();
-    if (devices.empty()) throw DeviceError("no OpenCL device found");
-    const int index = device < 0 ? default_opencl_device(devices) : device;
-    if (index >= static_cast<int>(devices.size()))
-      throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
-                        std::to_string(devices.size()) + " OpenCL device(s), see --list-devices");
-    const OpenCLDeviceInfo& o = devices[index];
-    // PoCL reports the first shared cache (the L3) on a CPU, and 0 where the
-    // system does not describe its caches.
-    const unsigned long long cache = opencl_device_at(index).getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
-    return {o.name, o.platform, o.driver_version, o.opencl_version, o.global_mem_bytes, cache};
-  }
-#ifdef D2Q9_HAVE_CUDA
-  const auto devices = list_cuda_devices();
-  const int index = device < 0 ? 0 : device;
-  if (index >= static_cast<int>(devices.size()))
-    throw DeviceError("--device " + std::to_string(index) + " does not exist: there are " +
-                      std::to_string(devices.size()) + " CUDA device(s), see --list-devices");
-  const CudaDeviceInfo& c = devices[index];
-  const CudaDriver& drv = cuda_driver();
-  CUdevice cu_device{};
-  check_cuda(drv.cuDeviceGet(&cu_device, index), "cuDeviceGet");
-  int l2_bytes = 0;
-  check_cuda(drv.cuDeviceGetAttribute(&l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, cu_device), "cuDeviceGetAttribute");
-  return {c.name,
-          "CUDA",
-          cuda_driver_version(),
-          "sm_" + std::to_string(c.compute_major) + std::to_string(c.compute_minor),
-          c.global_mem_bytes,
-          static_cast<unsigned long long>(l2_bytes)};
-#else
-  return d;
-#endif
-}
+DeviceDescription describe_device(Backend b, int device) { return entry_of(b).describe(device); }
 
 void print_devices(std::FILE* out) {
-  const auto devices = list_opencl_devices();
-  std::fprintf(out, "OpenCL devices:\n");
-  if (devices.empty()) std::fprintf(out, "  (none found: install an OpenCL driver, e.g. pocl-opencl-icd)\n");
-  else print_device_table(out, devices, default_opencl_device(devices));
-  const bool any_gpu = std::any_of(devices.begin(), devices.end(), [](const auto& d) { return d.is_gpu; });
-  const std::string vendors = default_vendors_dir();
-  if (!any_gpu)
-    for (const auto& u : find_unregistered_drivers(default_driver_dirs(), vendors))
-      std::fprintf(out,
-                   "\nNo GPU found, but the %s OpenCL driver %s is installed without an ICD registration\n"
-                   "(no file in %s names it). Register it, as root, with:\n"
-                   "  mkdir -p %s && echo %s > %s/%s\n",
-                   u.vendor.c_str(), u.library.c_str(), vendors.c_str(), vendors.c_str(), u.library.c_str(),
-                   vendors.c_str(), u.icd_name.c_str());
-#ifdef D2Q9_HAVE_CUDA
-  std::fprintf(out, "CUDA devices:\n");
-  const std::string no_driver = cuda_driver_unavailable_reason();
-  if (!no_driver.empty()) {
-    std::fprintf(out, "  (none: %s)\n", no_driver.c_str());
-    return;
-  }
-  const auto cuda_devices = list_cuda_devices();
-  if (cuda_devices.empty()) std::fprintf(out, "  (none found)\n");
-  for (const auto& d : cuda_devices)
-    std::fprintf(out, "  %d: %s, compute capability %d.%d, %d multiprocessors, %.1f GiB\n", d.index, d.name.c_str(),
-                 d.compute_major, d.compute_minor, d.multiprocessors, d.global_mem_bytes / 1073741824.0);
-#endif
+  for (const BackendEntry* e : backend_table())
+    if (e->print_devices) e->print_devices(out);
 }
 
 double copy_bandwidth(Backend b, int device, const std::string& kernels_dir, std::size_t bytes) {
-  require_built(b);
-  switch (b) {
-    case Backend::OpenCL: return measure_opencl_copy_bandwidth(device, kernels_dir, bytes);
-#ifdef D2Q9_HAVE_CUDA
-    case Backend::Cuda: return measure_cuda_copy_bandwidth(device, kernels_dir, bytes);
-#endif
-    default: throw DeviceError(std::string("--backend ") + to_string(b) + " has no copy bandwidth to measure");
-  }
+  const BackendEntry& e = entry_of(b);
+  if (!e.copy_bandwidth)
+    throw DeviceError(std::string("--backend ") + to_string(b) + " has no copy bandwidth to measure");
+  return e.copy_bandwidth(device, kernels_dir, bytes);
 }
 
 std::unique_ptr<Ranks> start_ranks(int& argc, char**& argv) {

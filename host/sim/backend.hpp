@@ -1,7 +1,8 @@
 // The backends built into this program and what the programs ask of one:
 // a launch plan, a solver, its devices, its copy bandwidth. backend.cpp is
-// the one file that knows which backends (and MPI) were built: a new backend
-// is a folder plus an entry there.
+// the one file that knows which backends (and MPI) were built: its table
+// holds one entry (device/backend_entry.hpp) per backend, and a new backend
+// is a folder that defines its entry plus a line of that table.
 #pragma once
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/ranks.hpp"
+#include "device/backend_entry.hpp"
 #include "device/launch_plan.hpp"
 #include "device/solver.hpp"
 #include "device/tuning.hpp"
@@ -52,11 +54,7 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
 // (DeviceError for the reference).
 DeviceLimits device_limits(Backend b, int device);
 
-struct DeviceDescription {
-  std::string name, platform, driver, version;
-  unsigned long long memory_bytes = 0;
-  unsigned long long cache_bytes = 0;  // last-level (global memory) cache; 0: unknown
-};
+// What device `device` of `b` is (DeviceDescription: device/backend_entry.hpp).
 DeviceDescription describe_device(Backend b, int device);
 
 // --list-devices: every built backend's devices.

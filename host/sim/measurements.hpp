@@ -120,6 +120,13 @@ class MeasurementLog {
   int forces_from() const { return forces_from_; }
   const std::vector<std::string>& bodies() const { return m_.bodies; }
 
+  // The probes' samples, as probes.csv holds them but unrounded: the step
+  // (steps completed) of each row, and per row rho, ux, uy of each probe of
+  // probes(), in the problem's order.
+  const std::vector<int>& probe_steps() const { return probe_steps_; }
+  const std::vector<double>& probe_series() const { return probe_values_; }
+  const std::vector<Probe>& probe_list() const { return m_.probes; }
+
  private:
   double coefficient(double force) const;
   Measurements m_;

@@ -163,17 +163,16 @@ class Simulation:
         return out
 
     def probes(self):
-        """Per probe: step, density, ux, uy arrays, one entry per sample, as probes.csv."""
-        lines = self._sim._probes_csv().splitlines()
-        if not lines:
-            return {}
-        header = lines[0].split(",")
-        rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]]).reshape(-1, len(header))
+        """Per probe: step, density, ux, uy arrays, one entry per sample, as
+        probes.csv, at full double precision (probes.csv rounds to 13 digits)."""
+        names, steps, series = self._sim._probe_series()
         out = {}
-        for c in range(1, len(header), 3):
-            name = header[c][: -len("_rho")]
-            out[name] = {"step": rows[:, 0].astype(int), "density": rows[:, c], "ux": rows[:, c + 1],
-                         "uy": rows[:, c + 2]}
+        if not names:
+            return out
+        rows = series.reshape(-1, 3 * len(names))
+        for p, name in enumerate(names):
+            out[name] = {"step": steps.copy(), "density": rows[:, 3 * p].copy(), "ux": rows[:, 3 * p + 1].copy(),
+                         "uy": rows[:, 3 * p + 2].copy()}
         return out
 
     def write_outputs(self, dir):

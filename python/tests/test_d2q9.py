@@ -17,6 +17,9 @@ SOURCE = os.environ["D2Q9_SOURCE_DIR"]
 BGK = os.environ["D2Q9_BGK"]
 CYLINDER = os.path.join(SOURCE, "tests/problems/cylinder_library.toml")
 OUTPUTS = ["av_vels.dat", "final_state.dat", "forces.csv", "probes.csv"]
+# The lattice's speeds e_k (host/problem/lattice.hpp, kEx and kEy).
+EX = [0, 1, 0, -1, 0, 1, -1, -1, 1]
+EY = [0, 0, 1, 0, -1, 1, 1, -1, -1]
 
 # tests/problems/cylinder_library.toml as a dict.
 CYLINDER_DICT = {
@@ -98,11 +101,29 @@ def test_average_velocities_forces_and_probes_match_the_files(cli_outputs):
     assert body["cd"][-1] > 0  # drag pushes the cylinder downstream
     probes = sim.probes()
     assert list(probes) == ["wake"]
-    table = np.loadtxt(cli_outputs / "probes.csv", delimiter=",", skiprows=1)
-    np.testing.assert_array_equal(probes["wake"]["step"], table[:, 0])
-    np.testing.assert_array_equal(probes["wake"]["step"], np.arange(10, 301, 10))
+    wake = probes["wake"]
+    header, *lines = read(cli_outputs / "probes.csv").decode().splitlines()
+    assert header == "step,wake_rho,wake_ux,wake_uy"
+    printed = [line.split(",") for line in lines]
+    np.testing.assert_array_equal(wake["step"], [int(row[0]) for row in printed])
+    np.testing.assert_array_equal(wake["step"], np.arange(10, 301, 10))
     for c, key in enumerate(("density", "ux", "uy"), start=1):
-        np.testing.assert_allclose(probes["wake"][key], table[:, c], rtol=1e-11, err_msg=key)
+        # Each value printed as probes.csv prints it (%.12E) is its text there.
+        assert [f"{v:.12E}" for v in wake[key]] == [row[c] for row in printed], key
+    # And they are the run's doubles, not that text read back: the last sample
+    # (step 300) is the moments of the probe cell's distributions now, summed
+    # as the library sums them (fluid_cell_state; its e_k of 0 and +-1 make a
+    # fused multiply-add round alike), equal to the last bit.
+    f = [float(v) for v in sim.distributions()[:, 16, 25]]
+    rho = mx = my = 0.0
+    for k in range(9):
+        rho += f[k]
+        mx += EX[k] * f[k]
+        my += EY[k] * f[k]
+    assert wake["density"][-1] == 3.0 * (rho / 3.0)
+    assert wake["ux"][-1] == mx / rho
+    assert wake["uy"][-1] == my / rho
+    assert float(printed[-1][2]) != mx / rho  # the text alone would not pass
 
 
 def test_a_dict_problem_is_its_toml_twin():
