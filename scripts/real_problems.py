@@ -82,8 +82,14 @@ def run(binary, label, name, toml):
         f.write(toml)
     cmd = [binary, "-b", o.backend, "--precision", o.precision, "--no-png", "-o", d,
            "--summary-json", os.path.join(d, "summary.json"), os.path.join(d, "problem.toml")] + o.extra.split()
+    # Each build with its own shared libraries (lib/ beside it): an old
+    # binary must not run a new libd2q9.so from the caller's LD_LIBRARY_PATH.
+    env = dict(os.environ)
+    lib = os.path.join(os.path.dirname(os.path.abspath(binary)), "lib")
+    if os.path.isdir(lib):
+        env["LD_LIBRARY_PATH"] = lib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     t0 = time.monotonic()
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     wall = time.monotonic() - t0
     row = dict(case=name, binary=label, grid=o.grid, steps=o.steps, backend=o.backend, precision=o.precision, rc=r.returncode)
     if r.returncode != 0:
