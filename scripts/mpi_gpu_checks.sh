@@ -191,8 +191,8 @@ fi
 # cylinder-forces.toml) at CHANNEL_N cells per diameter, Re 100: inlet,
 # outlet, an interpolated curved wall, forces every step and probes every
 # 1000 steps; the default launch, 1 process against GPUS_MAX ranks. (Under
-# mpirun each probe sample gathers the whole grid on rank 0 today: the
-# efficiency here pays for 3 such gathers.)
+# mpirun each rank reads its own probe cells at a probe's step and the values
+# travel up the ranks with the partial sums, never the whole grid.)
 channel() {  # backend
   local b=$1 n=${CHANNEL_N:-400}
   local nx=$((22 * n)) ny=$(((41 * n + 5) / 10 + 2)) steps=${CHANNEL_STEPS:-3000}
