@@ -1073,12 +1073,12 @@ ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 // alternating between them. Once the steps are done, the same memory holds
 // each item's |u| sum of every step for the reduction.
 //
-// With CURVED_SLOTS (the whole grid; the host's bound on the curved cells
+// With CURVED_SLOTS (the host's bound on the curved cells
 // any region holds, launch_plan.cpp), those cells keep their own state of
 // the step before, and their link bytes, in slots of a side buffer instead:
 // the region stays one copy, so tiles stay large (a second copy of every
 // cell for the few on a wall halved a float tile's cells).
-#if defined(CURVED_LINKS) && defined(CURVED_SLOTS) && !defined(BLOCKED_SLAB)
+#if defined(CURVED_LINKS) && defined(CURVED_SLOTS)
 #define CURVED_SIDE 1
 #endif
 #if defined(CURVED_LINKS) && !defined(CURVED_SIDE)
@@ -1201,6 +1201,11 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
     // so that the steps read the links of those cells alone.
     int any = 0;
     for (int k = 1; k < 9; ++k) any |= obstacles[k * NCELLS + cell];
+#ifdef BLOCKED_SLAB
+    // Rows clamped past a slab's lattice feed no exact cell: no slot for
+    // them (the host's bound counts the grid's windows, once each).
+    if (y0 + ry < 0 || y0 + ry >= NY) any = 0;
+#endif
     if (any && !region_mask[c]) {
       region_mask[c] = CURVED_BIT;
 #ifdef CURVED_SIDE

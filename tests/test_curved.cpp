@@ -124,7 +124,7 @@ TEST_CASE("curved walls: the blocked kernel's slots for curved cells are bounded
   CHECK(curved_cells_in_windows(ObstacleMask(10, 8), 4) == 0);
   // The problem file sets the bound; the planner gives the kernel that many
   // slots per 64x64 window its region spans, where that is smaller than a
-  // second copy of the region, and never on MPI slabs.
+  // second copy of the region (MPI slabs too).
   const Problem pr = problem(kCylinder);
   CHECK(pr.params.extensions.curved_window_cells == curved_cells_in_windows(pr.mask, 64));
   CHECK(pr.params.extensions.curved_window_cells > 20);
@@ -135,7 +135,6 @@ TEST_CASE("curved walls: the blocked kernel's slots for curved cells are bounded
   e.curved_window_cells = 90;
   CHECK(blocked_curved_slots(big, {25, 25}, 4, Precision::Float) == 90);
   CHECK(blocked_curved_slots(big, {60, 60}, 4, Precision::Float) == 4 * 90);  // a 68x68 region spans 4 windows
-  CHECK(blocked_curved_slots(big, {25, 25}, 4, Precision::Float, 2) == 0);
   // A region wider than the grid holds its cells more than once.
   Params small = d2q9::test::make_params(30, 16, 10);
   small.extensions = e;
@@ -147,7 +146,7 @@ TEST_CASE("curved walls: the blocked kernel's slots for curved cells are bounded
   CHECK(blocked_region_copies(e, 90) == 1);
   CHECK(blocked_local_bytes({25, 25}, 4, 256, Precision::Float, 1, 1, 90) <
         blocked_local_bytes({25, 25}, 4, 256, Precision::Float, 1, 2, 0));
-  // The defines carry the slots to the whole grid's blocked kernel only.
+  // The defines carry the slots to the blocked kernel only.
   LaunchPlan plan;
   plan.variant = KernelVariant::Blocked;
   plan.local = {64, 1};

@@ -64,9 +64,9 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots) {
   return extensions.curved_walls && curved_slots == 0 ? 2 : 1;
 }
 
-int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision, int ranks) {
+int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision) {
   const Extensions& extensions = params.extensions;
-  if (!extensions.curved_walls || extensions.curved_window_cells <= 0 || ranks > 1) return 0;
+  if (!extensions.curved_walls || extensions.curved_window_cells <= 0) return 0;
   const long long rx = tile.x + 2LL * steps, ry = tile.y + 2LL * steps;
   // A region wraps round the grid: cut into spans no wider (taller) than a
   // window, or than the grid where that is narrower (each such span then a
@@ -124,7 +124,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   const int sums = params.extensions.sums_per_group();
   // Curved walls: their cells' slots where those are smaller than a second copy of the region.
   const auto local_bytes = [&](LocalSize tile) {
-    const int slots = blocked_curved_slots(params, tile, plan.block_steps, precision, ranks);
+    const int slots = blocked_curved_slots(params, tile, plan.block_steps, precision);
     return blocked_local_bytes(tile, plan.block_steps, items, precision, sums,
                                blocked_region_copies(params.extensions, slots), slots);
   };
@@ -156,7 +156,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
                       " rows make " + std::to_string(tile_rows) + " row(s) of tiles, fewer than the " +
                       std::to_string(ranks) + " MPI ranks, and each rank's slab must be whole tile rows: "
                       "use a lower --tile height or fewer ranks");
-  plan.curved_slots = blocked_curved_slots(params, plan.tile, plan.block_steps, precision, ranks);
+  plan.curved_slots = blocked_curved_slots(params, plan.tile, plan.block_steps, precision);
   const long long bytes = local_bytes(plan.tile);
   if (bytes > device.local_mem_bytes)
     throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +

@@ -159,9 +159,10 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots = 0);
 // `steps` cells round it) needs: the problem's bound per window
 // (Extensions::curved_window_cells) for each window the region spans; 0
 // (two copies instead) without curved walls, without a bound (a mask made
-// in code), on MPI slabs (whose clamped halo rows the bound does not
-// cover), or where slots would take as much local memory as a second copy.
-int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision, int ranks = 1);
+// in code), or where slots would take as much local memory as a second copy.
+// An MPI slab's regions are windows of the grid too (the kernel gives rows
+// clamped past its lattice no slot: they feed no exact cell).
+int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision);
 
 // Steps per launch the blocked kernel runs unless asked otherwise: with its
 // region in one copy, 4 was the fastest at every size from 512^2 to 8192^2
