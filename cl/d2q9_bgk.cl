@@ -1148,18 +1148,19 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // last when accelerate_next.
 // Probes inside a launch: after step sample_first and every sample_every
 // steps after it (sample_first 0: never) but its last, the group copies the
-// region's state of each of the sample_count cells of sample_which (lattice
-// indices) that lie in its own tile, as stored, into the next row of samples
-// from sample_row (sample_cells' layout); after its last step the host runs
-// sample_cells. Between steps the accelerated row's values are accelerated:
-// the host samples here only when no probe lies on it.
+// region's state of the probes its tile owns (sample_index, by group:
+// blocked_sample_index), as stored, into their columns of the next row of
+// samples from sample_row (sample_cells' layout; sample_count columns);
+// after its last step the host runs sample_cells. Between steps the
+// accelerated row's values are accelerated: the host samples here only when
+// no probe lies on it.
 BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
                                                 __global const uchar* restrict obstacles,
                                                 __global real* restrict partial_sums, const int partial_offset,
                                                 const int accelerate_next, const int steps,
                                                 const int first_group_row, const int step,
                                                 __global stored* restrict samples,
-                                                __global const int* restrict sample_which, const int sample_count,
+                                                __global const int* restrict sample_index, const int sample_count,
                                                 const int sample_first, const int sample_every,
                                                 const int sample_row) {
   __local blocked_region region;
@@ -1190,6 +1191,17 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   // further on (a slab's tiles from its first own row, FIRST_ROW).
   const int x0 = (int)get_group_id(0) * TILE_X - BLOCK_STEPS;
   const int y0 = FIRST_ROW + tile_row * TILE_Y - BLOCK_STEPS;
+  // This tile's probes, read once: item i copies the i-th (a sampled step
+  // then waits on no global read).
+  int probes_first = 0, probes_here = 0, probe_column = -1, probe_cell = 0;
+  if (sample_count > 0) {
+    probes_first = sample_index[group];
+    probes_here = sample_index[group + 1] - probes_first;
+    if (lid < probes_here) {
+      probe_column = sample_index[num_groups + 1 + probes_first + lid];
+      probe_cell = sample_index[num_groups + 1 + sample_count + probes_first + lid];
+    }
+  }
 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;
@@ -1339,13 +1351,13 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
     if (!last && sample_first > 0 && s >= sample_first && (s - sample_first) % sample_every == 0) {
-      const idx_t row = sample_row + (s - sample_first) / sample_every;
-      for (int i = lid; i < 9 * sample_count; i += WG_SIZE) {
-        const int k = i / sample_count, p = i - k * sample_count;
-        const int cell = sample_which[p];
-        const int rx = cell % NX - x0, ry = cell / NX - y0;
-        if (rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS && ry < BLOCK_STEPS + TILE_Y)
-          samples[(row * 9 + k) * sample_count + p] = region.f[slot_out(k, rx + ry * REGION_X, s)];
+      __global stored* row = samples + (idx_t)(sample_row + (s - sample_first) / sample_every) * 9 * sample_count;
+      if (probe_column >= 0)
+        for (int k = 0; k < 9; ++k) row[k * sample_count + probe_column] = region.f[slot_out(k, probe_cell, s)];
+      for (int j = WG_SIZE + lid; j < probes_here; j += WG_SIZE) {  // more probes in the tile than items
+        const int column = sample_index[num_groups + 1 + probes_first + j];
+        const int cell = sample_index[num_groups + 1 + sample_count + probes_first + j];
+        for (int k = 0; k < 9; ++k) row[k * sample_count + column] = region.f[slot_out(k, cell, s)];
       }
     }
     // Read before the next step overwrites the slots. Every step, not only

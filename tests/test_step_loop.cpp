@@ -306,3 +306,21 @@ TEST_CASE("step loop: a probe on the accelerated row is sampled at its step, una
   CHECK(f.device->accelerations == 6);
   CHECK_FALSE(f.device->launches.back().accelerate_next);
 }
+
+TEST_CASE("step loop: blocked_sample_index lists each tile's probes with their region cells, group by group") {
+  LaunchPlan plan;
+  plan.variant = KernelVariant::Blocked;
+  plan.tile = {8, 4};
+  plan.block_steps = 2;
+  plan.groups_x = 2;  // a 16x8 grid: 2 x 2 tiles, regions 12 cells wide
+  plan.groups_y = 2;
+  // Probe 0 in tile 3 (x 9, y 5), probe 1 in tile 0 (x 1, y 0), probe 2 in tile 3 (x 15, y 7).
+  const std::vector<std::size_t> cells = {5 * 16 + 9, 1, 7 * 16 + 15};
+  const std::vector<int> index = blocked_sample_index(plan, 16, cells);
+  const std::vector<int> expected = {0, 1, 1, 1, 3,                         // each group's first probe, then the end
+                                     1, 0, 2,                               // columns, tile 0's then tile 3's
+                                     (1 + 2) + (0 + 2) * 12,                // probe 1 in tile 0's region
+                                     (1 + 2) + (1 + 2) * 12,                // probe 0: (9 - 8, 5 - 4)
+                                     (7 + 2) + (3 + 2) * 12};               // probe 2: (15 - 8, 7 - 4)
+  CHECK(index == expected);
+}

@@ -199,7 +199,7 @@ void CudaLattice::launch_step(CUstream stream, int state, int group_rows, int fi
   int accelerate_next_arg = accelerate_next ? 1 : 0;
   void* args[] = {&cells_[state],  &cells_[1 - state],    &obstacles_, &partials_, &partial_offset,
                   &accelerate_next_arg, &steps,      &first_group_row, &step,
-                  &samples.samples, &samples.which, &samples.count, &samples.first, &samples.every, &samples.row};
+                  &samples.samples, &samples.index, &samples.count, &samples.first, &samples.every, &samples.row};
   CU_CALL(cuLaunchKernel, collide_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
           static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);

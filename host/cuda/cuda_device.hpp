@@ -30,7 +30,7 @@ NvrtcTarget pick_nvrtc_target(int major, int minor, const std::string& device_na
 // A blocked launch's probes (StepLaunch's sample_*; the samples' buffer and
 // cells): the other step kernels take nine arguments and ignore these.
 struct StepSamples {
-  CUdeviceptr samples = 0, which = 0;
+  CUdeviceptr samples = 0, index = 0;  // index: blocked_sample_index's
   int count = 0, first = 0, every = 1, row = 0;
 };
 
@@ -57,6 +57,7 @@ class CudaLattice {
   CUdeviceptr cells(int state) const { return cells_[state]; }
   CUdeviceptr partials() const { return partials_; }
   void make_current() const;
+  const LaunchPlan& plan() const { return plan_; }
 
   // accelerate_flow on lattice `state`.
   void launch_accelerate(CUstream stream, int state);

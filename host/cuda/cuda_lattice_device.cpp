@@ -150,6 +150,7 @@ class CudaDevice final : public LatticeDevice {
   // Probes (set_sample_cells): the cells' indices and the samples, on the device.
   int sample_count_ = 0;
   CUdeviceptr sample_cells_ = 0, samples_ = 0;
+  CUdeviceptr sample_index_ = 0;  // blocked: the probes by tile (blocked_sample_index)
   // Direct halos: read_edges records marks_[exchange % 2] (interprocess
   // events) where the edge rows are written; the neighbours' copies wait on
   // it. Two, so that a mark is never re-recorded before the neighbours have
@@ -224,9 +225,9 @@ void CudaDevice::release() noexcept {
   for (CUevent e : {halos_written_, edges_read_, kernels_done_})
     if (e) drv_.cuEventDestroy(e);
   if (staging_) drv_.cuMemFreeHost(staging_);
-  for (CUdeviceptr p : {samples_, sample_cells_})
+  for (CUdeviceptr p : {samples_, sample_cells_, sample_index_})
     if (p) drv_.cuMemFree(p);
-  samples_ = sample_cells_ = 0;
+  samples_ = sample_cells_ = sample_index_ = 0;
   for (CUstream s : {copies_, kernels_})
     if (s) drv_.cuStreamDestroy(s);
   halos_written_ = edges_read_ = kernels_done_ = nullptr;
@@ -279,7 +280,7 @@ std::vector<unsigned char> CudaDevice::read_cells(int state, const std::vector<s
 void CudaDevice::set_sample_cells(const std::vector<std::size_t>& cells, int rows) {
   lattice_.make_current();
   synchronize();
-  for (CUdeviceptr* p : {&samples_, &sample_cells_})
+  for (CUdeviceptr* p : {&samples_, &sample_cells_, &sample_index_})
     if (*p) {
       CU_CALL(cuMemFree, *p);
       *p = 0;
@@ -290,6 +291,11 @@ void CudaDevice::set_sample_cells(const std::vector<std::size_t>& cells, int row
   CU_CALL(cuMemAlloc, &sample_cells_, which.size() * sizeof(int));
   CU_CALL(cuMemcpyHtoD, sample_cells_, which.data(), which.size() * sizeof(int));
   CU_CALL(cuMemAlloc, &samples_, static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(precision_));
+  if (lattice_.plan().variant == KernelVariant::Blocked) {
+    const std::vector<int> index = blocked_sample_index(lattice_.plan(), nx_, cells);
+    CU_CALL(cuMemAlloc, &sample_index_, index.size() * sizeof(int));
+    CU_CALL(cuMemcpyHtoD, sample_index_, index.data(), index.size() * sizeof(int));
+  }
 }
 
 void CudaDevice::sample(int state, int row) {
@@ -321,7 +327,7 @@ void CudaDevice::launch_plainly(const std::vector<StepLaunch>& launches) {
     if (l.accelerate_before) lattice_.launch_accelerate(kernels_, l.state);
     lattice_.launch_step(kernels_, l.state, l.group_rows, l.first_group_row, l.partial_offset,
                          l.accelerate_next, l.steps, l.step,
-                         {samples_, sample_cells_, sample_count_, l.sample_first, l.sample_every, l.sample_row});
+                         {samples_, sample_index_, sample_count_, l.sample_first, l.sample_every, l.sample_row});
     if (l.sample_after_row >= 0)
       lattice_.launch_sample(kernels_, 1 - l.state, sample_cells_, samples_, sample_count_, l.sample_after_row);
   }

@@ -64,6 +64,29 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots) {
   return extensions.curved_walls && curved_slots == 0 ? 2 : 1;
 }
 
+std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std::vector<std::size_t>& cells) {
+  const int groups = plan.groups_x * plan.groups_y, count = static_cast<int>(cells.size());
+  const int region_x = plan.tile.x + 2 * plan.block_steps;
+  std::vector<int> group_of(cells.size()), region_cell(cells.size());
+  std::vector<int> index(static_cast<std::size_t>(groups) + 1 + 2 * cells.size(), 0);
+  for (int p = 0; p < count; ++p) {
+    const int x = static_cast<int>(cells[p] % static_cast<std::size_t>(nx));
+    const int y = static_cast<int>(cells[p] / static_cast<std::size_t>(nx));
+    const int gx = x / plan.tile.x, gy = y / plan.tile.y;
+    group_of[p] = gx + gy * plan.groups_x;
+    region_cell[p] = (x - gx * plan.tile.x + plan.block_steps) + (y - gy * plan.tile.y + plan.block_steps) * region_x;
+    ++index[static_cast<std::size_t>(group_of[p]) + 1];
+  }
+  for (int g = 0; g < groups; ++g) index[g + 1] += index[g];
+  std::vector<int> next(index.begin(), index.begin() + groups);
+  for (int p = 0; p < count; ++p) {
+    const int at = next[group_of[p]]++;
+    index[static_cast<std::size_t>(groups) + 1 + at] = p;
+    index[static_cast<std::size_t>(groups) + 1 + count + at] = region_cell[p];
+  }
+  return index;
+}
+
 int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision) {
   const Extensions& extensions = params.extensions;
   if (!extensions.curved_walls || extensions.curved_window_cells <= 0) return 0;

@@ -164,6 +164,13 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots = 0);
 // clamped past its lattice no slot: they feed no exact cell).
 int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision);
 
+// The probes each tile of a whole-grid blocked launch owns, for sampling
+// inside it (cl/d2q9_bgk.cl, sample_index): the first of group g's probes
+// at [g] (groups + 1 values), then each probe's column in the samples and,
+// in the same order, its cell in its tile's region, group by group. `cells`
+// are lattice indices of a grid `nx` wide.
+std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std::vector<std::size_t>& cells);
+
 // Steps per launch the blocked kernel runs unless asked otherwise: with its
 // region in one copy, 4 was the fastest at every size from 512^2 to 8192^2
 // and in every precision on an H100 (3, 5 and 6 slower; 4 was already the

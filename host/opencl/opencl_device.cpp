@@ -87,6 +87,7 @@ class OpenCLDevice final : public LatticeDevice {
   // Probes (set_sample_cells): the cells' indices and the samples' buffer.
   int sample_count_ = 0;
   cl::Buffer sample_cells_, samples_;
+  cl::Buffer sample_index_;  // blocked: the probes by tile (blocked_sample_index)
   cl::Kernel sample_[2];  // from lattices[0] / [1]
 };
 
@@ -195,6 +196,11 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
   guarded("setting up probes", [&] {
     sample_cells_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, which.size() * sizeof(cl_int));
     lattice_.queue.enqueueWriteBuffer(sample_cells_, CL_TRUE, 0, which.size() * sizeof(cl_int), which.data());
+    if (plan_.variant == KernelVariant::Blocked) {
+      const std::vector<int> index = blocked_sample_index(plan_, params_.nx, cells);
+      sample_index_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, index.size() * sizeof(cl_int));
+      lattice_.queue.enqueueWriteBuffer(sample_index_, CL_TRUE, 0, index.size() * sizeof(cl_int), index.data());
+    }
     samples_ = cl::Buffer(lattice_.context, CL_MEM_READ_WRITE,
                           static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(lattice_.precision));
     for (int b = 0; b < 2; ++b) {
@@ -205,7 +211,7 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
       sample_[b].setArg(3, sample_count_);
       if (plan_.variant == KernelVariant::Blocked) {  // probes inside its launches
         lattice_.collide[b].setArg(9, samples_);
-        lattice_.collide[b].setArg(10, sample_cells_);
+        lattice_.collide[b].setArg(10, sample_index_);
         lattice_.collide[b].setArg(11, sample_count_);
       }
     }
