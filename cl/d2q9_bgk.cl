@@ -9,6 +9,8 @@
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
 //   INDEX64             64-bit indices (grids of 2^31 or more distribution values)
 //   BLOCK_STEPS, TILE_X, TILE_Y  propagate_rebound_collide_blocked: steps per launch and tile
+//   UNIFORM_BARRIERS    (CPU devices) every barrier outside branches, as PoCL's
+//                       compile of the blocked kernel needs
 //   STEP_KERNELS        which other step kernels the build holds, a sum of 1
 //                       (propagate_rebound_collide) and 4 (_rows);
 //                       default both. Hosts build only their plan's: every
@@ -1192,15 +1194,16 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   const int x0 = (int)get_group_id(0) * TILE_X - BLOCK_STEPS;
   const int y0 = FIRST_ROW + tile_row * TILE_Y - BLOCK_STEPS;
   // This tile's probes, read once: item i copies the i-th (a sampled step
-  // then waits on no global read).
-  int probes_first = 0, probes_here = 0, probe_column = -1, probe_cell = 0;
+  // then waits on no global read), its column and region cell in one
+  // register (the kernel runs at its register cap: more spilled).
+  __local int tile_probes[2];  // the first of the tile's probes in sample_index, and how many
+  int my_probe = -1;           // column * REGION_CELLS + region cell
   if (sample_count > 0) {
-    probes_first = sample_index[group];
-    probes_here = sample_index[group + 1] - probes_first;
-    if (lid < probes_here) {
-      probe_column = sample_index[num_groups + 1 + probes_first + lid];
-      probe_cell = sample_index[num_groups + 1 + sample_count + probes_first + lid];
-    }
+    const int first = sample_index[group], here = sample_index[group + 1] - first;
+    if (lid == 0) tile_probes[0] = first, tile_probes[1] = here;
+    if (lid < here)
+      my_probe = sample_index[num_groups + 1 + first + lid] * REGION_CELLS +
+                 sample_index[num_groups + 1 + sample_count + first + lid];
   }
 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
@@ -1350,19 +1353,25 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
-    if (!last && sample_first > 0 && s >= sample_first && (s - sample_first) % sample_every == 0) {
+    const int sampled = !last && sample_first > 0 && s >= sample_first && (s - sample_first) % sample_every == 0;
+    if (sampled) {
       __global stored* row = samples + (idx_t)(sample_row + (s - sample_first) / sample_every) * 9 * sample_count;
-      if (probe_column >= 0)
-        for (int k = 0; k < 9; ++k) row[k * sample_count + probe_column] = region.f[slot_out(k, probe_cell, s)];
-      for (int j = WG_SIZE + lid; j < probes_here; j += WG_SIZE) {  // more probes in the tile than items
-        const int column = sample_index[num_groups + 1 + probes_first + j];
-        const int cell = sample_index[num_groups + 1 + sample_count + probes_first + j];
+      if (my_probe >= 0)
+        for (int k = 0; k < 9; ++k)
+          row[k * sample_count + my_probe / REGION_CELLS] = region.f[slot_out(k, my_probe % REGION_CELLS, s)];
+      for (int j = WG_SIZE + lid; j < tile_probes[1]; j += WG_SIZE) {  // more probes in the tile than items
+        const int column = sample_index[num_groups + 1 + tile_probes[0] + j];
+        const int cell = sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
         for (int k = 0; k < 9; ++k) row[k * sample_count + column] = region.f[slot_out(k, cell, s)];
       }
     }
-    // Read before the next step overwrites the slots. Every step, not only
-    // when sampling: PoCL's compile took minutes with barriers under that test.
+    // Read before the next step overwrites the slots (the test is the same
+    // for every item).
+#ifdef UNIFORM_BARRIERS
     barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    if (sampled) barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   }
 
 #ifdef CURVED_SIDE

@@ -180,6 +180,14 @@ cl::Program build_opencl_program(const cl::Context& context, const cl::Device& d
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading the device's extensions");
   }
+  // CPU devices get barriers outside branches (cl/d2q9_bgk.cl,
+  // UNIFORM_BARRIERS): PoCL's compile of the blocked kernel took minutes
+  // with a barrier under a test in each of its unrolled steps.
+  try {
+    if (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) flags += " -DUNIFORM_BARRIERS=1";
+  } catch (const cl::Error& e) {
+    rethrow_cl(e, "reading the device's type");
+  }
   const std::string source = read_kernel_source(kernels_dir, file);
   KernelBuild build;
   try {
