@@ -9,6 +9,7 @@
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
 //   INDEX64             64-bit indices (grids of 2^31 or more distribution values)
 //   BLOCK_STEPS, TILE_X, TILE_Y  propagate_rebound_collide_blocked: steps per launch and tile
+//   PROBES_IN_LAUNCH    the blocked kernel samples probes between its steps
 //   UNIFORM_BARRIERS    (CPU devices) every barrier outside branches, as PoCL's
 //                       compile of the blocked kernel needs
 //   STEP_KERNELS        which other step kernels the build holds, a sum of 1
@@ -1148,7 +1149,7 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // of group g goes to partial_sums[partial_offset + s * groups + g]; the
 // accelerated row is accelerated between the launch's steps, and after its
 // last when accelerate_next.
-// Probes inside a launch: after step sample_first and every sample_every
+// Probes inside a launch (PROBES_IN_LAUNCH): after step sample_first and every sample_every
 // steps after it (sample_first 0: never) but its last, the group copies the
 // region's state of the probes its tile owns (sample_index, by group:
 // blocked_sample_index), as stored, into their columns of the next row of
@@ -1196,6 +1197,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   // This tile's probes, read once: item i copies the i-th (a sampled step
   // then waits on no global read), its column and region cell in one
   // register (the kernel runs at its register cap: more spilled).
+#ifdef PROBES_IN_LAUNCH
   __local int tile_probes[2];  // the first of the tile's probes in sample_index, and how many
   int my_probe = -1;           // column * REGION_CELLS + region cell
   if (sample_count > 0) {
@@ -1205,6 +1207,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
       my_probe = sample_index[num_groups + 1 + first + lid] * REGION_CELLS +
                  sample_index[num_groups + 1 + sample_count + first + lid];
   }
+#endif
 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;
@@ -1353,6 +1356,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
+#ifdef PROBES_IN_LAUNCH
     const int sampled = !last && sample_first > 0 && s >= sample_first && (s - sample_first) % sample_every == 0;
     if (sampled) {
       __global stored* row = samples + (idx_t)(sample_row + (s - sample_first) / sample_every) * 9 * sample_count;
@@ -1371,6 +1375,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     if (sampled) barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #endif
   }
 

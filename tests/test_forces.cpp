@@ -342,28 +342,43 @@ TEST_CASE("forces: probes off the accelerated row are sampled in the launches, t
   const Problem pr = problem(text);
   const std::vector<std::size_t> cells = {0, 31, 7 * 30 + 25, 9 * 30 + 3, 13 * 30 + 29, pr.params.cells() - 1};
   const int steps = 45;
+  struct Case {
+    KernelVariant variant;
+    int every;
+    bool in_problem;  // the problem's own probes: blocked's kernel then samples between its steps
+  };
   for (Precision precision : {Precision::Float, Precision::Fp16s, Precision::Double}) {
-    for (auto [variant, every] : {std::pair{KernelVariant::Blocked, 1}, {KernelVariant::Blocked, 6}, {KernelVariant::Fused, 6}}) {
+    for (const Case c : {Case{KernelVariant::Blocked, 1, true}, Case{KernelVariant::Blocked, 6, true},
+                         Case{KernelVariant::Blocked, 6, false}, Case{KernelVariant::Fused, 6, false}}) {
+      const int every = c.every;
       CAPTURE(std::string(to_string(precision)));
-      CAPTURE(std::string(to_string(variant)));
+      CAPTURE(std::string(to_string(c.variant)));
       CAPTURE(every);
-      const SolverConfig cfg = config(precision, {8, 2}, variant);
-      auto sampling = make_solver(Backend::OpenCL, pr.params, pr.mask, cfg);
-      auto plain = make_solver(Backend::OpenCL, pr.params, pr.mask, cfg);
+      CAPTURE(c.in_problem);
+      Params params = pr.params;
+      params.extensions.probe_every = c.in_problem ? every : 0;
+      const SolverConfig cfg = config(precision, {8, 2}, c.variant);
+      REQUIRE(blocked_samples_inside(params, *plan_for(Backend::OpenCL, params, cfg)) == c.in_problem);
+      auto sampling = make_solver(Backend::OpenCL, params, pr.mask, cfg);
+      auto plain = make_solver(Backend::OpenCL, params, pr.mask, cfg);
       sampling->sample_cells_every(cells, every);
       std::vector<double> av_sampling, av_plain;
       sampling->run(20, av_sampling);
       sampling->run(steps - 20, av_sampling);
       plain->run(20, av_plain);
       plain->run(steps - 20, av_plain);
-      CHECK(av_sampling == av_plain);
+      // Launches ending at probes' steps change a 16-bit tile's |u| sums'
+      // order (its last step walks a smaller window); float and double walk
+      // the same cells in the same order.
+      if (c.in_problem || c.variant != KernelVariant::Blocked || precision != Precision::Fp16s)
+        CHECK(av_sampling == av_plain);
       CHECK(sampling->distributions() == plain->distributions());
       const Solver::CellSamples taken = sampling->take_cell_samples();
       std::vector<int> expected_steps;
       for (int t = every; t <= steps; t += every) expected_steps.push_back(t);
       CHECK(taken.steps == expected_steps);
       // Each sample against a run stopped there.
-      auto stopping = make_solver(Backend::OpenCL, pr.params, pr.mask, cfg);
+      auto stopping = make_solver(Backend::OpenCL, params, pr.mask, cfg);
       std::vector<double> av_stopping, read;
       for (int done = every; done <= steps; done += every) {
         stopping->run(every, av_stopping);

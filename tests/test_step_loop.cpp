@@ -3,6 +3,7 @@
 // backend's device sees, independently of any backend.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -111,7 +112,8 @@ struct Fixture {
   RecordingDevice* device = nullptr;
   std::unique_ptr<StepLoop> loop;
 
-  Fixture(KernelVariant variant, int chunk_steps, int max_iters, int nan_from = 1 << 30) {
+  Fixture(KernelVariant variant, int chunk_steps, int max_iters, int nan_from = 1 << 30, int probe_every = 0) {
+    params.extensions.probe_every = probe_every;
     params.nx = 16;
     params.ny = 8;
     params.max_iters = max_iters;
@@ -239,7 +241,9 @@ TEST_SUITE_END();
 TEST_CASE("step loop: probes off the accelerated row are sampled in and after launches, chunks unchanged") {
   for (KernelVariant variant : {KernelVariant::Fused, KernelVariant::Blocked}) {
     CAPTURE(std::string(to_string(variant)));
-    Fixture plain(variant, 8, 40), f(variant, 8, 40);
+    // The problem's probes every 2 steps: blocked's kernel (3 steps a launch) samples between its steps.
+    Fixture plain(variant, 8, 40, 1 << 30, 2), f(variant, 8, 40, 1 << 30, 2);
+    CHECK(blocked_samples_inside(f.params, f.plan) == (variant == KernelVariant::Blocked));
     f.loop->sample_cells_every({3, 5 * 16 + 5}, 2);
     std::vector<double> av_plain, av_vels;
     plain.loop->run(30, av_plain);
@@ -268,6 +272,26 @@ TEST_CASE("step loop: probes off the accelerated row are sampled in and after la
     CHECK(f.device->sample_reads == 1);
     CHECK(av_vels == av_plain);
   }
+}
+
+TEST_CASE("step loop: blocked launches end at probe steps where the kernel holds no sampling code") {
+  // Probes every 3 steps, 3 steps a launch: launch ends (no sampling code);
+  // sampled every 2 steps all the same (a caller's own interval).
+  Fixture f(KernelVariant::Blocked, 8, 40, 1 << 30, 3);
+  CHECK_FALSE(blocked_samples_inside(f.params, f.plan));
+  f.loop->sample_cells_every({3}, 2);
+  std::vector<double> av_vels;
+  f.loop->run(13, av_vels);
+  std::vector<int> launch_ends, sampled_after;
+  for (const StepLaunch& l : f.device->launches) {
+    CHECK(l.sample_first == 0);
+    launch_ends.push_back(l.step + l.steps);
+    if (l.sample_after_row >= 0) sampled_after.push_back(l.step + l.steps);
+  }
+  CHECK(sampled_after == std::vector<int>{2, 4, 6, 8, 10, 12});
+  for (int step : sampled_after) CHECK(std::count(launch_ends.begin(), launch_ends.end(), step) == 1);
+  CHECK(f.loop->take_cell_samples().steps == sampled_after);
+  CHECK(av_vels.size() == 13);
 }
 
 TEST_CASE("step loop: a probe on the accelerated row is sampled at its step, unaccelerated, without ending the run") {

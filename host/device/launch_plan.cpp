@@ -64,6 +64,11 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots) {
   return extensions.curved_walls && curved_slots == 0 ? 2 : 1;
 }
 
+bool blocked_samples_inside(const Params& params, const LaunchPlan& plan) {
+  const int every = params.extensions.probe_every;
+  return plan.variant == KernelVariant::Blocked && plan.block_steps > 1 && every > 0 && every % plan.block_steps != 0;
+}
+
 std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std::vector<std::size_t>& cells) {
   const int groups = plan.groups_x * plan.groups_y, count = static_cast<int>(cells.size());
   const int region_x = plan.tile.x + 2 * plan.block_steps;

@@ -164,6 +164,13 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots = 0);
 // clamped past its lattice no slot: they feed no exact cell).
 int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision);
 
+// Whether a whole grid's blocked kernel samples probes between its steps
+// (PROBES_IN_LAUNCH): where the problem's probes fall between launch ends
+// (every step, say, with 4 steps a launch). Where not, the step loop ends
+// launches at probe steps instead, and the kernel carries no sampling code
+// (at its register cap, that code cost problems without probes 2-5%).
+bool blocked_samples_inside(const Params& params, const LaunchPlan& plan);
+
 // The probes each tile of a whole-grid blocked launch owns, for sampling
 // inside it (cl/d2q9_bgk.cl, sample_index): the first of group g's probes
 // at [g] (groups + 1 values), then each probe's column in the samples and,

@@ -188,7 +188,7 @@ void StepLoop::read_edges(int state) {
 }
 
 std::vector<StepLaunch> StepLoop::chunk_launches(int state, int half, int steps, int first_step,
-                                                 bool ends_call) const {
+                                                 bool ends_call, int end_every) const {
   std::vector<StepLaunch> out;
   for (int t = 0; t < steps;) {
     StepLaunch l;
@@ -197,6 +197,7 @@ std::vector<StepLaunch> StepLoop::chunk_launches(int state, int half, int steps,
     l.group_rows = group_rows_;
     // The blocked kernel runs any number up to its maximum.
     l.steps = plan_.variant == KernelVariant::Blocked ? std::min(plan_.block_steps, steps - t) : 1;
+    if (end_every > 0) l.steps = std::min(l.steps, end_every - (first_step + t) % end_every);
     l.accelerate_before = !plan_.fused();
     l.accelerate_next = plan_.fused() && !(ends_call && t + l.steps == steps);
     l.partial_offset = (half * plan_.chunk_steps + t) * num_groups_;
@@ -259,8 +260,10 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
       device_->reuse_partials(static_cast<std::size_t>(base) * sums_);  // read back two chunks ago
       if (!split()) {
         const bool ends = done + n == steps;
-        std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends || probe);
-        if (sample_every_ > 0 && sample_in_launches_) sample_in(launches);
+        const bool sampling = sample_every_ > 0 && sample_in_launches_;
+        std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends || probe,
+                                                          sampling && !samples_inside_ ? sample_every_ : 0);
+        if (sampling) sample_in(launches);
         device_->launch(launches);
         current_ = (current_ + static_cast<int>(launches.size())) % 2;
         if (probe) {
@@ -450,6 +453,8 @@ void StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int eve
   sample_in_launches_ = std::none_of(cells.begin(), cells.end(), [&](std::size_t c) {
     return c / static_cast<std::size_t>(params_.nx) == accel_row;
   });
+  // Between a blocked launch's steps where its kernel can; else launches end at them.
+  samples_inside_ = blocked_samples_inside(params_, plan_);
   const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
   sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes, 1, kMaxSampleRows));
   device_->set_sample_cells(sample_every_ > 0 ? cells : std::vector<std::size_t>{}, sample_rows_);
@@ -473,6 +478,7 @@ void StepLoop::sample_in(std::vector<StepLaunch>& launches) {
       }
       continue;
     }
+    if (!samples_inside_) throw std::logic_error("step loop: a launch runs past a probe's step");
     l.sample_first = to_first;
     l.sample_every = sample_every_;
     l.sample_row = static_cast<int>(pending_steps_.size());

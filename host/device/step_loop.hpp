@@ -79,8 +79,10 @@ class StepLoop final : public Solver, public HoldsRows {
   // The launches of a chunk of `steps` steps on one device, from lattice
   // `state`, partial sums into half `half` of the buffer, the first step
   // being number `first_step`; `ends_call`: its last step leaves the state
-  // unaccelerated, so that distributions() between calls sees the model's state.
-  std::vector<StepLaunch> chunk_launches(int state, int half, int steps, int first_step, bool ends_call) const;
+  // unaccelerated, so that distributions() between calls sees the model's state;
+  // launches also end after each step numbered a multiple of `end_every` (> 0).
+  std::vector<StepLaunch> chunk_launches(int state, int half, int steps, int first_step, bool ends_call,
+                                         int end_every = 0) const;
 
  private:
   bool split() const { return !slabs_.empty(); }
@@ -163,6 +165,7 @@ class StepLoop final : public Solver, public HoldsRows {
   int sample_every_ = 0;  // 0: none
   int sample_rows_ = 0;   // the device's buffer holds this many
   bool sample_in_launches_ = false;  // sampled inside and after launches, not at chunk ends
+  bool samples_inside_ = false;      // blocked: its kernel samples between its steps (blocked_samples_inside)
   std::vector<int> pending_steps_;  // of the samples on the device, not yet read
   CellSamples samples_;             // read, not yet taken
 };

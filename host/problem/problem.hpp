@@ -71,6 +71,10 @@ struct Extensions {
   static constexpr double kSpongeStrength = 0.1;
   // Bodies whose force is measured (ObstacleMask: cell_body), up to kMaxBodies.
   int measured_bodies = 0;
+  // Steps between probe samples (0: no probes): the blocked kernel holds the
+  // code that samples between its steps only where they need it
+  // (blocked_samples_inside).
+  int probe_every = 0;
   CollisionOperator collision = CollisionOperator::Bgk;
   // TRT: Lambda. 1/4 is the most stable; 3/16 puts bounce-back walls exactly
   // half-way for Poiseuille flow (docs/collision.md).

@@ -728,6 +728,7 @@ class Parser {
     if (!every) fail(line_of(*t), "[probes] needs every = N: the steps between two rows of probes.csv");
     measure_.probe_every = int32(*every, "every");
     if (measure_.probe_every < 1) fail(line_of(*every), "every must be positive, got " + describe(*every));
+    params_.extensions.probe_every = measure_.probe_every;
     if (measure_.probe_every > params_.max_iters)
       fail(line_of(*every), "every = " + std::to_string(measure_.probe_every) + " is more than the run's " +
                                 std::to_string(params_.max_iters) + " steps: probes.csv would hold no row");
