@@ -1365,8 +1365,8 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
           row[k * sample_count + my_probe / REGION_CELLS] = region.f[slot_out(k, my_probe % REGION_CELLS, s)];
       for (int j = WG_SIZE + lid; j < tile_probes[1]; j += WG_SIZE) {  // more probes in the tile than items
         const int column = sample_index[num_groups + 1 + tile_probes[0] + j];
-        const int cell = sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
-        for (int k = 0; k < 9; ++k) row[k * sample_count + column] = region.f[slot_out(k, cell, s)];
+        const int region_cell = sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
+        for (int k = 0; k < 9; ++k) row[k * sample_count + column] = region.f[slot_out(k, region_cell, s)];
       }
     }
     // Read before the next step overwrites the slots (the test is the same
