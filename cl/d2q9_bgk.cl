@@ -1199,13 +1199,13 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   // register (the kernel runs at its register cap: more spilled).
 #ifdef PROBES_IN_LAUNCH
   __local int tile_probes[2];  // the first of the tile's probes in sample_index, and how many
-  int my_probe = -1;           // column * REGION_CELLS + region cell
+  int my_probe = -1;           // column << 16 | region cell (a region holds fewer than 2^16 cells; the host
+                               // samples here for fewer than 2^15 probes; shifts, not / and %: oclgrind)
   if (sample_count > 0) {
     const int first = sample_index[group], here = sample_index[group + 1] - first;
     if (lid == 0) tile_probes[0] = first, tile_probes[1] = here;
     if (lid < here)
-      my_probe = sample_index[num_groups + 1 + first + lid] * REGION_CELLS +
-                 sample_index[num_groups + 1 + sample_count + first + lid];
+      my_probe = sample_index[num_groups + 1 + first + lid] << 16 | sample_index[num_groups + 1 + sample_count + first + lid];
   }
 #endif
 
@@ -1357,12 +1357,14 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
 #ifdef PROBES_IN_LAUNCH
-    const int sampled = !last && sample_first > 0 && s >= sample_first && (s - sample_first) % sample_every == 0;
+    // (One division, no remainder: oclgrind runs no `freeze`, which LLVM adds to a pair.)
+    const int since = s - sample_first, sample = since / sample_every;
+    const int sampled = !last && sample_first > 0 && since >= 0 && since == sample * sample_every;
     if (sampled) {
-      __global stored* row = samples + (idx_t)(sample_row + (s - sample_first) / sample_every) * 9 * sample_count;
+      __global stored* row = samples + (idx_t)(sample_row + sample) * 9 * sample_count;
       if (my_probe >= 0)
         for (int k = 0; k < 9; ++k)
-          row[k * sample_count + my_probe / REGION_CELLS] = region.f[slot_out(k, my_probe % REGION_CELLS, s)];
+          row[k * sample_count + (my_probe >> 16)] = region.f[slot_out(k, my_probe & 0xffff, s)];
       for (int j = WG_SIZE + lid; j < tile_probes[1]; j += WG_SIZE) {  // more probes in the tile than items
         const int column = sample_index[num_groups + 1 + tile_probes[0] + j];
         const int region_cell = sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];

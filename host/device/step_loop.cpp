@@ -454,7 +454,8 @@ void StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int eve
     return c / static_cast<std::size_t>(params_.nx) == accel_row;
   });
   // Between a blocked launch's steps where its kernel can; else launches end at them.
-  samples_inside_ = blocked_samples_inside(params_, plan_);
+  // (A tile keeps a probe's column in 15 bits: cl/d2q9_bgk.cl, my_probe.)
+  samples_inside_ = blocked_samples_inside(params_, plan_) && cells.size() < (std::size_t{1} << 15);
   const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
   sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes, 1, kMaxSampleRows));
   device_->set_sample_cells(sample_every_ > 0 ? cells : std::vector<std::size_t>{}, sample_rows_);
