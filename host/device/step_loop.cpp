@@ -246,9 +246,10 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
     int half = 0;
     for (int done = 0; done < steps;) {
       int n = std::min(plan_.chunk_steps, steps - done);
-      // A chunk ends at a probe's step, which is sampled as a run() that
-      // ended there would leave it: unaccelerated (the next chunk then
-      // starts as a run() does).
+      // Probes are sampled in and after the chunk's launches (sample_in);
+      // one on the accelerated row ends the chunk at its step instead, to be
+      // sampled as a run() that ended there would leave it: unaccelerated
+      // (the next chunk then starts as a run() does).
       bool probe = false;
       if (sample_every_ > 0 && !sample_in_launches_) {
         const int to_probe = sample_every_ - (first_step + done) % sample_every_;
