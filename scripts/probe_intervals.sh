@@ -4,7 +4,7 @@
 # every 1, 2, 4, 20 steps and none, OLD_BUILD against NEW_BUILD alternately
 # (each build with its own lib/), ROUNDS rounds. One line per run appended to
 # OUT/every.txt: build, interval, round, the printed loop time, md5 prefix of
-# probes.csv.
+# probes.csv, whole-process wall seconds.
 # Usage: probe_intervals.sh OLD_BUILD NEW_BUILD OUT [BACKEND] [GRID] [STEPS] [ROUNDS]
 #   defaults: cuda 1000x600 20000 2
 set -u
@@ -47,9 +47,11 @@ for round in $(seq 1 "$ROUNDS"); do
     for which in old new; do
       B=$OLD; [ $which = new ] && B=$NEW
       rm -rf "$work/out" && mkdir -p "$work/out"
+      t0=$(date +%s.%N)
       LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-} "$B/d2q9-bgk" -b "$BACKEND" --no-png -o "$work/out" \
         "$work/every-$every.toml" > "$work/stdout.txt" 2>&1
-      echo "$which every=$every round $round: $(awk '/^Elapsed time/ {print $3}' "$work/stdout.txt") $(md5sum "$work/out/probes.csv" 2>/dev/null | cut -c1-12)" >> "$OUT/every.txt"
+      t1=$(date +%s.%N)
+      echo "$which every=$every round $round: $(awk '/^Elapsed time/ {print $3}' "$work/stdout.txt") $(md5sum "$work/out/probes.csv" 2>/dev/null | cut -c1-12) wall $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" >> "$OUT/every.txt"
     done
   done
 done
