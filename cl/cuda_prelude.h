@@ -14,6 +14,9 @@
 #define __kernel extern "C" __global__
 #define __global
 #define __local __shared__
+// A function parameter pointing into local memory: CUDA takes a plain (generic)
+// pointer, which inlining resolves to shared memory.
+#define LOCAL_ARG
 #define __private
 #define restrict __restrict__
 #define ALWAYS_INLINE __forceinline__

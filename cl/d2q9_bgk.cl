@@ -868,13 +868,16 @@ ALWAYS_INLINE void accelerate_cell(real* f) {
 // Every cell is collided and obstacles then keep their bounced-back values:
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const int jj, const int t,
-                           const int accelerate, real* f) {
+// `edges`: whether the cell may lie on an open edge or in a sponge (0 only
+// where it provably does not: the blocked kernel's plain tiles).
+ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, const int jj, const int t,
+                                const int accelerate, const int edges, real* f) {
+  (void)edges;
 #if defined(INLET) || defined(OUTLET)
   // g with the open edges' unknowns set; rebound keeps g. Copied without a
   // loop, which would keep the rows kernel scalar on CPUs (see store()).
   real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
-  if (!blocked) open_edges(ii, jj, t, g_open);
+  if (edges && !blocked) open_edges(ii, jj, t, g_open);
   g = g_open;
 #else
   (void)ii;
@@ -884,7 +887,7 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const
   const cell_moments m = moments_of(g);
   collide_fluid(g, m, f);
 #ifdef SPONGE
-  absorb(ii, jj, t, f);
+  if (edges) absorb(ii, jj, t, f);
 #endif
 
   // |u| for av_vels: the collision conserves density and momentum (with a
@@ -898,6 +901,10 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const
   if (blocked) rebound(g, blocked, f);
   if (accelerate && !blocked) accelerate_cell(f);
   return speed;
+}
+ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const int jj, const int t,
+                           const int accelerate, real* f) {
+  return collide_cell(g, blocked, ii, jj, t, accelerate, 1, f);
 }
 
 // Sums `value` over the work-group in a fixed order (tree in local memory)
@@ -1145,6 +1152,203 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 #define REGION_ACCEL_ROW ACCEL_ROW
 #endif
 
+// A function's pointer into local memory: OpenCL names the address space,
+// CUDA (cl/cuda_prelude.h) takes a plain pointer.
+#ifndef LOCAL_ARG
+#define LOCAL_ARG __local
+#endif
+
+// Tiles of two classes: a region holding a cell of the problem's special
+// kinds (an open edge's column, a sponge's, a fluid cell with curved links, a
+// measured body's cell) takes the steps with all of their code; every other
+// region (most of a real problem's) takes them without it, which changes no
+// bit there: open_edges and absorb leave those cells as they are, and they
+// have no links to interpolate and no force to add. The test is uniform per
+// work-group, so the plain steps run at the staircase box's pace instead of
+// paying every feature's registers and spills on every cell.
+#if defined(INLET) || defined(OUTLET) || defined(SPONGE) || defined(CURVED_LINKS) || defined(FORCE_BODIES)
+#define TILE_CLASSES 1
+#endif
+
+// Whether region cell (column ii, its mask byte, whether it has curved
+// links) makes its tile's region special (TILE_CLASSES).
+ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
+  int special = 0;
+#ifdef INLET
+  special |= ii == 0;
+#endif
+#ifdef OUTLET
+  special |= ii == NX - 1;
+#endif
+#if defined(SPONGE) && SPONGE_LEFT > 0
+  special |= ii < SPONGE_LEFT;
+#endif
+#if defined(SPONGE) && SPONGE_RIGHT > 0
+  special |= ii >= NX - SPONGE_RIGHT;
+#endif
+#ifdef FORCE_BODIES
+  special |= (mask >> 2) != 0;
+#endif
+  special |= links && !mask;
+  (void)ii;
+  return special;
+}
+
+#ifdef CURVED_SIDE
+#define CURVED_SIDE_PARAMS \
+  , LOCAL_ARG tile_t *curved_own, LOCAL_ARG const uchar *curved_code, LOCAL_ARG const short *curved_slot
+#define CURVED_SIDE_ARGS , curved_own, curved_code, curved_slot
+#else
+#define CURVED_SIDE_PARAMS
+#define CURVED_SIDE_ARGS
+#endif
+#ifdef PROBES_IN_LAUNCH
+#define PROBE_PARAMS                                                                                             \
+  , __global stored *restrict samples, __global const int *restrict sample_index, const int sample_count,         \
+      const int sample_first, const int sample_every, const int sample_row, const int num_groups, const int my_probe, \
+      LOCAL_ARG const int *tile_probes
+#define PROBE_ARGS \
+  , samples, sample_index, sample_count, sample_first, sample_every, sample_row, num_groups, my_probe, tile_probes
+#else
+#define PROBE_PARAMS
+#define PROBE_ARGS
+#endif
+
+// Step s (1 to BLOCK_STEPS) of a blocked launch of `steps`, on the region
+// (the kernel below loads it). full: the tile's class (TILE_CLASSES), a
+// constant where this is inlined. sums: the item's sums of each step.
+ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, const int step,
+                                const int accelerate_next, const int x0, const int y0, const int lid,
+                                __global stored* restrict dst, __global const uchar* restrict obstacles,
+                                LOCAL_ARG blocked_region* region, LOCAL_ARG const uchar* region_mask,
+                                LOCAL_ARG const uchar* accelerated_row, real* sums CURVED_SIDE_PARAMS PROBE_PARAMS) {
+  (void)full;
+  (void)obstacles;
+  for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
+  if (s > steps) return;
+  const int last = s == steps;
+  // After step s a cell is exact if it is s cells inside the region; the
+  // last step computes only the tile: the window of w x h cells from
+  // (margin, margin). With 16-bit storage the items walk exactly that
+  // window, in order, so that no item idles on a halo cell that is no
+  // longer exact (whole warps of them diverged through the collision
+  // before). Float and double walk the whole region and skip the cells
+  // outside the window, as before: each item then sums |u| over the same
+  // cells in the same order, and av_vels.dat keeps its bytes (a walk of the
+  // window measured 1-2% faster there, within noise; 16-bit tiles changed
+  // size, and their sums order, anyway).
+  const int margin = last ? BLOCK_STEPS : s;
+  const int off = BLOCKED_COMPACT ? margin : 0;
+  const int w = REGION_X - 2 * off, h = REGION_Y - 2 * off;
+  // The item's walk position, and how far it moves per WG_SIZE cells.
+  int wy = lid / w, wx = lid - wy * w;
+  const int dy = WG_SIZE / w, dx = WG_SIZE - dy * w;
+  for (; wy < h; wy += dy) {
+    const int rx = wx + off, ry = wy + off, c = rx + ry * REGION_X;
+    if (BLOCKED_COMPACT ||
+        (rx >= margin && rx < REGION_X - margin && ry >= margin && ry < REGION_Y - margin)) {
+      real g[9], f[9];
+      for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region->f[slot_in(k, c, s)]);
+      const int x = x0 + rx, y = y0 + ry;
+#ifdef CURVED_LINKS
+      int code[9];
+      real own[9];
+#ifdef CURVED_SIDE
+      const int side = region_mask[c] == CURVED_BIT ? curved_slot[c] : CURVED_SLOTS;
+      const int curved = full && side < CURVED_SLOTS;  // (never past the slots: see the kernel's overflow test)
+      if (curved) {
+        code[0] = 0;
+        own[0] = g[0];
+        for (int k = 1; k < 9; ++k) {
+          code[k] = curved_code[8 * side + k - 1];
+          own[k] = tile_value(k, curved_own[9 * side + k]);
+        }
+        interpolate_links(code, own, g);
+      }
+#else
+      const int curved = full && region_mask[c] == CURVED_BIT;
+      if (curved) {
+        code[0] = 0;
+        own[0] = g[0];
+        for (int k = 1; k < 9; ++k) {
+          code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
+          own[k] = tile_value(k, region->f[slot_own(k, c, s)]);
+        }
+        interpolate_links(code, own, g);
+      }
+#endif
+#endif
+      const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
+      const int blocked = REGION_BYTE(c);
+      const real cell_speed = collide_cell(g, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, full, f);
+      // The tile's own cells inside the grid (a slab: its own rows) count towards |u|.
+      const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
+                          ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;
+      if (in_tile) {
+        sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
+#ifdef FORCE_BODIES
+        if (full) add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
+#ifdef CURVED_LINKS
+        if (curved) {
+          // Walls are obstacle cells: their bytes carry no CURVED_BIT.
+          const int wall[9] = {0,
+                               region_mask[c - 1],
+                               region_mask[c - REGION_X],
+                               region_mask[c + 1],
+                               region_mask[c + REGION_X],
+                               region_mask[c - 1 - REGION_X],
+                               region_mask[c + 1 - REGION_X],
+                               region_mask[c + 1 + REGION_X],
+                               region_mask[c - 1 + REGION_X]};
+          add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+        }
+#endif
+#endif
+      }
+      if (last) {
+        if (in_tile) store(dst, CELL(x, y), f);
+      } else {
+        for (int k = 0; k < 9; ++k) region->f[slot_out(k, c, s)] = tile_code(k, f[k]);
+#ifdef CURVED_SIDE
+        // The cell's own state for its next step (only this item reads it).
+        if (curved)
+          for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = tile_code(k, f[k]);
+#endif
+      }
+    }
+    wx += dx;
+    if (wx >= w) {
+      wx -= w;
+      ++wy;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
+#ifdef PROBES_IN_LAUNCH
+  // (One division, no remainder: oclgrind runs no `freeze`, which LLVM adds to a pair.)
+  const int since = s - sample_first, sample = since / sample_every;
+  const int sampled = !last && sample_first > 0 && since >= 0 && since == sample * sample_every;
+  if (sampled) {
+    __global stored* row = samples + (idx_t)(sample_row + sample) * 9 * sample_count;
+    if (my_probe >= 0)
+      for (int k = 0; k < 9; ++k)
+        row[k * sample_count + (my_probe >> 16)] = region->f[slot_out(k, my_probe & 0xffff, s)];
+    for (int j = WG_SIZE + lid; j < tile_probes[1]; j += WG_SIZE) {  // more probes in the tile than items
+      const int column = sample_index[num_groups + 1 + tile_probes[0] + j];
+      const int region_cell = sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
+      for (int k = 0; k < 9; ++k) row[k * sample_count + column] = region->f[slot_out(k, region_cell, s)];
+    }
+  }
+  // Read before the next step overwrites the slots (the test is the same
+  // for every item).
+#ifdef UNIFORM_BARRIERS
+  barrier(CLK_LOCAL_MEM_FENCE);
+#else
+  if (sampled) barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+#endif
+}
+
+
 // `steps` (1 to BLOCK_STEPS) steps from src to dst. Step s's |u| partial sum
 // of group g goes to partial_sums[partial_offset + s * groups + g]; the
 // accelerated row is accelerated between the launch's steps, and after its
@@ -1176,8 +1380,15 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   __local int curved_cells;
 #endif
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
+#ifdef TILE_CLASSES
+  __local int special_cells;  // items that found a special cell in the region (TILE_CLASSES)
+  int special = 0;
+  if (lid == 0) special_cells = 0;
+#endif
 #ifdef CURVED_SIDE
   if (lid == 0) curved_cells = 0;
+#endif
+#if defined(CURVED_SIDE) || defined(TILE_CLASSES)
   barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 #ifdef BLOCKED_SLAB
@@ -1214,10 +1425,10 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
     const idx_t cell = CELL(wrap(x0 + rx, NX), REGION_LATTICE_ROW(y0 + ry));
     for (int k = 0; k < 9; ++k) region.f[slot_loaded(k, c)] = src[k * NCELLS + cell];
     region_mask[c] = obstacles[cell];
+    int any = 0;  // whether the cell has curved links
 #ifdef CURVED_LINKS
     // A fluid cell with a curved link gets bit 7 (free: bodies use bits 2-6),
     // so that the steps read the links of those cells alone.
-    int any = 0;
     for (int k = 1; k < 9; ++k) any |= obstacles[k * NCELLS + cell];
 #ifdef BLOCKED_SLAB
     // Rows clamped past a slab's lattice feed no exact cell: no slot for
@@ -1237,16 +1448,35 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
 #endif
     }
 #endif
+#ifdef TILE_CLASSES
+    special |= special_cell(wrap(x0 + rx, NX), obstacles[cell], any);
+#endif
   }
   for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = REGION_GRID_ROW(y0 + ry) == REGION_ACCEL_ROW;
+#ifdef TILE_CLASSES
+  if (special) atomic_inc(&special_cells);
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef TILE_CLASSES
+  const int tile_special = special_cells > 0;  // the same for every item
+#endif
 
   // This item's sums of each step over its tile cells: |u| (and each
   // body's force) of step s at sums[(s - 1) * SUMS_PER_GROUP].
   real sums[BLOCK_STEPS * SUMS_PER_GROUP];
+#define BLOCKED_STEP_ARGS                                                                                     \
+  s, steps, step, accelerate_next, x0, y0, lid, dst, obstacles, &region, region_mask, accelerated_row, sums \
+      CURVED_SIDE_ARGS PROBE_ARGS
   // Unrolled: each step's slots (odd or even in the AA order) are then known
   // when compiled, and the sums live in registers (H100, float 8192^2: 86.7
   // -> 95.3 GLUPS CUDA, 86.4 -> 96.0 OpenCL; results/nvidia-h100/blocked-inplace/unroll.txt).
+#ifdef TILE_CLASSES
+  if (!tile_special) {
+#pragma unroll
+    for (int s = 1; s <= BLOCK_STEPS; ++s) blocked_step(0, BLOCKED_STEP_ARGS);
+  } else
+#endif
+  {
 // With a sponge, unrolled by two only (its code in every step's copy spilled
 // under the register cap): the 4000x2400 cylinder with everything on 4.58 ->
 // 4.28 s on an H100; a curved wall alone is faster fully unrolled (3.76
@@ -1256,130 +1486,9 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
 #else
 #pragma unroll
 #endif
-  for (int s = 1; s <= BLOCK_STEPS; ++s) {
-    for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
-    if (s > steps) continue;
-    const int last = s == steps;
-    // After step s a cell is exact if it is s cells inside the region; the
-    // last step computes only the tile: the window of w x h cells from
-    // (margin, margin). With 16-bit storage the items walk exactly that
-    // window, in order, so that no item idles on a halo cell that is no
-    // longer exact (whole warps of them diverged through the collision
-    // before). Float and double walk the whole region and skip the cells
-    // outside the window, as before: each item then sums |u| over the same
-    // cells in the same order, and av_vels.dat keeps its bytes (a walk of the
-    // window measured 1-2% faster there, within noise; 16-bit tiles changed
-    // size, and their sums order, anyway).
-    const int margin = last ? BLOCK_STEPS : s;
-    const int off = BLOCKED_COMPACT ? margin : 0;
-    const int w = REGION_X - 2 * off, h = REGION_Y - 2 * off;
-    // The item's walk position, and how far it moves per WG_SIZE cells.
-    int wy = lid / w, wx = lid - wy * w;
-    const int dy = WG_SIZE / w, dx = WG_SIZE - dy * w;
-    for (; wy < h; wy += dy) {
-      const int rx = wx + off, ry = wy + off, c = rx + ry * REGION_X;
-      if (BLOCKED_COMPACT ||
-          (rx >= margin && rx < REGION_X - margin && ry >= margin && ry < REGION_Y - margin)) {
-        real g[9], f[9];
-        for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region.f[slot_in(k, c, s)]);
-        const int x = x0 + rx, y = y0 + ry;
-#ifdef CURVED_LINKS
-        int code[9];
-        real own[9];
-#ifdef CURVED_SIDE
-        const int side = region_mask[c] == CURVED_BIT ? curved_slot[c] : CURVED_SLOTS;
-        const int curved = side < CURVED_SLOTS;  // (never past the slots: see the overflow below)
-        if (curved) {
-          code[0] = 0;
-          own[0] = g[0];
-          for (int k = 1; k < 9; ++k) {
-            code[k] = curved_code[8 * side + k - 1];
-            own[k] = tile_value(k, curved_own[9 * side + k]);
-          }
-          interpolate_links(code, own, g);
-        }
-#else
-        const int curved = region_mask[c] == CURVED_BIT;
-        if (curved) {
-          code[0] = 0;
-          own[0] = g[0];
-          for (int k = 1; k < 9; ++k) {
-            code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
-            own[k] = tile_value(k, region.f[slot_own(k, c, s)]);
-          }
-          interpolate_links(code, own, g);
-        }
-#endif
-#endif
-        const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
-        const int blocked = REGION_BYTE(c);
-        const real cell_speed = collide(g, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, f);
-        // The tile's own cells inside the grid (a slab: its own rows) count towards |u|.
-        const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
-                            ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;
-        if (in_tile) {
-          sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
-#ifdef FORCE_BODIES
-          add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
-#ifdef CURVED_LINKS
-          if (curved) {
-            // Walls are obstacle cells: their bytes carry no CURVED_BIT.
-            const int wall[9] = {0,
-                                 region_mask[c - 1],
-                                 region_mask[c - REGION_X],
-                                 region_mask[c + 1],
-                                 region_mask[c + REGION_X],
-                                 region_mask[c - 1 - REGION_X],
-                                 region_mask[c + 1 - REGION_X],
-                                 region_mask[c + 1 + REGION_X],
-                                 region_mask[c - 1 + REGION_X]};
-            add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
-          }
-#endif
-#endif
-        }
-        if (last) {
-          if (in_tile) store(dst, CELL(x, y), f);
-        } else {
-          for (int k = 0; k < 9; ++k) region.f[slot_out(k, c, s)] = tile_code(k, f[k]);
-#ifdef CURVED_SIDE
-          // The cell's own state for its next step (only this item reads it).
-          if (curved)
-            for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = tile_code(k, f[k]);
-#endif
-        }
-      }
-      wx += dx;
-      if (wx >= w) {
-        wx -= w;
-        ++wy;
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
-#ifdef PROBES_IN_LAUNCH
-    // (One division, no remainder: oclgrind runs no `freeze`, which LLVM adds to a pair.)
-    const int since = s - sample_first, sample = since / sample_every;
-    const int sampled = !last && sample_first > 0 && since >= 0 && since == sample * sample_every;
-    if (sampled) {
-      __global stored* row = samples + (idx_t)(sample_row + sample) * 9 * sample_count;
-      if (my_probe >= 0)
-        for (int k = 0; k < 9; ++k)
-          row[k * sample_count + (my_probe >> 16)] = region.f[slot_out(k, my_probe & 0xffff, s)];
-      for (int j = WG_SIZE + lid; j < tile_probes[1]; j += WG_SIZE) {  // more probes in the tile than items
-        const int column = sample_index[num_groups + 1 + tile_probes[0] + j];
-        const int region_cell = sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
-        for (int k = 0; k < 9; ++k) row[k * sample_count + column] = region.f[slot_out(k, region_cell, s)];
-      }
-    }
-    // Read before the next step overwrites the slots (the test is the same
-    // for every item).
-#ifdef UNIFORM_BARRIERS
-    barrier(CLK_LOCAL_MEM_FENCE);
-#else
-    if (sampled) barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-#endif
+    for (int s = 1; s <= BLOCK_STEPS; ++s) blocked_step(1, BLOCKED_STEP_ARGS);
   }
+#undef BLOCKED_STEP_ARGS
 
 #ifdef CURVED_SIDE
   // More curved cells than the host's bound left some uncorrected: never
