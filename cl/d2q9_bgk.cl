@@ -868,17 +868,16 @@ ALWAYS_INLINE void accelerate_cell(real* f) {
 // Every cell is collided and obstacles then keep their bounced-back values:
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-// `open`: whether the cell may lie on an open edge; `absorbs`: in a sponge
-// (0 only where it provably does not: the blocked kernel's tile classes).
+// `edges`: whether the cell may lie on an open edge or in a sponge (0 only
+// where it provably does not: the blocked kernel's plain tiles).
 ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, const int jj, const int t,
-                                const int accelerate, const int open, const int absorbs, real* f) {
-  (void)open;
-  (void)absorbs;
+                                const int accelerate, const int edges, real* f) {
+  (void)edges;
 #if defined(INLET) || defined(OUTLET)
   // g with the open edges' unknowns set; rebound keeps g. Copied without a
   // loop, which would keep the rows kernel scalar on CPUs (see store()).
   real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
-  if (open && !blocked) open_edges(ii, jj, t, g_open);
+  if (edges && !blocked) open_edges(ii, jj, t, g_open);
   g = g_open;
 #else
   (void)ii;
@@ -888,7 +887,7 @@ ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, 
   const cell_moments m = moments_of(g);
   collide_fluid(g, m, f);
 #ifdef SPONGE
-  if (absorbs) absorb(ii, jj, t, f);
+  if (edges) absorb(ii, jj, t, f);
 #endif
 
   // |u| for av_vels: the collision conserves density and momentum (with a
@@ -905,7 +904,7 @@ ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, 
 }
 ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const int jj, const int t,
                            const int accelerate, real* f) {
-  return collide_cell(g, blocked, ii, jj, t, accelerate, 1, 1, f);
+  return collide_cell(g, blocked, ii, jj, t, accelerate, 1, f);
 }
 
 // Sums `value` over the work-group in a fixed order (tree in local memory)
@@ -1159,50 +1158,40 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 #define LOCAL_ARG __local
 #endif
 
-// Tiles of three classes. A region holding a cell of the problem's special
-// kinds takes the steps with that kind's code: TILE_OTHER (an open edge's
-// column, a fluid cell with curved links, a measured body's cell) with all
-// of it, TILE_SPONGE (a sponge's columns and nothing else) with the
-// absorbing layer's alone; every other region (most of a real problem's)
-// takes the steps without any, which changes no bit there: open_edges and
-// absorb leave those cells as they are, and they have no links to
-// interpolate and no force to add. The test is uniform per work-group, so
-// plain tiles run at the staircase box's pace instead of paying every
-// feature's registers and spills on every cell (H200, the 4000x2400
-// cylinder with everything: 0.50 -> 0.67 of the box with two classes,
-// results/nvidia-h200/tile-classes-a3cf538/).
+// Tiles of two classes: a region holding a cell of the problem's special
+// kinds (an open edge's column, a sponge's, a fluid cell with curved links, a
+// measured body's cell) takes the steps with all of their code; every other
+// region (most of a real problem's) takes them without it, which changes no
+// bit there: open_edges and absorb leave those cells as they are, and they
+// have no links to interpolate and no force to add. The test is uniform per
+// work-group, so the plain steps run at the staircase box's pace instead of
+// paying every feature's registers and spills on every cell.
 #if defined(INLET) || defined(OUTLET) || defined(SPONGE) || defined(CURVED_LINKS) || defined(FORCE_BODIES)
 #define TILE_CLASSES 1
 #endif
-#define TILE_SPONGE 1
-#define TILE_OTHER 2
-// Sponge tiles' steps unrolled by 2 (or fully: 4).
-#ifndef SPONGE_TILE_UNROLL
-#define SPONGE_TILE_UNROLL 4
-#endif
 
-// The classes region cell (column ii, its mask byte, whether it has curved
-// links) asks of its tile: TILE_SPONGE, TILE_OTHER, both or neither.
+// Whether region cell (column ii, its mask byte, whether it has curved
+// links) makes its tile's region special (TILE_CLASSES).
 ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
-  int other = links && !mask;
+  int special = 0;
 #ifdef INLET
-  other |= ii == 0;
+  special |= ii == 0;
 #endif
 #ifdef OUTLET
-  other |= ii == NX - 1;
+  special |= ii == NX - 1;
 #endif
-#ifdef FORCE_BODIES
-  other |= (mask >> 2) != 0;
-#endif
-  int sponge = 0;
 #if defined(SPONGE) && SPONGE_LEFT > 0
-  sponge |= ii < SPONGE_LEFT;
+  special |= ii < SPONGE_LEFT;
 #endif
 #if defined(SPONGE) && SPONGE_RIGHT > 0
-  sponge |= ii >= NX - SPONGE_RIGHT;
+  special |= ii >= NX - SPONGE_RIGHT;
 #endif
+#ifdef FORCE_BODIES
+  special |= (mask >> 2) != 0;
+#endif
+  special |= links && !mask;
   (void)ii;
-  return (other ? TILE_OTHER : 0) | (sponge ? TILE_SPONGE : 0);
+  return special;
 }
 
 #ifdef CURVED_SIDE
@@ -1226,15 +1215,13 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 #endif
 
 // Step s (1 to BLOCK_STEPS) of a blocked launch of `steps`, on the region
-// (the kernel below loads it). features: the code the tile's class needs
-// (TILE_SPONGE, TILE_OTHER: TILE_CLASSES), a constant where this is
-// inlined. sums: the item's sums of each step.
-ALWAYS_INLINE void blocked_step(const int features, const int s, const int steps, const int step,
+// (the kernel below loads it). full: the tile's class (TILE_CLASSES), a
+// constant where this is inlined. sums: the item's sums of each step.
+ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, const int step,
                                 const int accelerate_next, const int x0, const int y0, const int lid,
                                 __global stored* restrict dst, __global const uchar* restrict obstacles,
                                 LOCAL_ARG blocked_region* region, LOCAL_ARG const uchar* region_mask,
                                 LOCAL_ARG const uchar* accelerated_row, real* sums CURVED_SIDE_PARAMS PROBE_PARAMS) {
-  const int full = features & TILE_OTHER;
   (void)full;
   (void)obstacles;
   for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
@@ -1293,8 +1280,7 @@ ALWAYS_INLINE void blocked_step(const int features, const int s, const int steps
 #endif
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
       const int blocked = REGION_BYTE(c);
-      const real cell_speed = collide_cell(g, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, full,
-                                                features & TILE_SPONGE, f);
+      const real cell_speed = collide_cell(g, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, full, f);
       // The tile's own cells inside the grid (a slab: its own rows) count towards |u|.
       const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
                           ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;
@@ -1395,9 +1381,9 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
 #endif
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
 #ifdef TILE_CLASSES
-  __local int class_cells[2];  // items that found a TILE_SPONGE, a TILE_OTHER cell in the region
+  __local int special_cells;  // items that found a special cell in the region (TILE_CLASSES)
   int special = 0;
-  if (lid < 2) class_cells[lid] = 0;
+  if (lid == 0) special_cells = 0;
 #endif
 #ifdef CURVED_SIDE
   if (lid == 0) curved_cells = 0;
@@ -1468,13 +1454,11 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   }
   for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = REGION_GRID_ROW(y0 + ry) == REGION_ACCEL_ROW;
 #ifdef TILE_CLASSES
-  if (special & TILE_SPONGE) atomic_inc(&class_cells[0]);
-  if (special & TILE_OTHER) atomic_inc(&class_cells[1]);
+  if (special) atomic_inc(&special_cells);
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 #ifdef TILE_CLASSES
-  // The same for every item.
-  const int tile_class = (class_cells[0] > 0 ? TILE_SPONGE : 0) | (class_cells[1] > 0 ? TILE_OTHER : 0);
+  const int tile_special = special_cells > 0;  // the same for every item
 #endif
 
   // This item's sums of each step over its tile cells: |u| (and each
@@ -1487,20 +1471,10 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   // when compiled, and the sums live in registers (H100, float 8192^2: 86.7
   // -> 95.3 GLUPS CUDA, 86.4 -> 96.0 OpenCL; results/nvidia-h100/blocked-inplace/unroll.txt).
 #ifdef TILE_CLASSES
-  if (tile_class == 0) {
+  if (!tile_special) {
 #pragma unroll
     for (int s = 1; s <= BLOCK_STEPS; ++s) blocked_step(0, BLOCKED_STEP_ARGS);
   } else
-#ifdef SPONGE
-  if (tile_class == TILE_SPONGE) {
-#if SPONGE_TILE_UNROLL == 2
-#pragma unroll 2
-#else
-#pragma unroll
-#endif
-    for (int s = 1; s <= BLOCK_STEPS; ++s) blocked_step(TILE_SPONGE, BLOCKED_STEP_ARGS);
-  } else
-#endif
 #endif
   {
 // With a sponge, unrolled by two only (its code in every step's copy spilled
@@ -1512,7 +1486,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
 #else
 #pragma unroll
 #endif
-    for (int s = 1; s <= BLOCK_STEPS; ++s) blocked_step(TILE_SPONGE | TILE_OTHER, BLOCKED_STEP_ARGS);
+    for (int s = 1; s <= BLOCK_STEPS; ++s) blocked_step(1, BLOCKED_STEP_ARGS);
   }
 #undef BLOCKED_STEP_ARGS
 

@@ -210,11 +210,10 @@ TEST_CASE("curved walls: OpenCL gives the reference's distributions bit for bit 
 
 TEST_CASE("blocked kernel: tiles with no open edge, sponge, curved link or measured body step without that code, bit for bit") {
   // Small tiles, so that most regions of the cylinder's channel hold none of
-  // those cells (cl/d2q9_bgk.cl, TILE_CLASSES) and take the plain steps, some
-  // only the sponge's columns, and the rest take every feature's: each class
-  // must give the reference's bits, and all together its forces. Seen
-  // failing with every tile plain, with the sponge's columns left out of the
-  // test, and with the sponge's tiles stepped as plain ones.
+  // those cells (cl/d2q9_bgk.cl, TILE_CLASSES) and take the plain steps while
+  // the rest take every feature's: each class must give the reference's bits,
+  // and the two together its forces. Seen failing with every tile plain, and
+  // with the sponge's columns left out of the test.
   const Problem curved = problem(replaced(kCylinder, "right = { outlet_density = 1.0 }", "right = { outlet_density = 1.0, sponge = 7 }"));
   const Problem staircase = problem(replaced(kCylinder, "boundary = \"interpolated\"\n", ""));
   REQUIRE(curved.params.extensions.curved_walls);
