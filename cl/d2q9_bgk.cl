@@ -1429,7 +1429,9 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
 #ifdef CURVED_LINKS
     // A fluid cell with a curved link gets bit 7 (free: bodies use bits 2-6),
     // so that the steps read the links of those cells alone.
-    for (int k = 1; k < 9; ++k) any |= obstacles[k * NCELLS + cell];
+    // (The links' planes, then a plane saying whether a cell has any:
+    // obstacle_buffer, kernel_source.cpp. One byte per cell, not eight.)
+    any = obstacles[9 * NCELLS + cell];
 #ifdef BLOCKED_SLAB
     // Rows clamped past a slab's lattice feed no exact cell: no slot for
     // them (the host's bound counts the grid's windows, once each).

@@ -142,10 +142,10 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     setup.context_s = watch.lap();
 
     const std::size_t lattice_bytes = kSpeeds * cells_count_ * stored_size(precision_);
-    const std::size_t obstacle_bytes = mask.kinds.size() + mask.links.size();  // the kernels read links after blocked
+    const std::vector<std::uint8_t> obstacle_bytes = obstacle_buffer(mask);
     std::size_t free_bytes = 0, total_bytes = 0;
     CU_CALL(cuMemGetInfo, &free_bytes, &total_bytes);
-    check_device_memory(what, 2ULL * lattice_bytes + obstacle_bytes + partial_bytes, lattice_bytes, free_bytes,
+    check_device_memory(what, 2ULL * lattice_bytes + obstacle_bytes.size() + partial_bytes, lattice_bytes, free_bytes,
                         free_bytes, device_name_ + " (free memory)");
 
     const CompiledKernels compiled = compiling.get();
@@ -164,10 +164,9 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     setup.compile_s = watch.lap();
 
     for (auto& buf : cells_) CU_CALL(cuMemAlloc, &buf, lattice_bytes);
-    CU_CALL(cuMemAlloc, &obstacles_, obstacle_bytes);
+    CU_CALL(cuMemAlloc, &obstacles_, obstacle_bytes.size());
     CU_CALL(cuMemAlloc, &partials_, partial_bytes);
-    CU_CALL(cuMemcpyHtoD, obstacles_, mask.kinds.data(), cells_count_);
-    if (!mask.links.empty()) CU_CALL(cuMemcpyHtoD, obstacles_ + cells_count_, mask.links.data(), mask.links.size());
+    CU_CALL(cuMemcpyHtoD, obstacles_, obstacle_bytes.data(), obstacle_bytes.size());
     setup.upload_s = watch.lap();
   } catch (...) {
     release();

@@ -111,6 +111,18 @@ std::string find_kernels_dir(const std::string& requested) {
   return find_kernels_dir(requested, default_kernels_dirs());
 }
 
+std::vector<std::uint8_t> obstacle_buffer(const ObstacleMask& mask) {
+  std::vector<std::uint8_t> bytes(mask.kinds);
+  if (mask.links.empty()) return bytes;
+  const std::size_t cells = mask.kinds.size();
+  bytes.insert(bytes.end(), mask.links.begin(), mask.links.end());
+  bytes.resize(bytes.size() + cells, 0);
+  std::uint8_t* any = bytes.data() + 9 * cells;
+  for (std::size_t k = 0; k < 8; ++k)
+    for (std::size_t c = 0; c < cells; ++c) any[c] |= mask.links[k * cells + c] != 0;
+  return bytes;
+}
+
 std::string read_kernel_source(const std::string& dir, const std::string& file) {
   const std::string path = dir + "/" + file;
   std::ifstream in(path, std::ios::binary);

@@ -1,6 +1,7 @@
 // What every backend needs to compile cl/d2q9_bgk.cl: its text and the defines.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@ std::string find_kernels_dir(const std::string& requested, const std::vector<std
 // cl/ next to the executable (build tree) or its ../share/d2q9-bgk/cl
 // (installed), then the same beside the d2q9 shared library.
 std::vector<std::string> default_kernels_dirs();
+
+// The kernels' `obstacles` buffer for `mask`: its kinds; with curved links,
+// then their 8 planes and a plane of 1 where a cell has any link (which the
+// blocked kernel reads alone to find its curved cells: a byte per cell
+// instead of eight, cl/d2q9_bgk.cl).
+std::vector<std::uint8_t> obstacle_buffer(const ObstacleMask& mask);
 
 // Source text of `file` in `dir`; DeviceError naming the path if it is missing.
 std::string read_kernel_source(const std::string& dir, const std::string& file);

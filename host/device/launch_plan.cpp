@@ -363,7 +363,9 @@ unsigned long long device_bytes_needed(const Params& params, const LaunchPlan& p
   const unsigned long long lattice = kSpeeds * cells * stored_size(precision);
   const unsigned long long partials =
       2ULL * plan.chunk_steps * plan.num_groups() * params.extensions.sums_per_group() * real_size(precision);
-  return 2 * lattice + cells + partials;
+  // The obstacles buffer: kinds, and with curved walls 8 link planes and their "any" plane (obstacle_buffer).
+  const unsigned long long obstacles = params.extensions.curved_walls ? 10 * cells : cells;
+  return 2 * lattice + obstacles + partials;
 }
 
 }  // namespace d2q9

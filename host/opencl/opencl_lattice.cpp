@@ -94,9 +94,9 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
     throw DeviceError(device_name + " does not support double precision (cl_khr_fp64); use --precision float");
   const std::size_t lattice_bytes = kSpeeds * plane_bytes();
   const std::size_t partial_bytes = partial_values * real_size(precision);
-  const std::size_t obstacle_bytes = mask.kinds.size() + mask.links.size();  // the kernels read links after blocked
+  const std::vector<std::uint8_t> obstacle_bytes = obstacle_buffer(mask);
   check_device_memory("grid " + std::to_string(lattice.nx) + "x" + std::to_string(lattice.ny),
-                      2ULL * lattice_bytes + obstacle_bytes + partial_bytes, lattice_bytes,
+                      2ULL * lattice_bytes + obstacle_bytes.size() + partial_bytes, lattice_bytes,
                       device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(), device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(),
                       device_name);
   try {
@@ -107,16 +107,10 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
     program = build_opencl_program(context, device, kernels_dir, kKernelFile, defines, &setup);
     setup.compile_s = watch.lap();
     for (auto& buf : lattices) buf = cl::Buffer(context, CL_MEM_READ_WRITE, lattice_bytes);
-    obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, obstacle_bytes);
+    obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, obstacle_bytes.size());
     partials = cl::Buffer(context, CL_MEM_READ_WRITE, partial_bytes);
-    if (mask.links.empty()) {
-      queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, cells, mask.kinds.data());
-    } else {
-      // One write: oclgrind tracks only a buffer's last host write as initialised.
-      std::vector<std::uint8_t> bytes(mask.kinds);
-      bytes.insert(bytes.end(), mask.links.begin(), mask.links.end());
-      queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, bytes.size(), bytes.data());
-    }
+    // One write: oclgrind tracks only a buffer's last host write as initialised.
+    queue.enqueueWriteBuffer(obstacles, CL_TRUE, 0, obstacle_bytes.size(), obstacle_bytes.data());
     setup.upload_s = watch.lap();
     long long kernel_max = 1LL << 30;
     for (int b = 0; b < 2; ++b) {
