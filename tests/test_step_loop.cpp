@@ -348,3 +348,27 @@ TEST_CASE("step loop: blocked_sample_index lists each tile's probes with their r
                                      (7 + 2) + (3 + 2) * 12};               // probe 2: (15 - 8, 7 - 4)
   CHECK(index == expected);
 }
+
+TEST_CASE("step loop: blocked_tile_order starts the tiles round bodies and curved walls, then the open edges' and sponges'") {
+  LaunchPlan plan;
+  plan.variant = KernelVariant::Blocked;
+  plan.tile = {8, 4};
+  plan.block_steps = 2;
+  plan.groups_x = 4;  // a 32x16 grid: 4 x 4 tiles, regions 12x8 wrapping round the grid
+  plan.groups_y = 4;
+  Params params;
+  params.nx = 32;
+  params.ny = 16;
+  ObstacleMask mask(32, 16);
+  CHECK(blocked_tile_order(params, mask, plan).empty());  // nothing special: row by row
+  params.extensions.inlet_velocity = Vec2{0.05, 0.0};
+  params.extensions.measured_bodies = 1;
+  mask.kinds[17 + 9 * 32] = 1 | 1 << 2;  // a cell of body 1 at (17, 9)
+  // (17, 9) lies in the regions of tile columns 1 (x 6-17) and 2 (14-25) and
+  // rows 1 (y 2-9) and 2 (6-13); column 0 in those of tile columns 0 (-2-9)
+  // and 3 (22-33, wrapping).
+  const std::vector<int> expected = {5, 6, 9, 10, 0, 3, 4, 7, 8, 11, 12, 15, 1, 2, 13, 14};
+  CHECK(blocked_tile_order(params, mask, plan) == expected);
+  plan.variant = KernelVariant::Fused;
+  CHECK(blocked_tile_order(params, mask, plan).empty());
+}

@@ -178,7 +178,7 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
 void CudaLattice::release() noexcept {
   if (!context_) return;
   drv_.cuCtxSetCurrent(context_);
-  for (CUdeviceptr p : {partials_, obstacles_, cells_[1], cells_[0]})
+  for (CUdeviceptr p : {tile_order_, partials_, obstacles_, cells_[1], cells_[0]})
     if (p) drv_.cuMemFree(p);
   if (module_) drv_.cuModuleUnload(module_);
   drv_.cuDevicePrimaryCtxRelease(device_);
@@ -186,6 +186,14 @@ void CudaLattice::release() noexcept {
 }
 
 void CudaLattice::make_current() const { CU_CALL(cuCtxSetCurrent, context_); }
+
+void CudaLattice::set_tile_order(const std::vector<int>& order) {
+  if (tile_order_) CU_CALL(cuMemFree, tile_order_);
+  tile_order_ = 0;
+  if (order.empty() || plan_.variant != KernelVariant::Blocked) return;
+  CU_CALL(cuMemAlloc, &tile_order_, order.size() * sizeof(int));
+  CU_CALL(cuMemcpyHtoD, tile_order_, order.data(), order.size() * sizeof(int));
+}
 
 void CudaLattice::launch_accelerate(CUstream stream, int state) {
   void* args[] = {&cells_[state], &obstacles_};
@@ -198,7 +206,8 @@ void CudaLattice::launch_step(CUstream stream, int state, int group_rows, int fi
   int accelerate_next_arg = accelerate_next ? 1 : 0;
   void* args[] = {&cells_[state],  &cells_[1 - state],    &obstacles_, &partials_, &partial_offset,
                   &accelerate_next_arg, &steps,      &first_group_row, &step,
-                  &samples.samples, &samples.index, &samples.count, &samples.first, &samples.every, &samples.row};
+                  &samples.samples, &samples.index, &samples.count, &samples.first, &samples.every, &samples.row,
+                  &tile_order_};
   CU_CALL(cuLaunchKernel, collide_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
           static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);

@@ -70,6 +70,8 @@ class CudaLattice {
   // sample_cells: lattice `state`'s values at `count` cells (indices at
   // `which`) into sample `row` of `samples` (cl/d2q9_bgk.cl).
   void launch_sample(CUstream stream, int state, CUdeviceptr which, CUdeviceptr samples, int count, int row);
+  // Blocked launches take their tiles in this order (blocked_tile_order; empty: row by row).
+  void set_tile_order(const std::vector<int>& order);
   // Lattice `state` at rest (blocking, on `stream`).
   void fill_at_rest(CUstream stream, int state);
   // The context, the compile and the obstacles' upload (a solver adds its state's).
@@ -95,6 +97,7 @@ class CudaLattice {
   CUdeviceptr cells_[2] = {0, 0};
   CUdeviceptr obstacles_ = 0;
   CUdeviceptr partials_ = 0;
+  CUdeviceptr tile_order_ = 0;  // 0: row by row
 };
 
 }  // namespace d2q9

@@ -178,6 +178,7 @@ CudaDevice::CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const
                slab.obstacles, slab.what()) {
   // A throwing constructor runs no destructor (but lattice_'s): free what was made so far.
   try {
+    lattice_.set_tile_order(slab.tile_order);
     setup();
   } catch (...) {
     release();

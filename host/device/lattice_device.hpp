@@ -54,6 +54,7 @@ struct DeviceLattice {
   std::size_t partial_values = 0;    // size of the partial-sum buffer
   std::size_t chunk_values = 0;      // the most one read_partials takes
   int halo_depth = 0;                // a slab's halo rows each side (slab_halo_rows); 0: the whole grid
+  std::vector<int> tile_order;       // the whole grid's blocked launches' (blocked_tile_order); empty: row by row
   bool halo_rows() const { return halo_depth > 0; }
   int rows() const { return lattice.ny - 2 * halo_depth; }
   // Row index of the lattice's first own row.

@@ -368,4 +368,55 @@ unsigned long long device_bytes_needed(const Params& params, const LaunchPlan& p
   return 2 * lattice + obstacles + partials;
 }
 
+std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& mask, const LaunchPlan& plan) {
+  const Extensions& x = params.extensions;
+  const bool measured = x.measured_bodies > 0;
+  if (plan.variant != KernelVariant::Blocked ||
+      !(x.inlet_velocity || x.outlet_density || x.sponges() || x.curved_walls || measured))
+    return {};
+  const int gx = plan.groups_x, gy = plan.groups_y, steps = plan.block_steps;
+  // The tiles whose region (the tile and `steps` cells round it, wrapping
+  // round the grid as the kernel's does) holds coordinate v, per axis.
+  const auto covering = [steps](int n, int tile, int groups) {
+    std::vector<std::vector<int>> tiles(static_cast<std::size_t>(n));
+    for (int t = 0; t < groups; ++t)
+      for (int i = 0; i < tile + 2 * steps; ++i) {
+        const int v = ((t * tile - steps + i) % n + n) % n;
+        std::vector<int>& at = tiles[static_cast<std::size_t>(v)];
+        if (at.empty() || at.back() != t) at.push_back(t);
+      }
+    return tiles;
+  };
+  const auto columns = covering(params.nx, plan.tile.x, gx), rows = covering(params.ny, plan.tile.y, gy);
+  enum : unsigned char { kPlain = 0, kEdge = 1, kHeavy = 2 };
+  std::vector<unsigned char> kind(static_cast<std::size_t>(gx) * gy, kPlain);
+  const auto mark_column = [&](int ii) {
+    for (int tx : columns[static_cast<std::size_t>(ii)])
+      for (int ty = 0; ty < gy; ++ty) kind[static_cast<std::size_t>(tx + ty * gx)] |= kEdge;
+  };
+  if (x.inlet_velocity) mark_column(0);
+  if (x.outlet_density) mark_column(params.nx - 1);
+  if (x.sponges()) {
+    for (int ii = 0; ii < std::min(x.sponge_left, params.nx); ++ii) mark_column(ii);
+    for (int ii = std::max(0, params.nx - x.sponge_right); ii < params.nx; ++ii) mark_column(ii);
+  }
+  const std::size_t cells = mask.kinds.size();
+  for (int jj = 0; jj < params.ny; ++jj)
+    for (int ii = 0; ii < params.nx; ++ii) {
+      const std::size_t c = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
+      bool heavy = measured && (mask.kinds[c] >> 2) != 0;
+      for (std::size_t k = 0; k < 8 && !heavy && !mask.links.empty() && mask.kinds[c] == 0; ++k)
+        heavy = mask.links[k * cells + c] != 0;
+      if (!heavy) continue;
+      for (int ty : rows[static_cast<std::size_t>(jj)])
+        for (int tx : columns[static_cast<std::size_t>(ii)]) kind[static_cast<std::size_t>(tx + ty * gx)] |= kHeavy;
+    }
+  std::vector<int> order;
+  order.reserve(kind.size());
+  for (unsigned char want : {kHeavy, kEdge, kPlain})
+    for (std::size_t t = 0; t < kind.size(); ++t)
+      if ((want == kHeavy && (kind[t] & kHeavy)) || (want != kHeavy && kind[t] == want)) order.push_back(static_cast<int>(t));
+  return order;
+}
+
 }  // namespace d2q9

@@ -178,6 +178,16 @@ bool blocked_samples_inside(const Params& params, const LaunchPlan& plan);
 // are lattice indices of a grid `nx` wide.
 std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std::vector<std::size_t>& cells);
 
+// The order in which a whole grid's blocked launch takes its tiles (the
+// kernel's tile_order: work-group g takes tile order[g], tiles numbered row
+// by row): the tiles whose region holds a fluid cell with curved links or a
+// measured body's cell first, then those holding an open edge's or a
+// sponge's column, then the rest, each row by row. Those regions take the
+// kernel's slower path (cl/d2q9_bgk.cl, TILE_CLASSES); started first, they
+// no longer end a small grid's launch late. Empty (row by row) where the
+// problem has none of those cells, or the plan is not blocked.
+std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& mask, const LaunchPlan& plan);
+
 // Steps per launch the blocked kernel runs unless asked otherwise: with its
 // region in one copy, 4 was the fastest at every size from 512^2 to 8192^2
 // and in every precision on an H100 (3, 5 and 6 slower; 4 was already the

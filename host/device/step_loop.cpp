@@ -60,6 +60,7 @@ DeviceLattice device_lattice(const Params& params, const ObstacleMask& mask, Pre
   } else {
     out.defines = kernel_defines(params, precision, plan);
     out.obstacles = mask;
+    out.tile_order = blocked_tile_order(params, mask, plan);
   }
   out.chunk_values = static_cast<std::size_t>(plan.chunk_steps) * plan.groups_x * group_rows *
                      params.extensions.sums_per_group();

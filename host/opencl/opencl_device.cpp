@@ -88,6 +88,7 @@ class OpenCLDevice final : public LatticeDevice {
   int sample_count_ = 0;
   cl::Buffer sample_cells_, samples_;
   cl::Buffer sample_index_;  // blocked: the probes by tile (blocked_sample_index)
+  cl::Buffer tile_order_;    // blocked: the order of the tiles (blocked_tile_order)
   cl::Kernel sample_[2];  // from lattices[0] / [1]
 };
 
@@ -99,7 +100,15 @@ OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, c
                slab.partial_values, slab.obstacles),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
       slot_bytes_(slab.chunk_values * real_size(config.precision)) {
-  guarded("setting up", [&] { copies_ = cl::CommandQueue(lattice_.context, lattice_.device); });
+  guarded("setting up", [&] {
+    copies_ = cl::CommandQueue(lattice_.context, lattice_.device);
+    if (plan_.variant == KernelVariant::Blocked && !slab.tile_order.empty()) {
+      const std::size_t bytes = slab.tile_order.size() * sizeof(cl_int);
+      tile_order_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, bytes);
+      lattice_.queue.enqueueWriteBuffer(tile_order_, CL_TRUE, 0, bytes, slab.tile_order.data());
+      for (cl::Kernel& k : lattice_.collide) k.setArg(15, tile_order_);
+    }
+  });
   if (halo_depth_ == 0) return;
   const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, row_bytes_);
   unsigned char* p = pinned(4 * edge_bytes).host;

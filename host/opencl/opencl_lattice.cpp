@@ -136,6 +136,7 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
           kernel.setArg(12, 0);
           kernel.setArg(13, 1);
           kernel.setArg(14, 0);
+          kernel.setArg(15, cl::Buffer());  // tiles row by row (OpenCLDevice sets an order)
         }
         kernel_max = std::min<long long>(kernel_max, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device));
       }
