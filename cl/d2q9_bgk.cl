@@ -1208,7 +1208,7 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 #endif
 #ifdef PROBES_IN_LAUNCH
 #define PROBE_PARAMS                                                                                             \
-  , __global stored *restrict samples, __global const int *restrict sample_index, const int sample_count,         \
+  , __global stored *samples, __global const int *sample_index, const int sample_count,                           \
       const int sample_first, const int sample_every, const int sample_row, const int num_groups, const int my_probe, \
       LOCAL_ARG const int *tile_probes
 #define PROBE_ARGS \
@@ -1219,11 +1219,11 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 #endif
 
 // Step s (1 to BLOCK_STEPS) of a blocked launch of `steps`, on the region
-// (the kernel below loads it). full: the tile's class (TILE_CLASSES), a
+// (the kernel below loads it). No `restrict` on its pointers: see pull_from. full: the tile's class (TILE_CLASSES), a
 // constant where this is inlined. sums: the item's sums of each step.
 ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, const int step,
                                 const int accelerate_next, const int x0, const int y0, const int lid,
-                                __global stored* restrict dst, __global const uchar* restrict obstacles,
+                                __global stored* dst, __global const uchar* obstacles,
                                 LOCAL_ARG blocked_region* region, LOCAL_ARG const uchar* region_mask,
                                 LOCAL_ARG const uchar* accelerated_row, real* sums CURVED_SIDE_PARAMS PROBE_PARAMS) {
   (void)full;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -206,6 +207,19 @@ TEST_CASE("curved walls: OpenCL gives the reference's distributions bit for bit 
       });
     }
   }
+}
+
+TEST_CASE("curved walls: the obstacles buffer holds the kinds, the links' planes, then which cells have a link") {
+  ObstacleMask mask(3, 1);
+  mask.kinds = {0, 1, 0};
+  CHECK(obstacle_buffer(mask) == mask.kinds);  // no curved walls: the kinds alone
+  mask.links.assign(8 * 3, 0);
+  mask.links[0 * 3 + 0] = 5;    // speed 1 of cell 0
+  mask.links[7 * 3 + 2] = 200;  // speed 8 of cell 2
+  std::vector<std::uint8_t> expected = mask.kinds;
+  expected.insert(expected.end(), mask.links.begin(), mask.links.end());
+  expected.insert(expected.end(), {1, 0, 1});
+  CHECK(obstacle_buffer(mask) == expected);
 }
 
 TEST_CASE("blocked kernel: tiles with no open edge, sponge, curved link or measured body step without that code, bit for bit") {

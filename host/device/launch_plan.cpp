@@ -401,7 +401,8 @@ std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& ma
     for (int ii = std::max(0, params.nx - x.sponge_right); ii < params.nx; ++ii) mark_column(ii);
   }
   const std::size_t cells = mask.kinds.size();
-  for (int jj = 0; jj < params.ny; ++jj)
+  const bool any_heavy = measured || !mask.links.empty();  // else no cell to look at
+  for (int jj = 0; jj < params.ny && any_heavy; ++jj)
     for (int ii = 0; ii < params.nx; ++ii) {
       const std::size_t c = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
       bool heavy = measured && (mask.kinds[c] >> 2) != 0;
