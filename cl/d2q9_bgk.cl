@@ -1165,7 +1165,10 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // bit there: open_edges and absorb leave those cells as they are, and they
 // have no links to interpolate and no force to add. The test is uniform per
 // work-group, so the plain steps run at the staircase box's pace instead of
-// paying every feature's registers and spills on every cell.
+// paying every feature's registers and spills on every cell (H200, the
+// 4000x2400 cylinder with everything: 0.50 -> 0.67 of the box,
+// results/nvidia-h200/tile-classes-f913612/). The host's tile_order starts
+// the special tiles first (blocked_tile_order, launch_plan.cpp).
 // Not on CPU devices with a moving wall: PoCL 3.1's LLVM 15 crashed (SLP
 // vectorizer, a segfault while building) on the two classes' steps there in
 // 16-bit and double precision.
