@@ -1222,14 +1222,14 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 #endif
 
 // Step s (1 to BLOCK_STEPS) of a blocked launch of `steps`, on the region
-// (the kernel below loads it). No `restrict` on its pointers: see pull_from. full: the tile's class (TILE_CLASSES), a
-// constant where this is inlined. sums: the item's sums of each step.
+// (the kernel below loads it). full: the tile's class (TILE_CLASSES), a
+// constant where this is inlined. sums: the item's sums of each step. No
+// `restrict` on its pointers: see pull_from.
 ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, const int step,
                                 const int accelerate_next, const int x0, const int y0, const int lid,
                                 __global stored* dst, __global const uchar* obstacles,
                                 LOCAL_ARG blocked_region* region, LOCAL_ARG const uchar* region_mask,
                                 LOCAL_ARG const uchar* accelerated_row, real* sums CURVED_SIDE_PARAMS PROBE_PARAMS) {
-  (void)full;
   (void)obstacles;
   for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
   if (s > steps) return;
@@ -1354,7 +1354,6 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 #endif
 #endif
 }
-
 
 // `steps` (1 to BLOCK_STEPS) steps from src to dst. Step s's |u| partial sum
 // of group g goes to partial_sums[partial_offset + s * groups + g]; the
