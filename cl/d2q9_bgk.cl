@@ -1202,9 +1202,10 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 }
 
 #ifdef CURVED_SIDE
-#define CURVED_SIDE_PARAMS \
-  , LOCAL_ARG tile_t *curved_own, LOCAL_ARG const uchar *curved_code, LOCAL_ARG const short *curved_slot
-#define CURVED_SIDE_ARGS , curved_own, curved_code, curved_slot
+#define CURVED_SIDE_PARAMS                                                                                 \
+  , LOCAL_ARG real *curved_own, LOCAL_ARG const uchar *curved_code, LOCAL_ARG const short *curved_slot, \
+      LOCAL_ARG const short *curved_cell, LOCAL_ARG real *curved_force, const int curved_count
+#define CURVED_SIDE_ARGS , curved_own, curved_code, curved_slot, curved_cell, curved_force, min(curved_cells, CURVED_SLOTS)
 #else
 #define CURVED_SIDE_PARAMS
 #define CURVED_SIDE_ARGS
@@ -1245,6 +1246,48 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
   // window measured 1-2% faster there, within noise; 16-bit tiles changed
   // size, and their sums order, anyway).
   const int margin = last ? BLOCK_STEPS : s;
+#ifdef CURVED_SIDE
+  if (full) {
+    // The curved cells' corrected pulls (and their links' forces) first, one
+    // cell per item: spread through the walk below, they sent most warps of
+    // a wall's tile down the long path, and every launch waited on that tile
+    // (H200, 1000x600 cylinder: a 60 us tile in a 64 us launch). The walk
+    // then reads the corrected pull from the cell's slot.
+    for (int side = lid; side < curved_count; side += WG_SIZE) {
+      const int c = curved_cell[side];
+      const int ry = c / REGION_X, rx = c - ry * REGION_X;
+      if (rx < margin || rx >= REGION_X - margin || ry < margin || ry >= REGION_Y - margin) continue;  // not this step's
+      real g[9], own[9];
+      int code[9];
+      code[0] = 0;
+      for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region->f[slot_in(k, c, s)]);
+      own[0] = g[0];
+      for (int k = 1; k < 9; ++k) {
+        code[k] = curved_code[8 * side + k - 1];
+        own[k] = curved_own[9 * side + k];
+      }
+      interpolate_links(code, own, g);
+#ifdef FORCE_BODIES
+      // Walls are obstacle cells: their bytes carry no CURVED_BIT.
+      const int wall[9] = {0,
+                           region_mask[c - 1],
+                           region_mask[c - REGION_X],
+                           region_mask[c + 1],
+                           region_mask[c + REGION_X],
+                           region_mask[c - 1 - REGION_X],
+                           region_mask[c + 1 - REGION_X],
+                           region_mask[c + 1 + REGION_X],
+                           region_mask[c - 1 + REGION_X]};
+      real force[BODY_FORCE_SLOTS];
+      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) force[q] = (real)0;
+      add_link_forces(force, code, wall, own, g);
+      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) curved_force[BODY_FORCE_SLOTS * side + q] = force[q];
+#endif
+      for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = g[k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#endif
   const int off = BLOCKED_COMPACT ? margin : 0;
   const int w = REGION_X - 2 * off, h = REGION_Y - 2 * off;
   // The item's walk position, and how far it moves per WG_SIZE cells.
@@ -1258,21 +1301,14 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
       for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region->f[slot_in(k, c, s)]);
       const int x = x0 + rx, y = y0 + ry;
 #ifdef CURVED_LINKS
-      int code[9];
-      real own[9];
 #ifdef CURVED_SIDE
       const int side = region_mask[c] == CURVED_BIT ? curved_slot[c] : CURVED_SLOTS;
       const int curved = full && side < CURVED_SLOTS;  // (never past the slots: see the kernel's overflow test)
-      if (curved) {
-        code[0] = 0;
-        own[0] = g[0];
-        for (int k = 1; k < 9; ++k) {
-          code[k] = curved_code[8 * side + k - 1];
-          own[k] = tile_value(k, curved_own[9 * side + k]);
-        }
-        interpolate_links(code, own, g);
-      }
+      if (curved)
+        for (int k = 1; k < 9; ++k) g[k] = curved_own[9 * side + k];  // the corrected pull, from above
 #else
+      int code[9];
+      real own[9];
       const int curved = full && region_mask[c] == CURVED_BIT;
       if (curved) {
         code[0] = 0;
@@ -1295,7 +1331,11 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
         sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
 #ifdef FORCE_BODIES
         if (full) add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
-#ifdef CURVED_LINKS
+#if defined(CURVED_SIDE)
+        if (curved)
+          for (int q = 0; q < BODY_FORCE_SLOTS; ++q)
+            sums[(s - 1) * SUMS_PER_GROUP + 1 + q] += curved_force[BODY_FORCE_SLOTS * side + q];
+#elif defined(CURVED_LINKS)
         if (curved) {
           // Walls are obstacle cells: their bytes carry no CURVED_BIT.
           const int wall[9] = {0,
@@ -1319,7 +1359,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 #ifdef CURVED_SIDE
         // The cell's own state for its next step (only this item reads it).
         if (curved)
-          for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = tile_code(k, f[k]);
+          for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = tile_value(k, tile_code(k, f[k]));
 #endif
       }
     }
@@ -1380,9 +1420,17 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
 #ifdef CURVED_SIDE
-  __local tile_t curved_own[9 * CURVED_SLOTS];  // a curved cell's state of the step before, as stored
+  // A curved cell's state of the step before (the value its stored code
+  // gives), replaced by its corrected pull before each step's walk.
+  __local real curved_own[9 * CURVED_SLOTS];
   __local uchar curved_code[8 * CURVED_SLOTS];  // its link bytes, speeds 1-8
   __local short curved_slot[REGION_CELLS];      // the slot of each curved cell
+  __local short curved_cell[CURVED_SLOTS];      // the region cell of each slot
+#ifdef FORCE_BODIES
+  __local real curved_force[BODY_FORCE_SLOTS * CURVED_SLOTS];  // its links' share of its body's force
+#else
+  __local real curved_force[1];  // (no measured bodies: unused)
+#endif
   __local int curved_cells;
 #endif
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
@@ -1460,7 +1508,8 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
       const int slot = atomic_inc(&curved_cells);
       curved_slot[c] = (short)slot;
       if (slot < CURVED_SLOTS) {
-        for (int k = 0; k < 9; ++k) curved_own[9 * slot + k] = region.f[slot_loaded(k, c)];
+        curved_cell[slot] = (short)c;
+        for (int k = 0; k < 9; ++k) curved_own[9 * slot + k] = tile_value(k, region.f[slot_loaded(k, c)]);
         for (int k = 1; k < 9; ++k) curved_code[8 * slot + k - 1] = obstacles[k * NCELLS + cell];
       }
 #endif

@@ -92,6 +92,16 @@ std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std:
   return index;
 }
 
+namespace {
+// A curved cell's slot (cl/d2q9_bgk.cl, CURVED_SIDE): nine values as reals,
+// eight link bytes, its region cell, and with measured bodies its links'
+// share of each body's force (sums_per_group - 1 reals).
+long long curved_slot_bytes(Precision precision, int sums_per_group) {
+  const long long real = static_cast<long long>(real_size(precision));
+  return kSpeeds * real + 8 + 2 + (sums_per_group > 1 ? (sums_per_group - 1) * real : 0);
+}
+}  // namespace
+
 int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision) {
   const Extensions& extensions = params.extensions;
   if (!extensions.curved_walls || extensions.curved_window_cells <= 0) return 0;
@@ -104,7 +114,8 @@ int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precis
   const long long slots = ((rx + wx - 1) / wx) * ((ry + wy - 1) / wy) * extensions.curved_window_cells;
   // Slots and their index per cell against a second copy of every cell.
   const long long stored = static_cast<long long>(stored_size(precision));
-  if (slots * (kSpeeds * stored + 8) + 2 * rx * ry >= kSpeeds * stored * rx * ry) return 0;
+  if (slots * curved_slot_bytes(precision, extensions.sums_per_group()) + 2 * rx * ry >= kSpeeds * stored * rx * ry)
+    return 0;
   return static_cast<int>(slots);
 }
 
@@ -119,12 +130,14 @@ long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision pr
   const long long shared = std::max(region_copies * kSpeeds * region * stored,
                                     static_cast<long long>(steps) * sums_per_group * items * real);
   long long bytes = (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
-  // Curved cells' slots: nine values and eight link bytes each, a slot
-  // index per region cell and their count (each array aligned to 8).
+  // Curved cells' slots: nine reals, eight link bytes and a region cell
+  // each, with measured bodies their forces; a slot index per region cell
+  // and their count (each array aligned to 8).
   if (curved_slots > 0) {
     const auto aligned = [](long long b) { return (b + 7) / 8 * 8; };
-    bytes = aligned(bytes) + aligned(curved_slots * kSpeeds * stored) + aligned(curved_slots * 8LL) +
-            aligned(2 * region) + 8;
+    bytes = aligned(bytes) + aligned(curved_slots * kSpeeds * real) + aligned(curved_slots * 8LL) +
+            aligned(2LL * curved_slots) + aligned(2 * region) + 8;
+    bytes += aligned((sums_per_group > 1 ? curved_slots * (sums_per_group - 1) : 1) * real);  // (one unused without)
   }
   return bytes;
 }
