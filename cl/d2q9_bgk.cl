@@ -9,7 +9,7 @@
 //   ROWS_PER_ITEM       rows each work-item of propagate_rebound_collide updates (default 1)
 //   INDEX64             64-bit indices (grids of 2^31 or more distribution values)
 //   BLOCK_STEPS, TILE_X, TILE_Y  propagate_rebound_collide_blocked: steps per launch and tile
-//   PROBES_IN_LAUNCH    the blocked kernel samples probes between its steps
+//   PROBES_IN_LAUNCH    the blocked kernel samples probes in its launches
 //   UNIFORM_BARRIERS    (CPU devices) every barrier outside branches, as PoCL's
 //                       compile of the blocked kernel needs
 //   STEP_KERNELS        which other step kernels the build holds, a sum of 1
@@ -1160,7 +1160,8 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 
 // Tiles of two classes: a region holding a cell of the problem's special
 // kinds (an open edge's column, a sponge's, a fluid cell with curved links, a
-// measured body's cell) takes the steps with all of their code; every other
+// measured body's cell), or a tile holding a probe, takes the steps with all
+// of their code; every other
 // region (most of a real problem's) takes them without it, which changes no
 // bit there: open_edges and absorb leave those cells as they are, and they
 // have no links to interpolate and no force to add. The test is uniform per
@@ -1172,7 +1173,8 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // Not on CPU devices with a moving wall: PoCL 3.1's LLVM 15 crashed (SLP
 // vectorizer, a segfault while building) on the two classes' steps there in
 // 16-bit and double precision.
-#if (defined(INLET) || defined(OUTLET) || defined(SPONGE) || defined(CURVED_LINKS) || defined(FORCE_BODIES)) && \
+#if (defined(INLET) || defined(OUTLET) || defined(SPONGE) || defined(CURVED_LINKS) || defined(FORCE_BODIES) || \
+     defined(PROBES_IN_LAUNCH)) &&                                                                         \
     !(defined(UNIFORM_BARRIERS) && defined(MOVING_WALL))
 #define TILE_CLASSES 1
 #endif
@@ -1371,27 +1373,40 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // the step is written before the next reads it
 #ifdef PROBES_IN_LAUNCH
-  // (One division, no remainder: oclgrind runs no `freeze`, which LLVM adds to a pair.)
-  const int since = s - sample_first, sample = since / sample_every;
-  const int sampled = !last && sample_first > 0 && since >= 0 && since == sample * sample_every;
-  if (sampled) {
-    __global stored* row = samples + (idx_t)(sample_row + sample) * 9 * sample_count;
-    if (my_probe >= 0)
-      for (int k = 0; k < 9; ++k)
-        row[k * sample_count + (my_probe >> 16)] = region->f[slot_out(k, my_probe & 0xffff, s)];
-    for (int j = WG_SIZE + lid; j < tile_probes[1]; j += WG_SIZE) {  // more probes in the tile than items
-      const int column = sample_index[num_groups + 1 + tile_probes[0] + j];
-      const int region_cell = sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
-      for (int k = 0; k < 9; ++k) row[k * sample_count + column] = region->f[slot_out(k, region_cell, s)];
-    }
-  }
-  // Read before the next step overwrites the slots (the test is the same
-  // for every item).
+  // Only the tiles holding probes sample, and they take the full steps: the
+  // plain steps carry no sampling code (nor its registers and barriers).
+  if (full) {
+    // (One division, no remainder: oclgrind runs no `freeze`, which LLVM adds to a pair.)
+    const int since = s - sample_first, sample = since / sample_every;
+    const int sampled = sample_first > 0 && since >= 0 && since == sample * sample_every;
+    // After the last step the tile's state is in dst, stored by the group's
+    // own items: visible to the group past a global barrier.
 #ifdef UNIFORM_BARRIERS
-  barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE);
 #else
-  if (sampled) barrier(CLK_LOCAL_MEM_FENCE);
+    if (sampled && last) barrier(CLK_GLOBAL_MEM_FENCE);
 #endif
+    if (sampled) {
+      __global stored* row = samples + (idx_t)(sample_row + sample) * 9 * sample_count;
+      for (int j = lid; j < tile_probes[1]; j += WG_SIZE) {
+        // Item i's probe is in a register (the first WG_SIZE); the rest from sample_index.
+        const int column = j < WG_SIZE ? my_probe >> 16 : sample_index[num_groups + 1 + tile_probes[0] + j];
+        const int region_cell =
+            j < WG_SIZE ? my_probe & 0xffff : sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
+        const int ry = region_cell / REGION_X, rx = region_cell - ry * REGION_X;
+        const idx_t cell = CELL(x0 + rx, y0 + ry);  // a tile's own cell: inside the grid
+        for (int k = 0; k < 9; ++k)
+          row[k * sample_count + column] = last ? dst[k * NCELLS + cell] : region->f[slot_out(k, region_cell, s)];
+      }
+    }
+    // Read before the next step overwrites the slots (the test is the same
+    // for every item).
+#ifdef UNIFORM_BARRIERS
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    if (sampled && !last) barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
 #endif
 }
 
@@ -1400,13 +1415,12 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 // accelerated row is accelerated between the launch's steps, and after its
 // last when accelerate_next.
 // Probes inside a launch (PROBES_IN_LAUNCH): after step sample_first and every sample_every
-// steps after it (sample_first 0: never) but its last, the group copies the
-// region's state of the probes its tile owns (sample_index, by group:
+// steps after it (sample_first 0: never), its last included, the group copies
+// the state of the probes its tile owns (sample_index, by group:
 // blocked_sample_index), as stored, into their columns of the next row of
-// samples from sample_row (sample_cells' layout; sample_count columns);
-// after its last step the host runs sample_cells. Between steps the
-// accelerated row's values are accelerated: the host samples here only when
-// no probe lies on it.
+// samples from sample_row (sample_cells' layout; sample_count columns): no
+// launch of sample_cells after it. Between steps the accelerated row's
+// values are accelerated: the host samples here only when no probe lies on it.
 BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
                                                 __global const uchar* restrict obstacles,
                                                 __global real* restrict partial_sums, const int partial_offset,
@@ -1479,6 +1493,9 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   if (sample_count > 0) {
     const int first = sample_index[group], here = sample_index[group + 1] - first;
     if (lid == 0) tile_probes[0] = first, tile_probes[1] = here;
+#ifdef TILE_CLASSES
+    special |= here > 0;  // a tile holding probes takes the full steps, which sample them
+#endif
     if (lid < here)
       my_probe = sample_index[num_groups + 1 + first + lid] << 16 | sample_index[num_groups + 1 + sample_count + first + lid];
   }

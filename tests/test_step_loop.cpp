@@ -253,12 +253,14 @@ TEST_CASE("step loop: probes off the accelerated row are sampled in and after la
     CHECK(sampled_fields == plain_fields);
     CHECK(f.device->accelerations == plain.device->accelerations);
     // Steps 2, 4 ... 30, each in one row, in order: blocked's three steps a
-    // launch sample inside (after its first or second step) and after.
+    // launch sample inside, after any of its steps, its last included (no
+    // sample_cells launch after it); fused's after its launches.
     std::vector<int> rows_at(31, -1);
     for (const StepLaunch& l : f.device->launches) {
-      for (int s = l.sample_first; l.sample_first > 0 && s < l.steps; s += l.sample_every)
+      for (int s = l.sample_first; l.sample_first > 0 && s <= l.steps; s += l.sample_every)
         rows_at.at(static_cast<std::size_t>(l.step + s)) = l.sample_row + (s - l.sample_first) / l.sample_every;
       if (l.sample_after_row >= 0) rows_at.at(static_cast<std::size_t>(l.step + l.steps)) = l.sample_after_row;
+      if (variant == KernelVariant::Blocked) CHECK(l.sample_after_row < 0);
     }
     for (int step = 1; step <= 30; ++step) {
       CAPTURE(step);
@@ -275,9 +277,9 @@ TEST_CASE("step loop: probes off the accelerated row are sampled in and after la
 }
 
 TEST_CASE("step loop: blocked launches end at probe steps where the kernel holds no sampling code") {
-  // Probes every 3 steps, 3 steps a launch: launch ends (no sampling code);
-  // sampled every 2 steps all the same (a caller's own interval).
-  Fixture f(KernelVariant::Blocked, 8, 40, 1 << 30, 3);
+  // A problem without probes compiles no sampling code; a caller sampling
+  // cells all the same (every 2 steps, 3 steps a launch) ends launches there.
+  Fixture f(KernelVariant::Blocked, 8, 40, 1 << 30, 0);
   CHECK_FALSE(blocked_samples_inside(f.params, f.plan));
   f.loop->sample_cells_every({3}, 2);
   std::vector<double> av_vels;

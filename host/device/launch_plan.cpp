@@ -66,7 +66,7 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots) {
 
 bool blocked_samples_inside(const Params& params, const LaunchPlan& plan) {
   const int every = params.extensions.probe_every;
-  return plan.variant == KernelVariant::Blocked && plan.block_steps > 1 && every > 0 && every % plan.block_steps != 0;
+  return plan.variant == KernelVariant::Blocked && every > 0;
 }
 
 std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std::vector<std::size_t>& cells) {

@@ -164,11 +164,12 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots = 0);
 // clamped past its lattice no slot: they feed no exact cell).
 int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision);
 
-// Whether a whole grid's blocked kernel samples probes between its steps
-// (PROBES_IN_LAUNCH): where the problem's probes fall between launch ends
-// (every step, say, with 4 steps a launch). Where not, the step loop ends
-// launches at probe steps instead, and the kernel carries no sampling code
-// (at its register cap, that code cost problems without probes 2-5%).
+// Whether a whole grid's blocked kernel samples probes in its launches
+// (PROBES_IN_LAUNCH): wherever the problem has probes, between its steps and
+// after its last, so that no launch of sample_cells follows (on an H200 one
+// after each 4-step launch cost a 1000x600 cylinder with probes every step
+// 60% of its loop). Only the tiles holding probes carry the sampling code
+// (the kernel's tile classes): problems without probes compile none of it.
 bool blocked_samples_inside(const Params& params, const LaunchPlan& plan);
 
 // The probes each tile of a whole-grid blocked launch owns, for sampling

@@ -474,22 +474,18 @@ int StepLoop::make_room_for_samples(int first, int steps) {
 void StepLoop::sample_in(std::vector<StepLaunch>& launches) {
   for (StepLaunch& l : launches) {
     const int to_first = sample_every_ - l.step % sample_every_;
-    if (to_first >= l.steps) {
-      if (to_first == l.steps) {
-        l.sample_after_row = static_cast<int>(pending_steps_.size());
-        pending_steps_.push_back(l.step + l.steps);
-      }
+    if (to_first > l.steps) continue;
+    if (samples_inside_) {
+      // The blocked kernel samples after its steps to_first, to_first + every, ..., its last included.
+      l.sample_first = to_first;
+      l.sample_every = sample_every_;
+      l.sample_row = static_cast<int>(pending_steps_.size());
+      for (int s = to_first; s <= l.steps; s += sample_every_) pending_steps_.push_back(l.step + s);
       continue;
     }
-    if (!samples_inside_) throw std::logic_error("step loop: a launch runs past a probe's step");
-    l.sample_first = to_first;
-    l.sample_every = sample_every_;
-    l.sample_row = static_cast<int>(pending_steps_.size());
-    for (int s = to_first; s < l.steps; s += sample_every_) pending_steps_.push_back(l.step + s);
-    if ((l.steps - to_first) % sample_every_ == 0) {
-      l.sample_after_row = static_cast<int>(pending_steps_.size());
-      pending_steps_.push_back(l.step + l.steps);
-    }
+    if (to_first < l.steps) throw std::logic_error("step loop: a launch runs past a probe's step");
+    l.sample_after_row = static_cast<int>(pending_steps_.size());  // sample_cells after the launch
+    pending_steps_.push_back(l.step + l.steps);
   }
 }
 

@@ -72,7 +72,7 @@ struct Extensions {
   // Bodies whose force is measured (ObstacleMask: cell_body), up to kMaxBodies.
   int measured_bodies = 0;
   // Steps between probe samples (0: no probes): the blocked kernel holds the
-  // code that samples between its steps only where they need it
+  // code that samples them only where a problem has them
   // (blocked_samples_inside).
   int probe_every = 0;
   CollisionOperator collision = CollisionOperator::Bgk;
