@@ -34,12 +34,32 @@ std::vector<double> Solver::cell_distributions(const std::vector<std::size_t>& c
   return out;
 }
 
+void append_cells_from_device(const unsigned char* raw, std::size_t cells, Precision precision, double density,
+                              std::vector<double>& out) {
+  const std::size_t first = out.size();
+  out.resize(first + kSpeeds * cells);
+  double* to = out.data() + first;
+  // Each value converted as from_device_reals converts it.
+  if (precision == Precision::Double) {
+    const double* p = reinterpret_cast<const double*>(raw);
+    for (std::size_t c = 0; c < cells; ++c)
+      for (int k = 0; k < kSpeeds; ++k) to[c * kSpeeds + k] = p[k * cells + c];
+  } else if (is_16bit(precision)) {
+    const Storage16 storage(precision, density);
+    const std::uint16_t* p = reinterpret_cast<const std::uint16_t*>(raw);
+    for (std::size_t c = 0; c < cells; ++c)
+      for (int k = 0; k < kSpeeds; ++k) to[c * kSpeeds + k] = storage.decode(k, p[k * cells + c]);
+  } else {
+    const float* p = reinterpret_cast<const float*>(raw);
+    for (std::size_t c = 0; c < cells; ++c)
+      for (int k = 0; k < kSpeeds; ++k) to[c * kSpeeds + k] = p[k * cells + c];
+  }
+}
+
 std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,
                                       double density) {
-  const std::vector<double> planes = from_device_reals(raw.data(), kSpeeds * cells, precision, density);
-  std::vector<double> out(planes.size());
-  for (std::size_t c = 0; c < cells; ++c)
-    for (int k = 0; k < kSpeeds; ++k) out[c * kSpeeds + k] = planes[k * cells + c];
+  std::vector<double> out;
+  append_cells_from_device(raw.data(), cells, precision, density, out);
   return out;
 }
 
@@ -97,6 +117,10 @@ std::vector<double> from_device_reals(const void* reals, std::size_t count, Prec
     }
   };
   constexpr std::size_t kPiece = std::size_t{1} << 22;
+  if (count <= kPiece) {  // (hardware_concurrency reads a file: not per small read)
+    convert(0, count);
+    return f;
+  }
   const std::size_t threads = std::min<std::size_t>({std::max(1u, std::thread::hardware_concurrency()), 16,
                                                      (count + kPiece - 1) / kPiece});
   if (threads <= 1) {

@@ -120,6 +120,10 @@ void append_average_velocities(const void* partials, Precision precision, int st
 // each cell in turn.
 std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,
                                       double density);
+// The same from `raw` in place, appended to `out` (probe rows read in
+// thousands: no allocation per row).
+void append_cells_from_device(const unsigned char* raw, std::size_t cells, Precision precision, double density,
+                              std::vector<double>& out);
 
 std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, double density);
 std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, double density);
