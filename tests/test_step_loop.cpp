@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -55,9 +56,14 @@ class RecordingDevice final : public LatticeDevice {
   std::size_t sample_cells = 0;
   int sample_capacity = 0, sample_reads = 0;
   void sample(int state, int row) override { samples.push_back({state, row, launches.size(), accelerations}); }
-  std::vector<unsigned char> read_samples(int rows) override {
+  int rows_reading = 0;
+  void read_samples(int, int rows) override {
     ++sample_reads;
-    return std::vector<unsigned char>(static_cast<std::size_t>(rows) * kSpeeds * sample_cells * sizeof(float), 0);
+    rows_reading = rows;
+  }
+  std::vector<unsigned char> samples_read() override {
+    return std::vector<unsigned char>(static_cast<std::size_t>(std::exchange(rows_reading, 0)) * kSpeeds * sample_cells *
+                                      sizeof(float), 0);
   }
   void accelerate(int) override { ++accelerations; }
   void launch(const std::vector<StepLaunch>& ls) override {
@@ -274,6 +280,26 @@ TEST_CASE("step loop: probes off the accelerated row are sampled in and after la
     CHECK(f.device->sample_reads == 1);
     CHECK(av_vels == av_plain);
   }
+}
+
+TEST_CASE("step loop: probes fill one half of the device's buffer while the other half's read goes on") {
+  Fixture f(KernelVariant::Fused, 8, 5000);
+  f.loop->sample_cells_every({3}, 1);  // 36 bytes a row: halves of 2048 rows (kMaxSampleRows / 2)
+  REQUIRE(f.device->sample_capacity == 4096);
+  std::vector<double> av_vels;
+  f.loop->run(5000, av_vels);
+  // Rows 0-2047, then 2048-4095, then 0 on: a half's read starts when it is
+  // full, and is taken (after the device has gone on) when the other is.
+  REQUIRE(f.device->samples.size() == 5000);
+  for (std::size_t i = 0; i < f.device->samples.size(); ++i) {
+    CAPTURE(i);
+    CHECK(f.device->samples[i].row == static_cast<int>((i / 2048) % 2 * 2048 + i % 2048));
+  }
+  CHECK(f.device->sample_reads == 3);  // 2048, 2048 and the last 904 at the run's end
+  const Solver::CellSamples taken = f.loop->take_cell_samples();
+  REQUIRE(taken.steps.size() == 5000);
+  for (int step = 1; step <= 5000; ++step) CHECK(taken.steps[static_cast<std::size_t>(step - 1)] == step);
+  CHECK(taken.values.size() == 5000 * kSpeeds);
 }
 
 TEST_CASE("step loop: blocked launches end at probe steps where the kernel holds no sampling code") {

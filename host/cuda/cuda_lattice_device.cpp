@@ -6,6 +6,7 @@
 // rows straight into its halo rows: CUDA IPC handles of their lattices and of
 // their marks (interprocess events), opened once.
 #include <algorithm>
+#include <utility>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -59,7 +60,8 @@ class CudaDevice final : public LatticeDevice {
   std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;
   void set_sample_cells(const std::vector<std::size_t>& cells, int rows) override;
   void sample(int state, int row) override;
-  std::vector<unsigned char> read_samples(int rows) override;
+  void read_samples(int first, int rows) override;
+  std::vector<unsigned char> samples_read() override;
   void accelerate(int state) override;
   void launch(const std::vector<StepLaunch>& launches) override;
   void prepare(const std::vector<std::vector<StepLaunch>>& sequences) override;
@@ -151,6 +153,9 @@ class CudaDevice final : public LatticeDevice {
   int sample_count_ = 0;
   CUdeviceptr sample_cells_ = 0, samples_ = 0;
   CUdeviceptr sample_index_ = 0;  // blocked: the probes by tile (blocked_sample_index)
+  unsigned char* sample_host_ = nullptr;  // pinned: where read_samples copies to
+  std::size_t sample_read_bytes_ = 0;
+  CUevent samples_read_ = nullptr;
   // Direct halos: read_edges records marks_[exchange % 2] (interprocess
   // events) where the edge rows are written; the neighbours' copies wait on
   // it. Two, so that a mark is never re-recorded before the neighbours have
@@ -189,7 +194,7 @@ CudaDevice::CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const
 void CudaDevice::setup() {
   CU_CALL(cuStreamCreate, &kernels_, CU_STREAM_NON_BLOCKING);
   CU_CALL(cuStreamCreate, &copies_, CU_STREAM_NON_BLOCKING);
-  for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_})
+  for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_, &samples_read_})
     CU_CALL(cuEventCreate, e, CU_EVENT_DISABLE_TIMING);
   if (halo_depth_ == 0) return;
   const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, row_bytes_);
@@ -223,8 +228,11 @@ void CudaDevice::release() noexcept {
     if (s.host) drv_.cuMemFreeHost(s.host);
   }
   slots_.clear();
-  for (CUevent e : {halos_written_, edges_read_, kernels_done_})
+  for (CUevent e : {halos_written_, edges_read_, kernels_done_, samples_read_})
     if (e) drv_.cuEventDestroy(e);
+  if (sample_host_) drv_.cuMemFreeHost(sample_host_);
+  sample_host_ = nullptr;
+  samples_read_ = nullptr;
   if (staging_) drv_.cuMemFreeHost(staging_);
   for (CUdeviceptr p : {samples_, sample_cells_, sample_index_})
     if (p) drv_.cuMemFree(p);
@@ -286,12 +294,20 @@ void CudaDevice::set_sample_cells(const std::vector<std::size_t>& cells, int row
       CU_CALL(cuMemFree, *p);
       *p = 0;
     }
+  if (sample_host_) {
+    CU_CALL(cuMemFreeHost, sample_host_);
+    sample_host_ = nullptr;
+  }
   sample_count_ = static_cast<int>(cells.size());
   if (cells.empty()) return;
   const std::vector<int> which(cells.begin(), cells.end());
   CU_CALL(cuMemAlloc, &sample_cells_, which.size() * sizeof(int));
   CU_CALL(cuMemcpyHtoD, sample_cells_, which.data(), which.size() * sizeof(int));
-  CU_CALL(cuMemAlloc, &samples_, static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(precision_));
+  const std::size_t bytes = static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(precision_);
+  CU_CALL(cuMemAlloc, &samples_, bytes);
+  void* host = nullptr;
+  CU_CALL(cuMemAllocHost, &host, bytes);
+  sample_host_ = static_cast<unsigned char*>(host);
   if (lattice_.plan().variant == KernelVariant::Blocked) {
     const std::vector<int> index = blocked_sample_index(lattice_.plan(), nx_, cells);
     CU_CALL(cuMemAlloc, &sample_index_, index.size() * sizeof(int));
@@ -304,13 +320,23 @@ void CudaDevice::sample(int state, int row) {
   lattice_.launch_sample(kernels_, state, sample_cells_, samples_, sample_count_, row);
 }
 
-std::vector<unsigned char> CudaDevice::read_samples(int rows) {
-  std::vector<unsigned char> out(static_cast<std::size_t>(rows) * kSpeeds * sample_count_ * stored_size(precision_));
-  if (out.empty()) return out;
+// On the copy stream after the kernels so far, which go on meanwhile.
+void CudaDevice::read_samples(int first, int rows) {
+  const std::size_t row_bytes = kSpeeds * static_cast<std::size_t>(sample_count_) * stored_size(precision_);
+  sample_read_bytes_ = static_cast<std::size_t>(rows) * row_bytes;
+  if (sample_read_bytes_ == 0) return;
   lattice_.make_current();
-  CU_CALL(cuMemcpyDtoHAsync, out.data(), samples_, out.size(), kernels_);
-  CU_CALL(cuStreamSynchronize, kernels_);
-  return out;
+  copies_after_kernels();
+  CU_CALL(cuMemcpyDtoHAsync, sample_host_, samples_ + static_cast<std::size_t>(first) * row_bytes, sample_read_bytes_,
+          copies_);
+  CU_CALL(cuEventRecord, samples_read_, copies_);
+}
+
+std::vector<unsigned char> CudaDevice::samples_read() {
+  if (sample_read_bytes_ == 0) return {};
+  lattice_.make_current();
+  CU_CALL(cuEventSynchronize, samples_read_);
+  return std::vector<unsigned char>(sample_host_, sample_host_ + std::exchange(sample_read_bytes_, 0));
 }
 
 void CudaDevice::accelerate(int state) { lattice_.launch_accelerate(kernels_, state); }

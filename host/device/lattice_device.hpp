@@ -126,11 +126,14 @@ class LatticeDevice {
   // for `rows` samples of `cells` (lattice indices); sample(state, row), on
   // the kernel stream, copies lattice `state`'s values at those cells into
   // sample `row` (nine planes of cells.size() values, as stored), so that a
-  // run samples between launches without waiting; read_samples(rows):
-  // blocking, after everything queued, samples [0, rows) one after another.
+  // run samples between launches without waiting; read_samples(first, rows)
+  // starts the read of samples [first, first + rows), after everything
+  // queued, without waiting (the kernels go on); samples_read() waits for it
+  // and gives its bytes, one sample after another. One read at a time.
   virtual void set_sample_cells(const std::vector<std::size_t>& cells, int rows) = 0;
   virtual void sample(int state, int row) = 0;
-  virtual std::vector<unsigned char> read_samples(int rows) = 0;
+  virtual void read_samples(int first, int rows) = 0;
+  virtual std::vector<unsigned char> samples_read() = 0;
 
   // Kernel stream: accelerate_flow on lattice `state`; launches in order.
   virtual void accelerate(int state) = 0;

@@ -459,15 +459,16 @@ void StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int eve
   // (A tile keeps a probe's column in 15 bits: cl/d2q9_bgk.cl, my_probe.)
   samples_inside_ = blocked_samples_inside(params_, plan_) && cells.size() < (std::size_t{1} << 15);
   const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
-  sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes, 1, kMaxSampleRows));
-  device_->set_sample_cells(sample_every_ > 0 ? cells : std::vector<std::size_t>{}, sample_rows_);
+  sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes / 2, 1, kMaxSampleRows / 2));
+  sample_base_ = 0;
+  device_->set_sample_cells(sample_every_ > 0 ? cells : std::vector<std::size_t>{}, 2 * sample_rows_);
 }
 
 int StepLoop::make_room_for_samples(int first, int steps) {
   const int to_first = sample_every_ - first % sample_every_;
-  steps = std::min(steps, to_first + (sample_rows_ - 1) * sample_every_);  // one buffer's rows at most
+  steps = std::min(steps, to_first + (sample_rows_ - 1) * sample_every_);  // one half's rows at most
   const int rows = (first + steps) / sample_every_ - first / sample_every_;
-  if (static_cast<int>(pending_steps_.size()) + rows > sample_rows_) read_samples();
+  if (static_cast<int>(pending_steps_.size()) + rows > sample_rows_) flip_samples();
   return steps;
 }
 
@@ -479,36 +480,52 @@ void StepLoop::sample_in(std::vector<StepLaunch>& launches) {
       // The blocked kernel samples after its steps to_first, to_first + every, ..., its last included.
       l.sample_first = to_first;
       l.sample_every = sample_every_;
-      l.sample_row = static_cast<int>(pending_steps_.size());
+      l.sample_row = sample_base_ + static_cast<int>(pending_steps_.size());
       for (int s = to_first; s <= l.steps; s += sample_every_) pending_steps_.push_back(l.step + s);
       continue;
     }
     if (to_first < l.steps) throw std::logic_error("step loop: a launch runs past a probe's step");
-    l.sample_after_row = static_cast<int>(pending_steps_.size());  // sample_cells after the launch
+    l.sample_after_row = sample_base_ + static_cast<int>(pending_steps_.size());  // sample_cells after the launch
     pending_steps_.push_back(l.step + l.steps);
   }
 }
 
 void StepLoop::sample_now(int step) {
-  device_->sample(current_, static_cast<int>(pending_steps_.size()));
+  device_->sample(current_, sample_base_ + static_cast<int>(pending_steps_.size()));
   pending_steps_.push_back(step);
-  if (static_cast<int>(pending_steps_.size()) == sample_rows_) read_samples();
+  if (static_cast<int>(pending_steps_.size()) == sample_rows_) flip_samples();
+}
+
+// The half being filled starts its read and the other half, whose read
+// (started a half's worth of samples ago) is taken first, is filled next:
+// the device never waits for the host's reads.
+void StepLoop::flip_samples() {
+  take_samples_read();
+  if (pending_steps_.empty()) return;
+  device_->read_samples(sample_base_, static_cast<int>(pending_steps_.size()));
+  reading_steps_ = std::exchange(pending_steps_, {});
+  sample_base_ = sample_rows_ - sample_base_;
+}
+
+void StepLoop::take_samples_read() {
+  if (reading_steps_.empty()) return;
+  const std::vector<unsigned char> raw = device_->samples_read();
+  const std::size_t row_bytes = kSpeeds * sample_count_ * stored_size(precision_);
+  samples_.values.reserve(samples_.values.size() + reading_steps_.size() * kSpeeds * sample_count_);
+  for (std::size_t r = 0; r < reading_steps_.size(); ++r) {
+    // Converted as read_cells' values are: the same bytes in probes.csv.
+    // (Row by row in place: a vector per row, and a file read per row
+    // finding the threads to convert with, kept the device of an H200's
+    // 1000x600 cylinder with probes every step idle for 0.15 s of 0.4.)
+    append_cells_from_device(raw.data() + r * row_bytes, sample_count_, precision_, params_.density, samples_.values);
+    samples_.steps.push_back(reading_steps_[r]);
+  }
+  reading_steps_.clear();
 }
 
 void StepLoop::read_samples() {
-  if (pending_steps_.empty()) return;
-  const std::vector<unsigned char> raw = device_->read_samples(static_cast<int>(pending_steps_.size()));
-  const std::size_t row_bytes = kSpeeds * sample_count_ * stored_size(precision_);
-  samples_.values.reserve(samples_.values.size() + pending_steps_.size() * kSpeeds * sample_count_);
-  for (std::size_t r = 0; r < pending_steps_.size(); ++r) {
-    // Converted as read_cells' values are: the same bytes in probes.csv.
-    // (Row by row in place: a vector per row, and a file read per row
-    // finding the threads to convert with, cost an H200's 1000x600 cylinder
-    // with probes every step 60% of its loop, the device idle meanwhile.)
-    append_cells_from_device(raw.data() + r * row_bytes, sample_count_, precision_, params_.density, samples_.values);
-    samples_.steps.push_back(pending_steps_[r]);
-  }
-  pending_steps_.clear();
+  flip_samples();
+  take_samples_read();
 }
 
 Solver::CellSamples StepLoop::take_cell_samples() {

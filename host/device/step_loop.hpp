@@ -111,13 +111,18 @@ class StepLoop final : public Solver, public HoldsRows {
   // broadcast at the end of run().
   void finish_sums(std::vector<double>& sums);
   void append(const double* sums, int steps);
-  // Probes: sample the current state on the device; read the samples back
-  // (blocking) when the device's buffer is full, and at the end of run().
+  // Probes: sample the current state on the device. Its buffer has two
+  // halves: when the one being filled is full, its read starts (the device
+  // goes on into the other) and the read before it, long done, is taken
+  // (flip_samples); read_samples takes everything, waiting, at the end of
+  // run().
   void sample_now(int step);
+  void flip_samples();
+  void take_samples_read();
   void read_samples();
   // Sampling in launches: `steps` from step `first`, fewer where the
-  // samples would overflow the device's buffer, reading it first if they
-  // would not fit after what it holds; and the launches' sample rows.
+  // samples would overflow a half of the device's buffer, flipping halves
+  // first if they would not fit after what it holds; and the launches' sample rows.
   int make_room_for_samples(int first, int steps);
   void sample_in(std::vector<StepLaunch>& launches);
 
@@ -163,10 +168,12 @@ class StepLoop final : public Solver, public HoldsRows {
   // Probes sampled on the device (sample_cells_every).
   std::size_t sample_count_ = 0;
   int sample_every_ = 0;  // 0: none
-  int sample_rows_ = 0;   // the device's buffer holds this many
+  int sample_rows_ = 0;   // each half of the device's buffer holds this many
+  int sample_base_ = 0;   // the first row of the half being filled (0 or sample_rows_)
   bool sample_in_launches_ = false;  // sampled inside and after launches, not at chunk ends
   bool samples_inside_ = false;      // blocked: its kernel samples between its steps (blocked_samples_inside)
   std::vector<int> pending_steps_;  // of the samples on the device, not yet read
+  std::vector<int> reading_steps_;  // of the samples being read (LatticeDevice::read_samples)
   CellSamples samples_;             // read, not yet taken
 };
 

@@ -2,6 +2,7 @@
 // in-order queue runs the kernels, a second in-order queue the copies;
 // markers and barriers order them.
 #include <algorithm>
+#include <utility>
 #include <map>
 
 #include "device/lattice_device.hpp"
@@ -29,7 +30,8 @@ class OpenCLDevice final : public LatticeDevice {
   std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;
   void set_sample_cells(const std::vector<std::size_t>& cells, int rows) override;
   void sample(int state, int row) override;
-  std::vector<unsigned char> read_samples(int rows) override;
+  void read_samples(int first, int rows) override;
+  std::vector<unsigned char> samples_read() override;
   void accelerate(int state) override;
   void launch(const std::vector<StepLaunch>& launches) override;
   void read_edges(int state) override;
@@ -84,7 +86,11 @@ class OpenCLDevice final : public LatticeDevice {
   std::size_t slot_bytes_;
   std::map<std::size_t, cl::Event> last_read_from_;  // by first value
   cl::Event edges_read_;
-  // Probes (set_sample_cells): the cells' indices and the samples' buffer.
+  // Probes (set_sample_cells): the cells' indices and the samples' buffer;
+  // read_samples' pinned host memory (kept as it grows) and its read.
+  Pinned sample_host_;
+  std::size_t sample_host_bytes_ = 0, sample_read_bytes_ = 0;
+  cl::Event samples_read_;
   int sample_count_ = 0;
   cl::Buffer sample_cells_, samples_;
   cl::Buffer sample_index_;  // blocked: the probes by tile (blocked_sample_index)
@@ -210,8 +216,12 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
       sample_index_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, index.size() * sizeof(cl_int));
       lattice_.queue.enqueueWriteBuffer(sample_index_, CL_TRUE, 0, index.size() * sizeof(cl_int), index.data());
     }
-    samples_ = cl::Buffer(lattice_.context, CL_MEM_READ_WRITE,
-                          static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(lattice_.precision));
+    const std::size_t bytes = static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(lattice_.precision);
+    samples_ = cl::Buffer(lattice_.context, CL_MEM_READ_WRITE, bytes);
+    if (bytes > sample_host_bytes_) {
+      sample_host_ = pinned(bytes);
+      sample_host_bytes_ = bytes;
+    }
     for (int b = 0; b < 2; ++b) {
       sample_[b] = cl::Kernel(lattice_.program, "sample_cells");
       sample_[b].setArg(0, lattice_.lattices[b]);
@@ -242,12 +252,23 @@ void OpenCLDevice::sample(int state, int row) {
   });
 }
 
-std::vector<unsigned char> OpenCLDevice::read_samples(int rows) {
-  std::vector<unsigned char> out(static_cast<std::size_t>(rows) * kSpeeds * sample_count_ *
-                                 stored_size(lattice_.precision));
-  if (out.empty()) return out;
-  guarded("reading probes", [&] { lattice_.queue.enqueueReadBuffer(samples_, CL_TRUE, 0, out.size(), out.data()); });
-  return out;
+// On the copy queue after the kernels so far, which go on meanwhile.
+void OpenCLDevice::read_samples(int first, int rows) {
+  const std::size_t row_bytes = kSpeeds * static_cast<std::size_t>(sample_count_) * stored_size(lattice_.precision);
+  sample_read_bytes_ = static_cast<std::size_t>(rows) * row_bytes;
+  if (sample_read_bytes_ == 0) return;
+  guarded("reading probes", [&] {
+    const std::vector<cl::Event> after = kernels_so_far();
+    copies_.enqueueReadBuffer(samples_, CL_FALSE, static_cast<std::size_t>(first) * row_bytes, sample_read_bytes_,
+                              sample_host_.host, &after, &samples_read_);
+    copies_.flush();
+  });
+}
+
+std::vector<unsigned char> OpenCLDevice::samples_read() {
+  if (sample_read_bytes_ == 0) return {};
+  guarded("reading probes", [&] { samples_read_.wait(); });
+  return std::vector<unsigned char>(sample_host_.host, sample_host_.host + std::exchange(sample_read_bytes_, 0));
 }
 
 void OpenCLDevice::accelerate(int state) {
