@@ -1204,10 +1204,9 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 }
 
 #ifdef CURVED_SIDE
-#define CURVED_SIDE_PARAMS                                                                                 \
-  , LOCAL_ARG real *curved_own, LOCAL_ARG const uchar *curved_code, LOCAL_ARG const short *curved_slot, \
-      LOCAL_ARG const short *curved_cell, LOCAL_ARG real *curved_force, const int curved_count
-#define CURVED_SIDE_ARGS , curved_own, curved_code, curved_slot, curved_cell, curved_force, min(curved_cells, CURVED_SLOTS)
+#define CURVED_SIDE_PARAMS \
+  , LOCAL_ARG real *curved_own, LOCAL_ARG const short *curved_slot, LOCAL_ARG const short *curved_cell, const int curved_count
+#define CURVED_SIDE_ARGS , curved_own, curved_slot, curved_cell, min(curved_cells, CURVED_SLOTS)
 #else
 #define CURVED_SIDE_PARAMS
 #define CURVED_SIDE_ARGS
@@ -1254,7 +1253,8 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
     // cell per item: spread through the walk below, they sent most warps of
     // a wall's tile down the long path, and every launch waited on that tile
     // (H200, 1000x600 cylinder: a 60 us tile in a 64 us launch). The walk
-    // then reads the corrected pull from the cell's slot.
+    // then reads the corrected pull from the cell's slot. The link bytes
+    // come from device memory (a few cells' only): local memory sets the tile.
     for (int side = lid; side < curved_count; side += WG_SIZE) {
       const int c = curved_cell[side];
       const int ry = c / REGION_X, rx = c - ry * REGION_X;
@@ -1264,12 +1264,17 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
       code[0] = 0;
       for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region->f[slot_in(k, c, s)]);
       own[0] = g[0];
+      const int x = x0 + rx, y = y0 + ry;
       for (int k = 1; k < 9; ++k) {
-        code[k] = curved_code[8 * side + k - 1];
+        code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
         own[k] = curved_own[9 * side + k];
       }
       interpolate_links(code, own, g);
 #ifdef FORCE_BODIES
+      // The tile's own cells' links add to the item's force sums (which cells
+      // an item sums changes only the sums' order).
+      const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
+                          ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;
       // Walls are obstacle cells: their bytes carry no CURVED_BIT.
       const int wall[9] = {0,
                            region_mask[c - 1],
@@ -1280,10 +1285,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
                            region_mask[c + 1 - REGION_X],
                            region_mask[c + 1 + REGION_X],
                            region_mask[c - 1 + REGION_X]};
-      real force[BODY_FORCE_SLOTS];
-      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) force[q] = (real)0;
-      add_link_forces(force, code, wall, own, g);
-      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) curved_force[BODY_FORCE_SLOTS * side + q] = force[q];
+      if (in_tile) add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
 #endif
       for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = g[k];
     }
@@ -1333,11 +1335,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
         sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
 #ifdef FORCE_BODIES
         if (full) add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
-#if defined(CURVED_SIDE)
-        if (curved)
-          for (int q = 0; q < BODY_FORCE_SLOTS; ++q)
-            sums[(s - 1) * SUMS_PER_GROUP + 1 + q] += curved_force[BODY_FORCE_SLOTS * side + q];
-#elif defined(CURVED_LINKS)
+#if defined(CURVED_LINKS) && !defined(CURVED_SIDE)
         if (curved) {
           // Walls are obstacle cells: their bytes carry no CURVED_BIT.
           const int wall[9] = {0,
@@ -1437,14 +1435,8 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   // A curved cell's state of the step before (the value its stored code
   // gives), replaced by its corrected pull before each step's walk.
   __local real curved_own[9 * CURVED_SLOTS];
-  __local uchar curved_code[8 * CURVED_SLOTS];  // its link bytes, speeds 1-8
   __local short curved_slot[REGION_CELLS];      // the slot of each curved cell
   __local short curved_cell[CURVED_SLOTS];      // the region cell of each slot
-#ifdef FORCE_BODIES
-  __local real curved_force[BODY_FORCE_SLOTS * CURVED_SLOTS];  // its links' share of its body's force
-#else
-  __local real curved_force[1];  // (no measured bodies: unused)
-#endif
   __local int curved_cells;
 #endif
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;
@@ -1527,7 +1519,6 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
       if (slot < CURVED_SLOTS) {
         curved_cell[slot] = (short)c;
         for (int k = 0; k < 9; ++k) curved_own[9 * slot + k] = tile_value(k, region.f[slot_loaded(k, c)]);
-        for (int k = 1; k < 9; ++k) curved_code[8 * slot + k - 1] = obstacles[k * NCELLS + cell];
       }
 #endif
     }

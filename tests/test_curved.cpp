@@ -141,7 +141,7 @@ TEST_CASE("curved walls: the blocked kernel's slots for curved cells are bounded
   small.extensions = e;
   small.extensions.curved_window_cells = 5;
   CHECK(blocked_curved_slots(small, {30, 16}, 4, Precision::Float) == 2 * 2 * 5);  // 38x24 over 30x16
-  e.curved_window_cells = 900;  // more than a 33x33 region's second copy would take
+  e.curved_window_cells = 1100;  // more than a 33x33 region's second copy would take (38 bytes a slot)
   CHECK(blocked_curved_slots(big, {25, 25}, 4, Precision::Float) == 0);
   CHECK(blocked_region_copies(e, 0) == 2);
   CHECK(blocked_region_copies(e, 90) == 1);
