@@ -1085,9 +1085,10 @@ ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 //
 // With CURVED_SLOTS (the host's bound on the curved cells
 // any region holds, launch_plan.cpp), those cells keep their own state of
-// the step before, and their link bytes, in slots of a side buffer instead:
-// the region stays one copy, so tiles stay large (a second copy of every
-// cell for the few on a wall halved a float tile's cells).
+// the step before (then their corrected pull) and their region cell in
+// slots of a side buffer instead: the region stays one copy, so tiles stay
+// large (a second copy of every cell for the few on a wall halved a float
+// tile's cells).
 #if defined(CURVED_LINKS) && defined(CURVED_SLOTS)
 #define CURVED_SIDE 1
 #endif
