@@ -88,26 +88,12 @@ void append_lines(std::string& out, const Params& params, const ObstacleMask& ma
   }
 }
 
-// All the rows `r` holds, in bands of rows formatted by several threads at
-// once and written in order (so the text of a whole grid is never held at once).
+// All the rows `r` holds, in bands of grid rows (about 1.5 MB of text each).
 void write_lines(std::FILE* out, const Params& params, const ObstacleMask& mask, const Rows& r) {
-  const int band = std::max(1, (1 << 14) / std::max(1, params.nx));  // about 1.5 MB of text
-  const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
-  std::vector<std::string> texts(threads);
-  const int end = r.first_row + r.rows;
-  for (int j = r.first_row; j < end; j += band * threads) {
-    std::vector<std::thread> workers;
-    const auto format_band = [&](int t) {
-      texts[t].clear();
-      const int j0 = j + t * band;
-      if (j0 < end) append_lines(texts[t], params, mask, r, j0, std::min(j0 + band, end));
-    };
-    for (int t = 1; t < threads; ++t) workers.emplace_back(format_band, t);
-    format_band(0);
-    for (auto& w : workers) w.join();
-    for (const std::string& text : texts)
-      if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) return;  // the file's error flag says why
-  }
+  const std::size_t band = static_cast<std::size_t>(std::max(1, (1 << 14) / std::max(1, params.nx)));
+  write_rows_in_bands(out, static_cast<std::size_t>(r.rows), band, [&](std::string& text, std::size_t first, std::size_t end) {
+    append_lines(text, params, mask, r, r.first_row + static_cast<int>(first), r.first_row + static_cast<int>(end));
+  });  // (a short write: the file's error flag says why)
 }
 
 Rows whole_grid(const Params& params, const std::vector<double>& f) { return {f.data(), 0, params.ny}; }

@@ -10,17 +10,6 @@
 namespace d2q9 {
 
 namespace {
-std::string e12(double v) {
-  char buf[kMaxE12Chars];
-  return std::string(buf, format_e12(buf, v));
-}
-std::string integer(int v) {
-  char buf[16];
-  return std::string(buf, format_int(buf, v));
-}
-}  // namespace
-
-namespace {
 std::string g3(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
@@ -189,30 +178,48 @@ void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
       if (m_.coefficients()) text += "," + b + "_Cd," + b + "_Cl";
     }
     text += "\n";
-    const std::size_t per_step = 2 * m_.bodies.size();
-    for (std::size_t t = 0; per_step && t < forces_.size() / per_step; ++t) {
-      text += integer(forces_from_ + static_cast<int>(t) + 1);
-      for (std::size_t b = 0; b < m_.bodies.size(); ++b) {
-        const double fx = forces_[t * per_step + 2 * b], fy = forces_[t * per_step + 2 * b + 1];
-        for (double v : m_.coefficients() ? std::vector<double>{fx, fy, coefficient(fx), coefficient(fy)}
-                                          : std::vector<double>{fx, fy})
-          text += "," + e12(v);
-      }
-      text += "\n";
-    }
     std::fputs(text.c_str(), forces_csv);
+    const std::size_t per_step = 2 * m_.bodies.size();
+    const std::size_t steps = per_step ? forces_.size() / per_step : 0;
+    write_rows_in_bands(forces_csv, steps, 4096, [&](std::string& out, std::size_t first, std::size_t end) {
+      char number[kMaxE12Chars];
+      const auto add = [&](double v) {
+        out += ',';
+        out.append(number, format_e12(number, v));
+      };
+      for (std::size_t t = first; t < end; ++t) {
+        out.append(number, format_int(number, forces_from_ + static_cast<int>(t) + 1));
+        for (std::size_t b = 0; b < m_.bodies.size(); ++b) {
+          const double fx = forces_[t * per_step + 2 * b], fy = forces_[t * per_step + 2 * b + 1];
+          add(fx);
+          add(fy);
+          if (m_.coefficients()) {
+            add(coefficient(fx));
+            add(coefficient(fy));
+          }
+        }
+        out += '\n';
+      }
+    });
   }
   if (probes_csv) {
     std::string text = "step";
     for (const Probe& p : m_.probes) text += "," + p.name + "_rho," + p.name + "_ux," + p.name + "_uy";
     text += "\n";
-    const std::size_t per_row = 3 * m_.probes.size();
-    for (std::size_t r = 0; r < probe_steps_.size(); ++r) {
-      text += integer(probe_steps_[r]);
-      for (std::size_t v = 0; v < per_row; ++v) text += "," + e12(probe_values_[r * per_row + v]);
-      text += "\n";
-    }
     std::fputs(text.c_str(), probes_csv);
+    // Rows of probes every step are millions of numbers: formatted in bands.
+    const std::size_t per_row = 3 * m_.probes.size();
+    write_rows_in_bands(probes_csv, probe_steps_.size(), 4096, [&](std::string& out, std::size_t first, std::size_t end) {
+      char number[kMaxE12Chars];
+      for (std::size_t r = first; r < end; ++r) {
+        out.append(number, format_int(number, probe_steps_[r]));
+        for (std::size_t v = 0; v < per_row; ++v) {
+          out += ',';
+          out.append(number, format_e12(number, probe_values_[r * per_row + v]));
+        }
+        out += '\n';
+      }
+    });
   }
 }
 
