@@ -1205,9 +1205,10 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 }
 
 #ifdef CURVED_SIDE
-#define CURVED_SIDE_PARAMS \
-  , LOCAL_ARG real *curved_own, LOCAL_ARG const short *curved_slot, LOCAL_ARG const short *curved_cell, const int curved_count
-#define CURVED_SIDE_ARGS , curved_own, curved_slot, curved_cell, min(curved_cells, CURVED_SLOTS)
+#define CURVED_SIDE_PARAMS                                                                                        \
+  , LOCAL_ARG real *curved_own, LOCAL_ARG const short *curved_slot, LOCAL_ARG const short *curved_cell,          \
+      LOCAL_ARG real *curved_force, const int curved_count
+#define CURVED_SIDE_ARGS , curved_own, curved_slot, curved_cell, curved_force, min(curved_cells, CURVED_SLOTS)
 #else
 #define CURVED_SIDE_PARAMS
 #define CURVED_SIDE_ARGS
@@ -1272,10 +1273,6 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
       }
       interpolate_links(code, own, g);
 #ifdef FORCE_BODIES
-      // The tile's own cells' links add to the item's force sums (which cells
-      // an item sums changes only the sums' order).
-      const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
-                          ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;
       // Walls are obstacle cells: their bytes carry no CURVED_BIT.
       const int wall[9] = {0,
                            region_mask[c - 1],
@@ -1286,7 +1283,13 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
                            region_mask[c + 1 - REGION_X],
                            region_mask[c + 1 + REGION_X],
                            region_mask[c - 1 + REGION_X]};
-      if (in_tile) add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+      // The cell's links' force, which the walk adds where it adds the
+      // cell's: slots are taken in no fixed order, so an item here would sum
+      // different cells from run to run (and forces.csv would differ).
+      real force[BODY_FORCE_SLOTS];
+      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) force[q] = (real)0;
+      add_link_forces(force, code, wall, own, g);
+      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) curved_force[BODY_FORCE_SLOTS * side + q] = force[q];
 #endif
       for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = g[k];
     }
@@ -1336,7 +1339,11 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
         sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
 #ifdef FORCE_BODIES
         if (full) add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
-#if defined(CURVED_LINKS) && !defined(CURVED_SIDE)
+#if defined(CURVED_SIDE)
+        if (curved)
+          for (int q = 0; q < BODY_FORCE_SLOTS; ++q)
+            sums[(s - 1) * SUMS_PER_GROUP + 1 + q] += curved_force[BODY_FORCE_SLOTS * side + q];
+#elif defined(CURVED_LINKS)
         if (curved) {
           // Walls are obstacle cells: their bytes carry no CURVED_BIT.
           const int wall[9] = {0,
@@ -1438,6 +1445,11 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   __local real curved_own[9 * CURVED_SLOTS];
   __local short curved_slot[REGION_CELLS];      // the slot of each curved cell
   __local short curved_cell[CURVED_SLOTS];      // the region cell of each slot
+#ifdef FORCE_BODIES
+  __local real curved_force[BODY_FORCE_SLOTS * CURVED_SLOTS];  // its links' share of its bodies' forces
+#else
+  __local real curved_force[1];  // (no measured bodies: unused)
+#endif
   __local int curved_cells;
 #endif
   const int lid = (int)get_local_id(0) + (int)get_local_id(1) * LOCAL_SIZE_X;

@@ -93,9 +93,13 @@ std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std:
 }
 
 namespace {
-// A curved cell's slot (cl/d2q9_bgk.cl, CURVED_SIDE): nine values as reals
-// and its region cell.
-long long curved_slot_bytes(Precision precision) { return kSpeeds * static_cast<long long>(real_size(precision)) + 2; }
+// A curved cell's slot (cl/d2q9_bgk.cl, CURVED_SIDE): nine values as reals,
+// its region cell and, with measured bodies, its links' force on each
+// (sums_per_group - 1 reals).
+long long curved_slot_bytes(Precision precision, int sums_per_group) {
+  const long long real = static_cast<long long>(real_size(precision));
+  return kSpeeds * real + 2 + (sums_per_group - 1) * real;
+}
 }  // namespace
 
 int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision) {
@@ -110,7 +114,7 @@ int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precis
   const long long slots = ((rx + wx - 1) / wx) * ((ry + wy - 1) / wy) * extensions.curved_window_cells;
   // Slots and their index per cell against a second copy of every cell.
   const long long stored = static_cast<long long>(stored_size(precision));
-  if (slots * curved_slot_bytes(precision) + 2 * rx * ry >= kSpeeds * stored * rx * ry)
+  if (slots * curved_slot_bytes(precision, extensions.sums_per_group()) + 2 * rx * ry >= kSpeeds * stored * rx * ry)
     return 0;
   return static_cast<int>(slots);
 }
@@ -126,12 +130,13 @@ long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision pr
   const long long shared = std::max(region_copies * kSpeeds * region * stored,
                                     static_cast<long long>(steps) * sums_per_group * items * real);
   long long bytes = (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
-  // Curved cells' slots: nine reals and a region cell each; a slot index
-  // per region cell and their count (each array aligned to 8).
+  // Curved cells' slots: nine reals, a region cell and the links' forces
+  // (one real unused without bodies) each; a slot index per region cell
+  // and their count (each array aligned to 8).
   if (curved_slots > 0) {
     const auto aligned = [](long long b) { return (b + 7) / 8 * 8; };
     bytes = aligned(bytes) + aligned(curved_slots * kSpeeds * real) + aligned(2LL * curved_slots) +
-            aligned(2 * region) + 8;
+            aligned((sums_per_group > 1 ? curved_slots * (sums_per_group - 1) : 1) * real) + aligned(2 * region) + 8;
   }
   return bytes;
 }
