@@ -1204,6 +1204,23 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
   return special;
 }
 
+#if defined(CURVED_LINKS) && defined(FORCE_BODIES)
+// The mask bytes of the cells region cell c pulls each speed from
+// (link_walls' in the region). Walls are obstacle cells: their bytes carry
+// no CURVED_BIT.
+ALWAYS_INLINE void region_walls(LOCAL_ARG const uchar* region_mask, const int c, int* wall) {
+  wall[0] = 0;
+  wall[1] = region_mask[c - 1];
+  wall[2] = region_mask[c - REGION_X];
+  wall[3] = region_mask[c + 1];
+  wall[4] = region_mask[c + REGION_X];
+  wall[5] = region_mask[c - 1 - REGION_X];
+  wall[6] = region_mask[c + 1 - REGION_X];
+  wall[7] = region_mask[c + 1 + REGION_X];
+  wall[8] = region_mask[c - 1 + REGION_X];
+}
+#endif
+
 #ifdef CURVED_SIDE
 #define CURVED_SIDE_PARAMS                                                                                        \
   , LOCAL_ARG real *curved_own, LOCAL_ARG const short *curved_slot, LOCAL_ARG const short *curved_cell,          \
@@ -1273,16 +1290,8 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
       }
       interpolate_links(code, own, g);
 #ifdef FORCE_BODIES
-      // Walls are obstacle cells: their bytes carry no CURVED_BIT.
-      const int wall[9] = {0,
-                           region_mask[c - 1],
-                           region_mask[c - REGION_X],
-                           region_mask[c + 1],
-                           region_mask[c + REGION_X],
-                           region_mask[c - 1 - REGION_X],
-                           region_mask[c + 1 - REGION_X],
-                           region_mask[c + 1 + REGION_X],
-                           region_mask[c - 1 + REGION_X]};
+      int wall[9];
+      region_walls(region_mask, c, wall);
       // The cell's links' force, which the walk adds where it adds the
       // cell's: slots are taken in no fixed order, so an item here would sum
       // different cells from run to run (and forces.csv would differ).
@@ -1345,16 +1354,8 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
             sums[(s - 1) * SUMS_PER_GROUP + 1 + q] += curved_force[BODY_FORCE_SLOTS * side + q];
 #elif defined(CURVED_LINKS)
         if (curved) {
-          // Walls are obstacle cells: their bytes carry no CURVED_BIT.
-          const int wall[9] = {0,
-                               region_mask[c - 1],
-                               region_mask[c - REGION_X],
-                               region_mask[c + 1],
-                               region_mask[c + REGION_X],
-                               region_mask[c - 1 - REGION_X],
-                               region_mask[c + 1 - REGION_X],
-                               region_mask[c + 1 + REGION_X],
-                               region_mask[c - 1 + REGION_X]};
+          int wall[9];
+          region_walls(region_mask, c, wall);
           add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
         }
 #endif
