@@ -80,9 +80,9 @@ struct StepLaunch {
   int partial_offset = 0;
   int step = 0;
   // Blocked: probes sampled inside the launch after step sample_first (from
-  // 1; 0: none) and every sample_every steps after it before its last, into
-  // the samples' rows from sample_row (set_sample_cells' buffer); after it
-  // (any variant) into row sample_after_row (-1: none).
+  // 1; 0: none) and every sample_every steps after it, its last included,
+  // into the samples' rows from sample_row (set_sample_cells' buffer); the
+  // other variants after the launch into row sample_after_row (-1: none).
   int sample_first = 0;
   int sample_every = 1;
   int sample_row = 0;
