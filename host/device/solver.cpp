@@ -36,24 +36,11 @@ std::vector<double> Solver::cell_distributions(const std::vector<std::size_t>& c
 
 void append_cells_from_device(const unsigned char* raw, std::size_t cells, Precision precision, double density,
                               std::vector<double>& out) {
+  const std::vector<double> planes = from_device_reals(raw, kSpeeds * cells, precision, density);
   const std::size_t first = out.size();
-  out.resize(first + kSpeeds * cells);
-  double* to = out.data() + first;
-  // Each value converted as from_device_reals converts it.
-  if (precision == Precision::Double) {
-    const double* p = reinterpret_cast<const double*>(raw);
-    for (std::size_t c = 0; c < cells; ++c)
-      for (int k = 0; k < kSpeeds; ++k) to[c * kSpeeds + k] = p[k * cells + c];
-  } else if (is_16bit(precision)) {
-    const Storage16 storage(precision, density);
-    const std::uint16_t* p = reinterpret_cast<const std::uint16_t*>(raw);
-    for (std::size_t c = 0; c < cells; ++c)
-      for (int k = 0; k < kSpeeds; ++k) to[c * kSpeeds + k] = storage.decode(k, p[k * cells + c]);
-  } else {
-    const float* p = reinterpret_cast<const float*>(raw);
-    for (std::size_t c = 0; c < cells; ++c)
-      for (int k = 0; k < kSpeeds; ++k) to[c * kSpeeds + k] = p[k * cells + c];
-  }
+  out.resize(first + planes.size());
+  for (std::size_t c = 0; c < cells; ++c)
+    for (int k = 0; k < kSpeeds; ++k) out[first + c * kSpeeds + k] = planes[k * cells + c];
 }
 
 std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,

@@ -120,8 +120,8 @@ void append_average_velocities(const void* partials, Precision precision, int st
 // each cell in turn.
 std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,
                                       double density);
-// The same from `raw` in place, appended to `out` (probe rows read in
-// thousands: no allocation per row).
+// The same from `raw` in place, appended to `out` (probe rows, read in
+// thousands: no copy of each row first).
 void append_cells_from_device(const unsigned char* raw, std::size_t cells, Precision precision, double density,
                               std::vector<double>& out);
 

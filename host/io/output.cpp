@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
-#include <thread>
 #include <stdexcept>
 #include <unistd.h>
 #include <utility>
