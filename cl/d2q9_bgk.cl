@@ -1394,7 +1394,10 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
     if (sampled && last) barrier(CLK_GLOBAL_MEM_FENCE);
 #endif
     if (sampled) {
-      __global stored* row = samples + (idx_t)(sample_row + sample) * 9 * sample_count;
+      // sample_row counts from the rows' base, held after the index (0 unless
+      // the host replays launches whose rows it cannot change: CUDA graphs).
+      const int base = sample_index[num_groups + 1 + 2 * sample_count];
+      __global stored* row = samples + (idx_t)(base + sample_row + sample) * 9 * sample_count;
       for (int j = lid; j < tile_probes[1]; j += WG_SIZE) {
         // Item i's probe is in a register (the first WG_SIZE); the rest from sample_index.
         const int column = j < WG_SIZE ? my_probe >> 16 : sample_index[num_groups + 1 + tile_probes[0] + j];
@@ -1425,7 +1428,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 // steps after it (sample_first 0: never), its last included, the group copies
 // the state of the probes its tile owns (sample_index, by group:
 // blocked_sample_index), as stored, into their columns of the next row of
-// samples from sample_row (sample_cells' layout; sample_count columns): no
+// samples from sample_row past the base after sample_index (sample_cells' layout; sample_count columns): no
 // launch of sample_cells after it. Between steps the accelerated row's
 // values are accelerated: the host samples here only when no probe lies on it.
 BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* restrict src, __global stored* restrict dst,
@@ -1497,7 +1500,12 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   int my_probe = -1;           // column << 16 | region cell (a region holds fewer than 2^16 cells; the host
                                // samples here for fewer than 2^15 probes; shifts, not / and %: oclgrind)
   if (sample_count > 0) {
-    const int first = sample_index[group], here = sample_index[group + 1] - first;
+#ifdef BLOCKED_SLAB
+    const int tile = group + first_group_row * (int)get_num_groups(0);  // the slab's tiles, not the band's
+#else
+    const int tile = group;
+#endif
+    const int first = sample_index[tile], here = sample_index[tile + 1] - first;
     if (lid == 0) tile_probes[0] = first, tile_probes[1] = here;
 #ifdef TILE_CLASSES
     special |= here > 0;  // a tile holding probes takes the full steps, which sample them

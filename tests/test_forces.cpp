@@ -303,8 +303,9 @@ TEST_CASE("forces: probes sampled on the device are the values of a run stopped 
       CAPTURE(std::string(to_string(variant)));
       auto sampling = make_solver(Backend::OpenCL, pr.params, pr.mask, config(precision, {8, 2}, variant));
       auto stopping = make_solver(Backend::OpenCL, pr.params, pr.mask, config(precision, {8, 2}, variant));
-      REQUIRE(sampling->samples_cells());
-      sampling->sample_cells_every(cells, every);
+      CHECK_FALSE(sampling->samples_cells());
+      REQUIRE(sampling->sample_cells_every(cells, every));
+      CHECK(sampling->samples_cells());
       std::vector<double> av_sampling, av_stopping;
       sampling->run(20, av_sampling);  // two calls: the second continues the first's numbering
       sampling->run(steps - 20, av_sampling);
@@ -361,7 +362,7 @@ TEST_CASE("forces: probes off the accelerated row are sampled in the launches, t
       REQUIRE(blocked_samples_inside(params, *plan_for(Backend::OpenCL, params, cfg)) == c.in_problem);
       auto sampling = make_solver(Backend::OpenCL, params, pr.mask, cfg);
       auto plain = make_solver(Backend::OpenCL, params, pr.mask, cfg);
-      sampling->sample_cells_every(cells, every);
+      REQUIRE(sampling->sample_cells_every(cells, every));
       std::vector<double> av_sampling, av_plain;
       sampling->run(20, av_sampling);
       sampling->run(steps - 20, av_sampling);

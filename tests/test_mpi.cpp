@@ -1011,6 +1011,14 @@ TEST_CASE("mpi runs: blocked on an open channel (inlet, outlet, sponges, curved 
   const std::string open = dir.write("open.toml", kChannelWithEverything);
   check_blocked_identical(2, "--tile 10x4", "'" + open + "'");
   check_blocked_identical(3, "--tile 10x4 -p fp16s", "'" + open + "'");
+  // Probes every step and every 3 steps (3 ranks: the bottom slab holds
+  // none), sampled inside the slabs' launches of 4 steps.
+  for (const char* every : {"every = 1", "every = 3"}) {
+    std::string text = kChannelWithEverything;
+    text.replace(text.find("every = 20"), 10, every);
+    const std::string often = dir.write("often.toml", text);
+    check_blocked_identical(3, "--tile 10x4", "'" + often + "'");
+  }
   // Open flow: no walls below and above (a parabolic inlet needs them, whose
   // rows then shield the slabs from what the other side's halo rows do), so
   // what the halo rows' inlet and sponge cells do reaches the slabs' own rows.

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "device/step_loop.hpp"
@@ -282,6 +283,34 @@ TEST_CASE("step loop: probes off the accelerated row are sampled in and after la
   }
 }
 
+TEST_CASE("step loop: chunks sampling inside blocked launches are whole periods of probes and launches, alike") {
+  // Probes every 5 steps, 3 steps a launch: chunks of 15 (of 24 allowed),
+  // so that each samples at the same places of the same launches (CUDA
+  // replays one graph for them), and the launches start where a run
+  // without probes starts them.
+  Fixture plain(KernelVariant::Blocked, 24, 100, 1 << 30, 5), f(KernelVariant::Blocked, 24, 100, 1 << 30, 5);
+  REQUIRE(f.loop->sample_cells_every({3}, 5));
+  std::vector<double> av_plain, av_vels;
+  plain.loop->run(100, av_plain);
+  f.loop->run(100, av_vels);
+  CHECK(av_vels == av_plain);
+  std::vector<int> starts, plain_starts;
+  for (const StepLaunch& l : f.device->launches) starts.push_back(l.step);
+  for (const StepLaunch& l : plain.device->launches) plain_starts.push_back(l.step);
+  CHECK(starts == plain_starts);
+  REQUIRE(f.device->sequences.size() == 7);  // six of 15 steps, then 10
+  for (std::size_t c = 0; c < 6; ++c) {
+    CAPTURE(c);
+    const std::vector<StepLaunch>& chunk = f.device->sequences[c];
+    REQUIRE(chunk.size() == 5);
+    std::vector<int> firsts;
+    for (const StepLaunch& l : chunk) firsts.push_back(l.sample_first);
+    CHECK(firsts == std::vector<int>{0, 2, 0, 1, 3});  // after steps 5, 10 and 15 of the chunk
+    CHECK(chunk[1].sample_row + 2 == chunk[4].sample_row);
+  }
+  CHECK(f.loop->take_cell_samples().steps.size() == 20);
+}
+
 TEST_CASE("step loop: probes fill one half of the device's buffer while the other half's read goes on") {
   Fixture f(KernelVariant::Fused, 8, 5000);
   f.loop->sample_cells_every({3}, 1);  // 36 bytes a row: halves of 2048 rows (kMaxSampleRows / 2)
@@ -368,13 +397,20 @@ TEST_CASE("step loop: blocked_sample_index lists each tile's probes with their r
   plan.groups_y = 2;
   // Probe 0 in tile 3 (x 9, y 5), probe 1 in tile 0 (x 1, y 0), probe 2 in tile 3 (x 15, y 7).
   const std::vector<std::size_t> cells = {5 * 16 + 9, 1, 7 * 16 + 15};
-  const std::vector<int> index = blocked_sample_index(plan, 16, cells);
+  const std::vector<int> index = blocked_sample_index(plan, 16, 0, 8, cells);
   const std::vector<int> expected = {0, 1, 1, 1, 3,                         // each group's first probe, then the end
                                      1, 0, 2,                               // columns, tile 0's then tile 3's
                                      (1 + 2) + (0 + 2) * 12,                // probe 1 in tile 0's region
                                      (1 + 2) + (1 + 2) * 12,                // probe 0: (9 - 8, 5 - 4)
-                                     (7 + 2) + (3 + 2) * 12};               // probe 2: (15 - 8, 7 - 4)
+                                     (7 + 2) + (3 + 2) * 12,                // probe 2: (15 - 8, 7 - 4)
+                                     0};                                    // the rows' base
   CHECK(index == expected);
+  // A slab of the grid's top 4 rows (tile row 1) with 2 halo rows each side:
+  // lattice rows 2-5 are its own, and its one row of tiles is groups 0 and 1.
+  const std::vector<std::size_t> slab_cells = {(5 - 4 + 2) * 16 + 9, (7 - 4 + 2) * 16 + 15};
+  const std::vector<int> slab_expected = {0, 0, 2, 0, 1, (1 + 2) + (1 + 2) * 12, (7 + 2) + (3 + 2) * 12, 0};
+  CHECK(blocked_sample_index(plan, 16, 2, 4, slab_cells) == slab_expected);
+  CHECK_THROWS_AS(blocked_sample_index(plan, 16, 2, 4, {16 + 3}), std::invalid_argument);  // a halo row's cell
 }
 
 TEST_CASE("step loop: blocked_tile_order starts the tiles round bodies and curved walls, then the open edges' and sponges'") {

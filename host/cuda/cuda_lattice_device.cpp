@@ -86,8 +86,9 @@ class CudaDevice final : public LatticeDevice {
   void setup();
   void release() noexcept;
   // A sequence is fully described by its launches, apart from the steps'
-  // numbers, which only an inlet's ramp reads.
-  using GraphKey = std::vector<std::tuple<int, int, int, int, bool, bool, int>>;
+  // numbers, which only an inlet's ramp reads (and the base of the blocked
+  // kernel's sample rows, which launch() sets on the device before them).
+  using GraphKey = std::vector<std::tuple<int, int, int, int, bool, bool, int, int, int, int>>;
   static GraphKey graph_key(const std::vector<StepLaunch>& launches);
   void launch_plainly(const std::vector<StepLaunch>& launches);
   // The sequence's graph, captured on first use; nullptr once graphs have
@@ -153,6 +154,7 @@ class CudaDevice final : public LatticeDevice {
   int sample_count_ = 0;
   CUdeviceptr sample_cells_ = 0, samples_ = 0;
   CUdeviceptr sample_index_ = 0;  // blocked: the probes by tile (blocked_sample_index)
+  CUdeviceptr sample_base_ = 0;   // its last value: the base of the launches' sample rows
   unsigned char* sample_host_ = nullptr;  // pinned: where read_samples copies to
   std::size_t sample_read_bytes_ = 0;
   CUevent samples_read_ = nullptr;
@@ -294,6 +296,7 @@ void CudaDevice::set_sample_cells(const std::vector<std::size_t>& cells, int row
       CU_CALL(cuMemFree, *p);
       *p = 0;
     }
+  sample_base_ = 0;
   if (sample_host_) {
     CU_CALL(cuMemFreeHost, sample_host_);
     sample_host_ = nullptr;
@@ -309,9 +312,10 @@ void CudaDevice::set_sample_cells(const std::vector<std::size_t>& cells, int row
   CU_CALL(cuMemAllocHost, &host, bytes);
   sample_host_ = static_cast<unsigned char*>(host);
   if (lattice_.plan().variant == KernelVariant::Blocked) {
-    const std::vector<int> index = blocked_sample_index(lattice_.plan(), nx_, cells);
+    const std::vector<int> index = blocked_sample_index(lattice_.plan(), nx_, halo_depth_, rows_, cells);
     CU_CALL(cuMemAlloc, &sample_index_, index.size() * sizeof(int));
     CU_CALL(cuMemcpyHtoD, sample_index_, index.data(), index.size() * sizeof(int));
+    sample_base_ = sample_index_ + (index.size() - 1) * sizeof(int);
   }
 }
 
@@ -345,7 +349,8 @@ CudaDevice::GraphKey CudaDevice::graph_key(const std::vector<StepLaunch>& launch
   GraphKey key;
   for (const StepLaunch& l : launches)
     key.emplace_back(l.state, l.first_group_row, l.group_rows, l.steps, l.accelerate_before,
-                     l.accelerate_next, l.partial_offset);
+                     l.accelerate_next, l.partial_offset, l.sample_first, l.sample_first > 0 ? l.sample_every : 0,
+                     l.sample_first > 0 ? l.sample_row : 0);
   return key;
 }
 
@@ -421,16 +426,30 @@ void CudaDevice::launch(const std::vector<StepLaunch>& launches) {
   if (launches.empty()) return;
   lattice_.make_current();
   const bool ramping = launches.front().step < ramp_steps_;
-  // A graph holds its arguments: launches that sample probes (each into its
-  // own rows) run plainly.
-  const bool sampling = std::any_of(launches.begin(), launches.end(),
-                                    [](const StepLaunch& l) { return l.sample_first > 0 || l.sample_after_row >= 0; });
+  // A graph holds its arguments: the blocked kernel's sample rows count from
+  // a base on the device, set here to the sequence's first, so that chunks
+  // alike but for their rows replay one graph. sample_cells after a launch
+  // takes its row as an argument: such sequences run plainly.
+  std::vector<StepLaunch> relative;
+  const std::vector<StepLaunch>* to_launch = &launches;
+  const auto sampling = std::find_if(launches.begin(), launches.end(), [](const StepLaunch& l) { return l.sample_first > 0; });
+  if (sampling != launches.end()) {
+    const int base = sampling->sample_row;
+    CU_CALL(cuMemsetD32Async, sample_base_, static_cast<unsigned>(base), 1, kernels_);
+    relative = launches;
+    for (StepLaunch& l : relative)
+      if (l.sample_first > 0) l.sample_row -= base;
+    to_launch = &relative;
+  }
+  const bool sampling_after = std::any_of(launches.begin(), launches.end(),
+                                          [](const StepLaunch& l) { return l.sample_after_row >= 0; });
   // One launch (a slab's band) gains nothing from a graph.
-  if (CUgraphExec graph = ramping || sampling || (launches.size() < 2 && halo_depth_ > 0) ? nullptr
-                                                                                       : graph_for(launches, false))
+  if (CUgraphExec graph = ramping || sampling_after || (launches.size() < 2 && halo_depth_ > 0)
+                              ? nullptr
+                              : graph_for(*to_launch, false))
     CU_CALL(cuGraphLaunch, graph, kernels_);
   else
-    launch_plainly(launches);
+    launch_plainly(*to_launch);
 }
 
 void CudaDevice::copies_after_kernels() {

@@ -198,7 +198,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
   if (x.inlet_velocity && x.inlet_ramp_steps > 0) defines.push_back("INLET_RAMP=" + std::to_string(x.inlet_ramp_steps));
   if (x.measured_bodies > 0) defines.push_back("FORCE_BODIES=" + std::to_string(x.measured_bodies));
   if (x.curved_walls) defines.push_back("CURVED_LINKS=1");
-  if (!slab && blocked_samples_inside(params, plan)) defines.push_back("PROBES_IN_LAUNCH=1");
+  if (blocked_samples_inside(params, plan)) defines.push_back("PROBES_IN_LAUNCH=1");
   if (x.curved_walls && plan.variant == KernelVariant::Blocked && plan.curved_slots > 0)
     defines.push_back("CURVED_SLOTS=" + std::to_string(plan.curved_slots));
   if (x.outlet_density) {

@@ -69,14 +69,18 @@ bool blocked_samples_inside(const Params& params, const LaunchPlan& plan) {
   return plan.variant == KernelVariant::Blocked && every > 0;
 }
 
-std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std::vector<std::size_t>& cells) {
-  const int groups = plan.groups_x * plan.groups_y, count = static_cast<int>(cells.size());
+std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, int halo_depth, int rows,
+                                     const std::vector<std::size_t>& cells) {
+  // A slab's tiles start at its first own row (the kernel's FIRST_ROW).
+  const int group_rows = (rows + plan.tile.y - 1) / plan.tile.y;
+  const int groups = plan.groups_x * group_rows, count = static_cast<int>(cells.size());
   const int region_x = plan.tile.x + 2 * plan.block_steps;
   std::vector<int> group_of(cells.size()), region_cell(cells.size());
-  std::vector<int> index(static_cast<std::size_t>(groups) + 1 + 2 * cells.size(), 0);
+  std::vector<int> index(static_cast<std::size_t>(groups) + 1 + 2 * cells.size() + 1, 0);  // the rows' base last: 0
   for (int p = 0; p < count; ++p) {
     const int x = static_cast<int>(cells[p] % static_cast<std::size_t>(nx));
-    const int y = static_cast<int>(cells[p] / static_cast<std::size_t>(nx));
+    const int y = static_cast<int>(cells[p] / static_cast<std::size_t>(nx)) - halo_depth;
+    if (y < 0 || y >= rows) throw std::invalid_argument("blocked_sample_index: a probe outside the lattice's own rows");
     const int gx = x / plan.tile.x, gy = y / plan.tile.y;
     group_of[p] = gx + gy * plan.groups_x;
     region_cell[p] = (x - gx * plan.tile.x + plan.block_steps) + (y - gy * plan.tile.y + plan.block_steps) * region_x;

@@ -164,7 +164,7 @@ int blocked_region_copies(const Extensions& extensions, int curved_slots = 0);
 // clamped past its lattice no slot: they feed no exact cell).
 int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precision precision);
 
-// Whether a whole grid's blocked kernel samples probes in its launches
+// Whether a blocked kernel (the whole grid's or a slab's) samples probes in its launches
 // (PROBES_IN_LAUNCH): wherever the problem has probes, between its steps and
 // after its last, so that no launch of sample_cells follows (on an H200 one
 // after each 4-step launch cost a 1000x600 cylinder with probes every step
@@ -172,12 +172,15 @@ int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precis
 // (the kernel's tile classes): problems without probes compile none of it.
 bool blocked_samples_inside(const Params& params, const LaunchPlan& plan);
 
-// The probes each tile of a whole-grid blocked launch owns, for sampling
-// inside it (cl/d2q9_bgk.cl, sample_index): the first of group g's probes
-// at [g] (groups + 1 values), then each probe's column in the samples and,
-// in the same order, its cell in its tile's region, group by group. `cells`
-// are lattice indices of a grid `nx` wide.
-std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, const std::vector<std::size_t>& cells);
+// The probes each tile of a blocked launch owns, for sampling inside it
+// (cl/d2q9_bgk.cl, sample_index): the first of group g's probes at [g]
+// (groups + 1 values), then each probe's column in the samples and, in the
+// same order, its cell in its tile's region, group by group; last, the base
+// the launches' sample rows count from (0 here). `cells` are lattice indices
+// of a lattice `nx` wide whose own rows, `rows` of them, start at row
+// `halo_depth` (a slab's; the whole grid: 0 and ny), all in its own rows.
+std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, int halo_depth, int rows,
+                                     const std::vector<std::size_t>& cells);
 
 // The order in which a whole grid's blocked launch takes its tiles (the
 // kernel's tile_order: work-group g takes tile order[g], tiles numbered row

@@ -83,15 +83,18 @@ class Solver {
   virtual std::vector<double> cell_distributions(const std::vector<std::size_t>& cells);
   // Probes the solver samples itself while it runs, rather than its caller
   // stopping at each probe's step to read cells (which drains a device):
-  // after sample_cells_every(cells, every), run() samples `cells` (whole-grid
-  // indices) after every step whose number (steps completed) is a multiple
-  // of `every`, and take_cell_samples() hands over the samples taken since
-  // the last call. false where the solver does not (the caller then reads
-  // cell_distributions at those steps).
+  // sample_cells_every(cells, every) says whether it will (false: the caller
+  // reads cell_distributions at those steps; every <= 0 or no cells: no
+  // probes). Then run() samples `cells` (whole-grid indices) after every
+  // step whose number (steps completed) is a multiple of `every`, and
+  // take_cell_samples() hands over the samples taken since the last call
+  // (split across ranks: collective, the values on rank 0). samples_cells():
+  // whether it is sampling probes now.
   virtual bool samples_cells() const { return false; }
-  virtual void sample_cells_every(const std::vector<std::size_t>& cells, int every) {
+  virtual bool sample_cells_every(const std::vector<std::size_t>& cells, int every) {
     (void)cells;
     (void)every;
+    return false;
   }
   struct CellSamples {
     std::vector<int> steps;      // steps completed at each sample

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -240,7 +241,7 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
     const std::size_t rows = pending_steps_.size() + reading_steps_.size() +
                              static_cast<std::size_t>((first_step + steps) / sample_every_ - first_step / sample_every_);
     samples_.steps.reserve(samples_.steps.size() + rows);
-    samples_.values.reserve(samples_.values.size() + rows * kSpeeds * sample_count_);
+    samples_.values.reserve(samples_.values.size() + rows * kSpeeds * device_samples_);
   }
   try {
     if (split() && halo_path_.empty()) choose_halo_path();
@@ -266,6 +267,11 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
         if (to_probe <= n) n = to_probe, probe = true;
       } else if (sample_every_ > 0) {
         n = make_room_for_samples(first_step + done, n);
+        // Chunks of whole periods of probes and launches sample alike, so
+        // that CUDA replays their graphs; their launches start where those
+        // of a run without probes do (whole launches a chunk).
+        const int period = std::lcm(sample_every_, plan_.block_steps);
+        if (samples_inside_ && plan_.chunk_steps % plan_.block_steps == 0 && n >= period) n -= n % period;
       }
       const int base = half * plan_.chunk_steps * num_groups_;
       device_->reuse_partials(static_cast<std::size_t>(base) * sums_);  // read back two chunks ago
@@ -284,11 +290,19 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
       } else {
         // Each launch (one step, or blocked's several) on its edge bands
         // first, so that their rows' exchange travels while the interior is
-        // updated.
+        // updated. Probes are sampled in the bands' launches (blocked: each
+        // band's tiles their own) or after the step's last band.
         const bool ends_call = done + n == steps;
-        for (const StepLaunch& l : chunk_launches(current_, half, n, first_step + done, ends_call)) {
+        std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends_call,
+                                                          sample_every_ > 0 && !samples_inside_ ? sample_every_ : 0);
+        if (sample_every_ > 0) sample_in(launches);
+        for (const StepLaunch& l : launches) {
           const bool last = ends_call && l.step + l.steps == first_step + steps;
-          for (int e = 0; e < edge_band_count_; ++e) device_->launch({band_launch(l, edge_bands_[e])});
+          for (int e = 0; e < edge_band_count_; ++e) {
+            StepLaunch band = band_launch(l, edge_bands_[e]);
+            if (e + 1 < edge_band_count_ || interior_.group_rows > 0) band.sample_after_row = -1;
+            device_->launch({band});
+          }
           if (!last) read_edges(1 - current_);
           if (interior_.group_rows > 0) device_->launch({band_launch(l, interior_)});
           device_->flush();
@@ -415,62 +429,91 @@ std::vector<double> StepLoop::distributions() {
 }
 
 // Nine small reads per cell, not the whole lattice (probes every few steps).
-// Split: each rank reads the cells in its own rows, zeros for the others',
-// and the values travel up the ranks as the partial sums do (each cell's
-// value plus zeros: exact), never the whole grid.
+// Split: each rank reads the cells in its own rows and gather_cells makes
+// them whole.
 std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>& cells) {
   if (!split()) return cells_from_device(device_->read_cells(current_, cells), cells.size(), precision_, params_.density);
   const std::size_t nx = static_cast<std::size_t>(params_.nx);
-  std::vector<std::size_t> mine, at;
+  std::vector<std::size_t> local;
+  std::vector<bool> mine(cells.size(), false);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const int row = static_cast<int>(cells[i] / nx);
     if (row < own_.first_row || row >= own_.first_row + own_.rows) continue;
-    mine.push_back(static_cast<std::size_t>(row - own_.first_row + halo_depth_) * nx + cells[i] % nx);
-    at.push_back(i);
+    local.push_back(static_cast<std::size_t>(row - own_.first_row + halo_depth_) * nx + cells[i] % nx);
+    mine[i] = true;
   }
-  const int count = static_cast<int>(kSpeeds * cells.size());
-  std::vector<double> values(static_cast<std::size_t>(count), 0.0);
-  if (!mine.empty()) {
-    const std::vector<double> f = cells_from_device(device_->read_cells(current_, mine), mine.size(), precision_,
+  std::vector<double> values(kSpeeds * cells.size(), 0.0);
+  if (!local.empty()) {
+    const std::vector<double> f = cells_from_device(device_->read_cells(current_, local), local.size(), precision_,
                                                     params_.density);
-    for (std::size_t j = 0; j < mine.size(); ++j)
-      std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(j * kSpeeds), kSpeeds,
-                  values.begin() + static_cast<std::ptrdiff_t>(at[j] * kSpeeds));
+    for (std::size_t i = 0, j = 0; i < cells.size(); ++i)
+      if (mine[i]) std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(kSpeeds * j++), kSpeeds,
+                               values.begin() + static_cast<std::ptrdiff_t>(kSpeeds * i));
   }
-  if (rank_ > 0) {
-    std::vector<double> below(values.size());
-    links_->done(links_->receive_sums_from_below(below.data(), count), true);
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = below[i] + values[i];
-  }
-  if (rank_ + 1 < ranks_) links_->done(links_->send_sums_up(values.data(), count), true);
-  links_->broadcast_from_top(values.data(), count);
+  gather_cells(values, mine);
   if (rank_ != 0) return {};
   return values;
+}
+
+void StepLoop::gather_cells(std::vector<double>& values, const std::vector<bool>& mine) {
+  const std::size_t cells = mine.size();
+  if (cells == 0 || values.empty()) return;
+  // In pieces of whole rows that MPI counts in an int.
+  const std::size_t row = kSpeeds * cells;
+  const std::size_t piece = std::max<std::size_t>(1, (std::size_t{1} << 26) / row) * row;
+  std::vector<double> below;
+  for (std::size_t first = 0; first < values.size(); first += piece) {
+    const int count = static_cast<int>(std::min(piece, values.size() - first));
+    double* part = values.data() + first;
+    if (rank_ > 0) {
+      // The cells another rank owns come from below as they are (not added:
+      // a -0.0 stays one).
+      below.resize(static_cast<std::size_t>(count));
+      links_->done(links_->receive_sums_from_below(below.data(), count), true);
+      for (std::size_t v = 0; v < below.size(); ++v)
+        if (!mine[(v % row) / kSpeeds]) part[v] = below[v];
+    }
+    if (rank_ + 1 < ranks_) links_->done(links_->send_sums_up(part, count), true);
+    links_->broadcast_from_top(part, count);
+  }
 }
 
 // A few megabytes of samples on the device at most: read back whenever full.
 constexpr std::size_t kSampleBytes = std::size_t{16} << 20;
 constexpr int kMaxSampleRows = 4096;
 
-void StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int every) {
-  if (split()) throw std::logic_error("step loop: a slab does not sample cells itself");
+bool StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int every) {
   read_samples();
-  sample_count_ = every > 0 ? cells.size() : 0;
-  sample_every_ = sample_count_ > 0 ? every : 0;
   // Sampled inside and after launches (blocked: between its steps) where the
   // state holds the next step's acceleration on the accelerated row already:
-  // a probe there ends the chunk instead, unaccelerated.
-  const std::size_t accel_row = static_cast<std::size_t>(params_.ny - 2);
-  sample_in_launches_ = std::none_of(cells.begin(), cells.end(), [&](std::size_t c) {
-    return c / static_cast<std::size_t>(params_.nx) == accel_row;
-  });
+  // a probe there ends the chunk instead, unaccelerated, on one device; a
+  // split grid leaves those to its caller (cell_distributions at its steps).
+  const std::size_t nx = static_cast<std::size_t>(params_.nx), accel_row = static_cast<std::size_t>(params_.ny - 2);
+  sample_in_launches_ = std::none_of(cells.begin(), cells.end(), [&](std::size_t c) { return c / nx == accel_row; });
+  const bool sampling = every > 0 && !cells.empty() && (!split() || sample_in_launches_);
+  sample_count_ = sampling ? cells.size() : 0;
+  sample_every_ = sampling ? every : 0;
+  // A slab's device samples the probes in its own rows (lattice indices past its halo rows).
+  own_probes_.clear();
+  std::vector<std::size_t> device_cells;
+  for (std::size_t i = 0; i < sample_count_; ++i) {
+    const int row = static_cast<int>(cells[i] / nx);
+    if (!split()) {
+      device_cells.push_back(cells[i]);
+    } else if (row >= own_.first_row && row < own_.first_row + own_.rows) {
+      device_cells.push_back(static_cast<std::size_t>(row - own_.first_row + halo_depth_) * nx + cells[i] % nx);
+      own_probes_.push_back(i);
+    }
+  }
+  device_samples_ = device_cells.size();
   // Between a blocked launch's steps where its kernel can; else launches end at them.
   // (A tile keeps a probe's column in 15 bits: cl/d2q9_bgk.cl, my_probe.)
   samples_inside_ = blocked_samples_inside(params_, plan_) && cells.size() < (std::size_t{1} << 15);
   const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
   sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes / 2, 1, kMaxSampleRows / 2));
   sample_base_ = 0;
-  device_->set_sample_cells(sample_every_ > 0 ? cells : std::vector<std::size_t>{}, 2 * sample_rows_);
+  device_->set_sample_cells(device_cells, 2 * sample_rows_);
+  return sampling;
 }
 
 int StepLoop::make_room_for_samples(int first, int steps) {
@@ -482,19 +525,23 @@ int StepLoop::make_room_for_samples(int first, int steps) {
 }
 
 void StepLoop::sample_in(std::vector<StepLaunch>& launches) {
+  // A slab without probes keeps the steps alone (its rows are empty).
+  const bool device_samples = device_samples_ > 0;
   for (StepLaunch& l : launches) {
     const int to_first = sample_every_ - l.step % sample_every_;
     if (to_first > l.steps) continue;
     if (samples_inside_) {
       // The blocked kernel samples after its steps to_first, to_first + every, ..., its last included.
-      l.sample_first = to_first;
-      l.sample_every = sample_every_;
-      l.sample_row = sample_base_ + static_cast<int>(pending_steps_.size());
+      if (device_samples) {
+        l.sample_first = to_first;
+        l.sample_every = sample_every_;
+        l.sample_row = sample_base_ + static_cast<int>(pending_steps_.size());
+      }
       for (int s = to_first; s <= l.steps; s += sample_every_) pending_steps_.push_back(l.step + s);
       continue;
     }
     if (to_first < l.steps) throw std::logic_error("step loop: a launch runs past a probe's step");
-    l.sample_after_row = sample_base_ + static_cast<int>(pending_steps_.size());  // sample_cells after the launch
+    if (device_samples) l.sample_after_row = sample_base_ + static_cast<int>(pending_steps_.size());  // sample_cells after the launch
     pending_steps_.push_back(l.step + l.steps);
   }
 }
@@ -519,13 +566,14 @@ void StepLoop::flip_samples() {
 void StepLoop::take_samples_read() {
   if (reading_steps_.empty()) return;
   const std::vector<unsigned char> raw = device_->samples_read();
-  const std::size_t row_bytes = kSpeeds * sample_count_ * stored_size(precision_);
+  const std::size_t row_bytes = kSpeeds * device_samples_ * stored_size(precision_);
   for (std::size_t r = 0; r < reading_steps_.size(); ++r) {
     // Converted as read_cells' values are: the same bytes in probes.csv.
     // (Row by row in place: a vector per row, and a file read per row
     // finding the threads to convert with, kept the device of an H200's
     // 1000x600 cylinder with probes every step idle for 0.15 s of 0.4.)
-    append_cells_from_device(raw.data() + r * row_bytes, sample_count_, precision_, params_.density, samples_.values);
+    if (device_samples_ > 0)
+      append_cells_from_device(raw.data() + r * row_bytes, device_samples_, precision_, params_.density, samples_.values);
     samples_.steps.push_back(reading_steps_[r]);
   }
   reading_steps_.clear();
@@ -538,7 +586,20 @@ void StepLoop::read_samples() {
 
 Solver::CellSamples StepLoop::take_cell_samples() {
   read_samples();
-  return std::exchange(samples_, {});
+  CellSamples taken = std::exchange(samples_, {});
+  if (!split() || sample_count_ == 0) return taken;
+  // This rank's probes into their columns of every row, and the rows made whole.
+  const std::size_t rows = taken.steps.size(), own = own_probes_.size();
+  std::vector<double> values(rows * kSpeeds * sample_count_, 0.0);
+  std::vector<bool> mine(sample_count_, false);
+  for (std::size_t p : own_probes_) mine[p] = true;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < own; ++j)
+      std::copy_n(taken.values.begin() + static_cast<std::ptrdiff_t>((r * own + j) * kSpeeds), kSpeeds,
+                  values.begin() + static_cast<std::ptrdiff_t>((r * sample_count_ + own_probes_[j]) * kSpeeds));
+  gather_cells(values, mine);
+  taken.values = rank_ == 0 ? std::move(values) : std::vector<double>{};
+  return taken;
 }
 
 void StepLoop::load_distributions(const std::vector<double>& f) {

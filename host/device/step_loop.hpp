@@ -65,8 +65,8 @@ class StepLoop final : public Solver, public HoldsRows {
   std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
   std::vector<double> distributions() override;
   std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override;
-  bool samples_cells() const override { return !split(); }
-  void sample_cells_every(const std::vector<std::size_t>& cells, int every) override;
+  bool samples_cells() const override { return sample_every_ > 0; }
+  bool sample_cells_every(const std::vector<std::size_t>& cells, int every) override;
   CellSamples take_cell_samples() override;
   void load_distributions(const std::vector<double>& f) override;
   StateRows own_rows() override;
@@ -125,6 +125,11 @@ class StepLoop final : public Solver, public HoldsRows {
   // first if they would not fit after what it holds; and the launches' sample rows.
   int make_room_for_samples(int first, int steps);
   void sample_in(std::vector<StepLaunch>& launches);
+  // Split: rows of `cells` cells' nine values, each rank holding those of
+  // the cells it owns (`mine`), made whole on every rank: the values travel
+  // up the ranks as the partial sums do (each rank adding the cells it owns
+  // to those from below) and back from the top. Never the whole grid.
+  void gather_cells(std::vector<double>& values, const std::vector<bool>& mine);
 
   Backend backend_;
   Precision precision_;
@@ -166,7 +171,9 @@ class StepLoop final : public Solver, public HoldsRows {
   int sums_ = 1;                            // per group and step: |u|, then Fx, Fy per measured body
   std::vector<double> body_forces_;         // the whole grid's, since take_body_forces()
   // Probes sampled on the device (sample_cells_every).
-  std::size_t sample_count_ = 0;
+  std::size_t sample_count_ = 0;   // the probes, all ranks' (its rows' size: chunks are cut alike on every rank)
+  std::vector<std::size_t> own_probes_;  // split: the probes in this rank's rows, in its device's order
+  std::size_t device_samples_ = 0;       // the probes this device samples (all, or own_probes_)
   int sample_every_ = 0;  // 0: none
   int sample_rows_ = 0;   // each half of the device's buffer holds this many
   int sample_base_ = 0;   // the first row of the half being filled (0 or sample_rows_)

@@ -212,7 +212,7 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
     sample_cells_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, which.size() * sizeof(cl_int));
     lattice_.queue.enqueueWriteBuffer(sample_cells_, CL_TRUE, 0, which.size() * sizeof(cl_int), which.data());
     if (plan_.variant == KernelVariant::Blocked) {
-      const std::vector<int> index = blocked_sample_index(plan_, params_.nx, cells);
+      const std::vector<int> index = blocked_sample_index(plan_, params_.nx, halo_depth_, params_.ny - 2 * halo_depth_, cells);
       sample_index_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, index.size() * sizeof(cl_int));
       lattice_.queue.enqueueWriteBuffer(sample_index_, CL_TRUE, 0, index.size() * sizeof(cl_int), index.data());
     }

@@ -86,7 +86,7 @@ void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
 const std::string& Simulation::launch_reason() const { return search_ ? search_->reason() : start_reason_; }
 
 void Simulation::sample_probes_on(Solver& solver) {
-  if (measure_.probes.empty() || !solver.samples_cells()) return;
+  if (measure_.probes.empty()) return;
   solver.sample_cells_every(probe_cells(measure_, params_), measure_.probe_every);
 }
 
@@ -113,9 +113,9 @@ void Simulation::step(int steps) {
     const double m0 = clock_();
     measurements_.add_forces(solver_->take_body_forces());  // a candidate's too: its steps are the run's
     if (sampled) {
-      const Solver::CellSamples samples = solver_->take_cell_samples();
+      const Solver::CellSamples samples = solver_->take_cell_samples();  // collective across ranks
       const std::size_t per_sample = kSpeeds * measure_.probes.size();
-      for (std::size_t r = 0; r < samples.steps.size(); ++r)
+      for (std::size_t r = 0; r < samples.steps.size() && !samples.values.empty(); ++r)
         measurements_.add_probe_cells(samples.steps[r], samples.values.data() + r * per_sample);
     } else if (every > 0 && steps_done() % every == 0) {
       measurements_.add_probes(steps_done(), *solver_);
