@@ -59,6 +59,11 @@ class OpenCLDevice final : public LatticeDevice {
   }
   // The kernel queue's work so far, for the copy queue to wait on.
   std::vector<cl::Event> kernels_so_far();
+  // On the copy queue: rows [row, row + halo_depth_) of `count` speeds of
+  // lattice `state` to (read) or from `host` (an edge buffer, speed after
+  // speed), after `after`; `done` marks the last copy.
+  void copy_edge_rows(bool read, int state, int row, const int* speeds, int count, unsigned char* host,
+                      const std::vector<cl::Event>* after, cl::Event* done);
   // The kernel queue's later work waits for `event`.
   void kernels_wait_for(const cl::Event& event);
 
@@ -303,19 +308,46 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
   });
 }
 
-// Each speed's halo_depth_ rows are consecutive in its plane: one copy each.
+// Each speed's halo_depth_ rows are consecutive in its plane, and the
+// blocked kernel's halos (several rows) take all nine planes: one
+// rectangular copy for them, whose rows are the planes (36 copies a launch
+// on a middle slab were 4).
+void OpenCLDevice::copy_edge_rows(bool read, int state, int row, const int* speeds, int count, unsigned char* host,
+                                  const std::vector<cl::Event>* after, cl::Event* done) {
+  const std::size_t bytes = halo_depth_ * row_bytes_;
+  bool consecutive = true;
+  for (int i = 1; i < count; ++i) consecutive = consecutive && speeds[i] == speeds[0] + i;
+  if (consecutive) {
+    const std::size_t plane = offset_bytes(1, 0);
+    const cl::array<cl::size_type, 3> origin{offset_bytes(speeds[0], row) % plane, static_cast<cl::size_type>(speeds[0]), 0};
+    const cl::array<cl::size_type, 3> host_origin{0, 0, 0};
+    const cl::array<cl::size_type, 3> region{bytes, static_cast<cl::size_type>(count), 1};
+    if (read)
+      copies_.enqueueReadBufferRect(lattice_.lattices[state], CL_FALSE, origin, host_origin, region, plane, 0, bytes, 0,
+                                    host, after, done);
+    else
+      copies_.enqueueWriteBufferRect(lattice_.lattices[state], CL_FALSE, origin, host_origin, region, plane, 0, bytes, 0,
+                                     host, after, done);
+    return;
+  }
+  for (int i = 0; i < count; ++i) {
+    cl::Event* last = i == count - 1 ? done : nullptr;
+    if (read)
+      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds[i], row), bytes, host + i * bytes,
+                                after, last);
+    else
+      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds[i], row), bytes, host + i * bytes,
+                                 after, last);
+  }
+}
+
 void OpenCLDevice::read_edges(int state) {
   guarded("reading edge rows", [&] {
     const std::vector<cl::Event> after = kernels_so_far();
     const HaloSpeeds speeds = halo_speeds(halo_depth_);
-    const std::size_t bytes = halo_depth_ * row_bytes_;
     const int top = params_.ny - 2 * halo_depth_;  // the first of the top own rows
-    for (int i = 0; i < speeds.count; ++i) {
-      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.up[i], top), bytes,
-                                edges_.send_up + i * bytes, &after);
-      copies_.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.down[i], halo_depth_), bytes,
-                                edges_.send_down + i * bytes, &after, i == speeds.count - 1 ? &edges_read_ : nullptr);
-    }
+    copy_edge_rows(true, state, top, speeds.up, speeds.count, edges_.send_up, &after, nullptr);
+    copy_edge_rows(true, state, halo_depth_, speeds.down, speeds.count, edges_.send_down, &after, &edges_read_);
     copies_.flush();
   });
 }
@@ -328,14 +360,9 @@ void OpenCLDevice::write_halos(int state) {
   guarded("writing halo rows", [&] {
     cl::Event written;
     const HaloSpeeds speeds = halo_speeds(halo_depth_);
-    const std::size_t bytes = halo_depth_ * row_bytes_;
     const int top_halo = params_.ny - halo_depth_;  // the first of the top halo rows
-    for (int i = 0; i < speeds.count; ++i) {
-      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.up[i], 0), bytes,
-                                 edges_.from_below + i * bytes);
-      copies_.enqueueWriteBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(speeds.down[i], top_halo), bytes,
-                                 edges_.from_above + i * bytes, nullptr, i == speeds.count - 1 ? &written : nullptr);
-    }
+    copy_edge_rows(false, state, 0, speeds.up, speeds.count, edges_.from_below, nullptr, nullptr);
+    copy_edge_rows(false, state, top_halo, speeds.down, speeds.count, edges_.from_above, nullptr, &written);
     copies_.flush();
     kernels_wait_for(written);
   });
