@@ -431,17 +431,22 @@ std::vector<double> StepLoop::distributions() {
 // Nine small reads per cell, not the whole lattice (probes every few steps).
 // Split: each rank reads the cells in its own rows and gather_cells makes
 // them whole.
+std::optional<std::size_t> StepLoop::lattice_cell(std::size_t cell) const {
+  const std::size_t nx = static_cast<std::size_t>(params_.nx);
+  const int row = static_cast<int>(cell / nx);
+  if (row < own_.first_row || row >= own_.first_row + own_.rows) return std::nullopt;
+  return static_cast<std::size_t>(row - own_.first_row + (split() ? halo_depth_ : 0)) * nx + cell % nx;
+}
+
 std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>& cells) {
   if (!split()) return cells_from_device(device_->read_cells(current_, cells), cells.size(), precision_, params_.density);
-  const std::size_t nx = static_cast<std::size_t>(params_.nx);
   std::vector<std::size_t> local;
   std::vector<bool> mine(cells.size(), false);
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    const int row = static_cast<int>(cells[i] / nx);
-    if (row < own_.first_row || row >= own_.first_row + own_.rows) continue;
-    local.push_back(static_cast<std::size_t>(row - own_.first_row + halo_depth_) * nx + cells[i] % nx);
-    mine[i] = true;
-  }
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    if (const auto at = lattice_cell(cells[i])) {
+      local.push_back(*at);
+      mine[i] = true;
+    }
   std::vector<double> values(kSpeeds * cells.size(), 0.0);
   if (!local.empty()) {
     const std::vector<double> f = cells_from_device(device_->read_cells(current_, local), local.size(), precision_,
@@ -493,18 +498,14 @@ bool StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int eve
   const bool sampling = every > 0 && !cells.empty() && (!split() || sample_in_launches_);
   sample_count_ = sampling ? cells.size() : 0;
   sample_every_ = sampling ? every : 0;
-  // A slab's device samples the probes in its own rows (lattice indices past its halo rows).
+  // A slab's device samples the probes in its own rows.
   own_probes_.clear();
   std::vector<std::size_t> device_cells;
-  for (std::size_t i = 0; i < sample_count_; ++i) {
-    const int row = static_cast<int>(cells[i] / nx);
-    if (!split()) {
-      device_cells.push_back(cells[i]);
-    } else if (row >= own_.first_row && row < own_.first_row + own_.rows) {
-      device_cells.push_back(static_cast<std::size_t>(row - own_.first_row + halo_depth_) * nx + cells[i] % nx);
+  for (std::size_t i = 0; i < sample_count_; ++i)
+    if (const auto at = lattice_cell(cells[i])) {
+      device_cells.push_back(*at);
       own_probes_.push_back(i);
     }
-  }
   device_samples_ = device_cells.size();
   // Between a blocked launch's steps where its kernel can; else launches end at them.
   // (A tile keeps a probe's column in 15 bits: cl/d2q9_bgk.cl, my_probe.)

@@ -14,6 +14,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,9 @@ class StepLoop final : public Solver, public HoldsRows {
 
  private:
   bool split() const { return !slabs_.empty(); }
+  // Where whole-grid cell `cell` lies in this device's lattice (a slab's:
+  // past its halo rows); none outside its own rows.
+  std::optional<std::size_t> lattice_cell(std::size_t cell) const;
   // With every rank, at the first run(): halo rows straight from the
   // neighbours' devices where every rank's device can open its neighbours'
   // lattices (CUDA IPC, one host), else through pinned host memory and MPI.
@@ -172,7 +176,7 @@ class StepLoop final : public Solver, public HoldsRows {
   std::vector<double> body_forces_;         // the whole grid's, since take_body_forces()
   // Probes sampled on the device (sample_cells_every).
   std::size_t sample_count_ = 0;   // the probes, all ranks' (its rows' size: chunks are cut alike on every rank)
-  std::vector<std::size_t> own_probes_;  // split: the probes in this rank's rows, in its device's order
+  std::vector<std::size_t> own_probes_;  // the probes in this device's rows (all on one device), in its order
   std::size_t device_samples_ = 0;       // the probes this device samples (all, or own_probes_)
   int sample_every_ = 0;  // 0: none
   int sample_rows_ = 0;   // each half of the device's buffer holds this many
