@@ -310,8 +310,8 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
 
 // Each speed's halo_depth_ rows are consecutive in its plane, and the
 // blocked kernel's halos (several rows) take all nine planes: one
-// rectangular copy for them, whose rows are the planes (36 copies a launch
-// on a middle slab were 4).
+// rectangular copy for them, whose rows are the planes (a middle slab's 36
+// copies a launch became 4; no speed measurable on four H200s).
 void OpenCLDevice::copy_edge_rows(bool read, int state, int row, const int* speeds, int count, unsigned char* host,
                                   const std::vector<cl::Event>* after, cl::Event* done) {
   const std::size_t bytes = halo_depth_ * row_bytes_;
