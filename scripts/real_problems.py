@@ -61,6 +61,9 @@ circle = {{ center = [{cx}, {cy}], radius = {D / 2} }}
 CASES = [
     ("all", {}),
     ("probes-every-step", dict(probe_every=1)),
+    # Probes built into the launches but sampled once, at the end: what their
+    # presence costs the launches that do not sample.
+    ("probes-at-end", dict(probe_every=o.steps)),
     ("no-probes", dict(probes=False)),
     ("no-probes-forces", dict(probes=False, forces=False)),
     ("no-probes-forces-sponge", dict(probes=False, forces=False, sponge=0)),

@@ -120,6 +120,12 @@ TEST_CASE("extensions: each is compiled in only when a problem uses it") {
   for (const char* name : names) CHECK(has_define(all, name));
 }
 
+TEST_CASE("extensions: the blocked kernel's twin without probes differs from its build by PROBES_IN_LAUNCH alone") {
+  const std::vector<std::string> with = {"NX=16", "PROBES_IN_LAUNCH=1", "NY=8"};
+  CHECK(defines_without_probes(with) == std::vector<std::string>{"NX=16", "NY=8"});
+  CHECK(defines_without_probes({"NX=16", "NY=8"}).empty());  // no twin to build
+}
+
 TEST_CASE("extensions: OpenCL stores the reference's values bit for bit, every variant, float and 16-bit") {
   for (const char* toml : {kCavity, kForced, kInflow, kAll}) {
     const Problem pr = problem(toml);

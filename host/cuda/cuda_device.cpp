@@ -136,6 +136,12 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     std::future<CompiledKernels> compiling = std::async(std::launch::async, [&config, &defines, target] {
       return compile_kernels_nvrtc(config.kernels_dir, kKernelFile, defines, target);
     });
+    const std::vector<std::string> plain = defines_without_probes(defines);
+    std::future<CompiledKernels> compiling_plain;
+    if (!plain.empty())
+      compiling_plain = std::async(std::launch::async, [&config, &plain, target] {
+        return compile_kernels_nvrtc(config.kernels_dir, kKernelFile, plain, target);
+      });
     CU_CALL(cuDevicePrimaryCtxRetain, &context_, device_);
     setup.context_reused = !keep_primary_context(drv_, device_);
     CU_CALL(cuCtxSetCurrent, context_);
@@ -155,6 +161,14 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     CU_CALL(cuModuleGetFunction, &accelerate_, module_, "accelerate_flow");
     CU_CALL(cuModuleGetFunction, &sample_, module_, "sample_cells");
     CU_CALL(cuModuleGetFunction, &collide_, module_, plan_.step_kernel());
+    collide_plain_ = collide_;
+    if (compiling_plain.valid()) {
+      const CompiledKernels twin = compiling_plain.get();
+      setup.kernels_cached = setup.kernels_cached && twin.from_cache;
+      setup.compile_cost_s += twin.compile_s;
+      CU_CALL(cuModuleLoadData, &module_plain_, twin.image.data());
+      CU_CALL(cuModuleGetFunction, &collide_plain_, module_plain_, plan_.step_kernel());
+    }
     int kernel_max = 0;
     CU_CALL(cuFuncGetAttribute, &kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, collide_);
     check_kernel_group_limit(plan_, kernel_max, "propagate_rebound_collide", device_name_);
@@ -180,6 +194,7 @@ void CudaLattice::release() noexcept {
   drv_.cuCtxSetCurrent(context_);
   for (CUdeviceptr p : {tile_order_, partials_, obstacles_, cells_[1], cells_[0]})
     if (p) drv_.cuMemFree(p);
+  if (module_plain_) drv_.cuModuleUnload(module_plain_);
   if (module_) drv_.cuModuleUnload(module_);
   drv_.cuDevicePrimaryCtxRelease(device_);
   context_ = nullptr;
@@ -208,7 +223,7 @@ void CudaLattice::launch_step(CUstream stream, int state, int group_rows, int fi
                   &accelerate_next_arg, &steps,      &first_group_row, &step,
                   &samples.samples, &samples.index, &samples.count, &samples.first, &samples.every, &samples.row,
                   &tile_order_};
-  CU_CALL(cuLaunchKernel, collide_, static_cast<unsigned>(plan_.groups_x),
+  CU_CALL(cuLaunchKernel, samples.inside ? collide_ : collide_plain_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
           static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);
 }

@@ -32,6 +32,7 @@ NvrtcTarget pick_nvrtc_target(int major, int minor, const std::string& device_na
 struct StepSamples {
   CUdeviceptr samples = 0, index = 0;  // index: blocked_sample_index's
   int count = 0, first = 0, every = 1, row = 0;
+  bool inside = false;  // the launch samples (StepLaunch::samples_inside): the kernel with the probes' code
 };
 
 // What a CUDA solver holds on its device: the primary context, the module
@@ -93,6 +94,10 @@ class CudaLattice {
   CUmodule module_ = nullptr;
   CUfunction accelerate_ = nullptr;
   CUfunction collide_ = nullptr;
+  // The blocked kernel's twin without the probes' code (defines_without_probes),
+  // for the launches that sample none; collide_ where there is none.
+  CUmodule module_plain_ = nullptr;
+  CUfunction collide_plain_ = nullptr;
   CUfunction sample_ = nullptr;
   CUdeviceptr cells_[2] = {0, 0};
   CUdeviceptr obstacles_ = 0;

@@ -359,7 +359,8 @@ void CudaDevice::launch_plainly(const std::vector<StepLaunch>& launches) {
     if (l.accelerate_before) lattice_.launch_accelerate(kernels_, l.state);
     lattice_.launch_step(kernels_, l.state, l.group_rows, l.first_group_row, l.partial_offset,
                          l.accelerate_next, l.steps, l.step,
-                         {samples_, sample_index_, sample_count_, l.sample_first, l.sample_every, l.sample_row});
+                         {samples_, sample_index_, sample_count_, l.sample_first, l.sample_every, l.sample_row,
+                          l.samples_inside()});
     if (l.sample_after_row >= 0)
       lattice_.launch_sample(kernels_, 1 - l.state, sample_cells_, samples_, sample_count_, l.sample_after_row);
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <cstdlib>
@@ -132,6 +133,18 @@ std::string read_kernel_source(const std::string& dir, const std::string& file) 
   return ss.str();
 }
 
+namespace {
+const std::string kProbesInLaunch = "PROBES_IN_LAUNCH=1";
+}  // namespace
+
+std::vector<std::string> defines_without_probes(const std::vector<std::string>& defines) {
+  std::vector<std::string> out;
+  if (std::find(defines.begin(), defines.end(), kProbesInLaunch) == defines.end()) return out;
+  std::copy_if(defines.begin(), defines.end(), std::back_inserter(out),
+               [](const std::string& d) { return d != kProbesInLaunch; });
+  return out;
+}
+
 std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
                                         const std::optional<SlabRows>& slab,
                                         bool every_kernel) {
@@ -198,7 +211,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
   if (x.inlet_velocity && x.inlet_ramp_steps > 0) defines.push_back("INLET_RAMP=" + std::to_string(x.inlet_ramp_steps));
   if (x.measured_bodies > 0) defines.push_back("FORCE_BODIES=" + std::to_string(x.measured_bodies));
   if (x.curved_walls) defines.push_back("CURVED_LINKS=1");
-  if (blocked_samples_inside(params, plan)) defines.push_back("PROBES_IN_LAUNCH=1");
+  if (blocked_samples_inside(params, plan)) defines.push_back(kProbesInLaunch);
   if (x.curved_walls && plan.variant == KernelVariant::Blocked && plan.curved_slots > 0)
     defines.push_back("CURVED_SLOTS=" + std::to_string(plan.curved_slots));
   if (x.outlet_density) {

@@ -87,6 +87,10 @@ struct StepLaunch {
   int sample_every = 1;
   int sample_row = 0;
   int sample_after_row = -1;
+
+  // Whether the blocked kernel samples inside this launch; the others run
+  // the kernel built without the sampling code (defines_without_probes).
+  bool samples_inside() const { return sample_first > 0 && sample_first <= steps; }
 };
 
 class LatticeDevice {

@@ -117,7 +117,7 @@ OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, c
       const std::size_t bytes = slab.tile_order.size() * sizeof(cl_int);
       tile_order_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, bytes);
       lattice_.queue.enqueueWriteBuffer(tile_order_, CL_TRUE, 0, bytes, slab.tile_order.data());
-      for (cl::Kernel& k : lattice_.collide) k.setArg(15, tile_order_);
+      for (int b = 0; b < 2; ++b) lattice_.set_step_arg(b, 15, tile_order_);
     }
   });
   if (halo_depth_ == 0) return;
@@ -234,9 +234,9 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
       sample_[b].setArg(2, samples_);
       sample_[b].setArg(3, sample_count_);
       if (plan_.variant == KernelVariant::Blocked) {  // probes inside its launches
-        lattice_.collide[b].setArg(9, samples_);
-        lattice_.collide[b].setArg(10, sample_index_);
-        lattice_.collide[b].setArg(11, sample_count_);
+        lattice_.set_step_arg(b, 9, samples_);
+        lattice_.set_step_arg(b, 10, sample_index_);
+        lattice_.set_step_arg(b, 11, sample_count_);
       }
     }
   });
@@ -288,7 +288,7 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
     const LocalSize l = plan_.local;
     for (const StepLaunch& s : launches) {
       if (s.accelerate_before) accelerate(s.state);
-      cl::Kernel& k = lattice_.collide[s.state];
+      cl::Kernel& k = lattice_.step_kernel(s.state, s);
       k.setArg(4, s.partial_offset);
       k.setArg(5, s.accelerate_next ? 1 : 0);
       k.setArg(6, s.steps);

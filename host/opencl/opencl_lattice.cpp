@@ -105,6 +105,13 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
     queue = cl::CommandQueue(context, device);
     setup.context_s = watch.lap();
     program = build_opencl_program(context, device, kernels_dir, kKernelFile, defines, &setup);
+    const std::vector<std::string> plain = defines_without_probes(defines);
+    if (!plain.empty()) {
+      SetupTimes twin;
+      program_plain = build_opencl_program(context, device, kernels_dir, kKernelFile, plain, &twin);
+      setup.compile_cost_s += twin.compile_cost_s;
+      setup.kernels_cached = setup.kernels_cached && twin.kernels_cached;
+    }
     setup.compile_s = watch.lap();
     for (auto& buf : lattices) buf = cl::Buffer(context, CL_MEM_READ_WRITE, lattice_bytes);
     obstacles = cl::Buffer(context, CL_MEM_READ_ONLY, obstacle_bytes.size());
@@ -117,8 +124,10 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
       accelerate[b] = cl::Kernel(program, "accelerate_flow");
       accelerate[b].setArg(0, lattices[b]);
       accelerate[b].setArg(1, obstacles);
-      {
-        cl::Kernel& kernel = collide[b] = cl::Kernel(program, plan.step_kernel());
+      collide[b] = cl::Kernel(program, plan.step_kernel());
+      collide_plain[b] = program_plain() ? cl::Kernel(program_plain, plan.step_kernel()) : collide[b];
+      for (cl::Kernel* k : {&collide[b], &collide_plain[b]}) {
+        cl::Kernel& kernel = *k;
         kernel.setArg(0, lattices[b]);
         kernel.setArg(1, lattices[1 - b]);
         kernel.setArg(2, obstacles);

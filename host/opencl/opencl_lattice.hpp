@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "device/lattice_device.hpp"
 #include "device/launch_plan.hpp"
 #include "device/solver.hpp"
 #include "opencl/cl_common.hpp"
@@ -37,9 +38,24 @@ struct OpenCLLattice {
   cl::Buffer partials;
   cl::Kernel accelerate[2];  // acting on lattices[0] / [1]
   cl::Kernel collide[2];     // reading lattices[0] / [1], writing the other
+  // The blocked kernel's twin without the probes' code (defines_without_probes),
+  // for the launches that sample none; collide's own kernels where there is none.
+  cl::Program program_plain;
+  cl::Kernel collide_plain[2];
   SetupTimes setup;          // the context, the build, the obstacles' upload (a solver adds its state's)
 
   std::size_t plane_bytes() const { return cells * stored_size(precision); }
+  // The step kernel on lattice `which` for `launch` (its twin where it samples none).
+  cl::Kernel& step_kernel(int which, const StepLaunch& launch) {
+    return launch.samples_inside() ? collide[which] : collide_plain[which];
+  }
+  // Argument `index` of lattice `which`'s step kernels, the twin's too.
+  template <class T>
+  void set_step_arg(int which, cl_uint index, const T& value) {
+    collide[which].setArg(index, value);
+    if (collide_plain[which]() != collide[which]()) collide_plain[which].setArg(index, value);
+  }
+
   // The whole of lattice `which` as doubles, and back (blocking).
   std::vector<double> download(int which);
   void upload(int which, const std::vector<double>& f);
