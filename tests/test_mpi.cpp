@@ -738,8 +738,9 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
       CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
     if (c.args.find("summary.json") != std::string::npos) {
       const std::string json = slurp(many.file("summary.json"));
-      CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15; halos through pinned host memory and MPI)\"") !=
-            std::string::npos);
+      // (The copies' threads depend on the cores this machine gives each rank.)
+      CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15; halos through pinned host memory, shared by "
+                      "the ranks of one host, copied by ") != std::string::npos);
       CHECK(json.find("\"backend\": \"opencl+mpi\"") != std::string::npos);
     }
     if (c.args == "-q") CHECK(split.out == "");
@@ -1092,28 +1093,51 @@ TEST_CASE("mpi runs: blocked slabs that cannot be whole tile rows, or hold too f
   }
 }
 
-TEST_CASE("mpi runs: the summary names how halo rows travel, and D2Q9_HALOS=host asks for host memory") {
-  // OpenCL (PoCL here) stages them through pinned host memory; CUDA ranks of
-  // one host copy them device to device (CUDA IPC), which needs GPUs:
-  // scripts/mpi_gpu_checks.sh checks that path, byte for byte, on them.
+TEST_CASE("mpi runs: the summary names how halo rows travel, and D2Q9_HALOS asks for host memory or MPI messages") {
+  // OpenCL (PoCL here) stages them through pinned host memory, from which
+  // ranks of one host copy them through shared memory, by several threads
+  // (D2Q9_HALO_THREADS; D2Q9_HALOS=mpi: MPI messages); CUDA ranks of one host
+  // copy them device to device (CUDA IPC), which needs GPUs:
+  // scripts/mpi_gpu_checks.sh checks that path, byte for byte, on them. Every
+  // path writes one process's bytes.
   const Problem problem;
-  for (const std::string& env : {std::string(), std::string("D2Q9_HALOS=host"), std::string("D2Q9_HALOS=auto")}) {
-    CAPTURE(env);
+  TempDir alone;
+  REQUIRE(run_alone("-q --no-png -l 8x1 -o '" + alone.path + "' " + problem.inputs()).status == 0);
+  const std::string shared = "through pinned host memory, shared by the ranks of one host, copied by ";
+  const struct {
+    std::string env, how;
+  } cases[] = {{"", shared},
+               {"D2Q9_HALOS=host", shared},
+               {"D2Q9_HALOS=auto", shared},
+               {"D2Q9_HALO_THREADS=3", shared + "3 threads)\n"},
+               {"D2Q9_HALO_THREADS=1", shared + "1 thread)\n"},
+               {"D2Q9_HALOS=mpi", "through pinned host memory and MPI (D2Q9_HALOS=mpi)"}};
+  for (const auto& c : cases) {
+    CAPTURE(c.env);
     TempDir out;
-    const Result r = run_shell(env + " " + d2q9::test::mpirun_command(2) + (env.empty() ? "" : " -x D2Q9_HALOS") + " '" +
+    const std::string name = c.env.substr(0, c.env.find('='));
+    const Result r = run_shell(c.env + " " + d2q9::test::mpirun_command(2) + (c.env.empty() ? "" : " -x " + name) + " '" +
                                D2Q9_EXE + "' --no-png -l 8x1 -o '" + out.path + "' " + problem.inputs());
     REQUIRE_MESSAGE(r.status == 0, r.err);
-    const std::string why = env == "D2Q9_HALOS=host" ? " (D2Q9_HALOS=host)" : "";
-    CHECK(r.out.find("MPI ranks:\t\t\t2 (slab rows, bottom to top: 15,15; halos through pinned host memory and MPI" + why +
-                     ")\n") != std::string::npos);
+    CHECK(r.out.find("MPI ranks:\t\t\t2 (slab rows, bottom to top: 15,15; halos " + c.how) != std::string::npos);
+    if (c.env == "D2Q9_HALOS=host") CHECK((r.out.find(" thread (D2Q9_HALOS=host))\n") != std::string::npos ||
+                                             r.out.find(" threads (D2Q9_HALOS=host))\n") != std::string::npos));
+    CHECK(slurp(out.file("final_state.dat")) == slurp(alone.file("final_state.dat")));
+    CHECK(slurp(out.file("av_vels.dat")) == slurp(alone.file("av_vels.dat")));
   }
-  TempDir out;
-  const Result bad = run_shell("D2Q9_HALOS=gpu " + d2q9::test::mpirun_command(2) + " -x D2Q9_HALOS '" + D2Q9_EXE +
-                               "' --no-png -l 8x1 -o '" + out.path + "' " + problem.inputs());
-  CHECK(bad.status != 0);
-  CHECK(bad.status != 124);
-  CHECK(bad.err.find("D2Q9_HALOS must be host (halo rows through host memory) or auto, not 'gpu'") != std::string::npos);
-  CHECK(out.listing() == "");
+  for (const auto& [env, says] :
+       {std::pair<std::string, std::string>{"D2Q9_HALOS=gpu", "D2Q9_HALOS must be auto, host (halo rows through host "
+                                                              "memory) or mpi (through host memory and MPI messages), not 'gpu'"},
+        {"D2Q9_HALO_THREADS=0", "D2Q9_HALO_THREADS must be a whole number from 1 to 64, not '0'"}}) {
+    CAPTURE(env);
+    TempDir out;
+    const Result bad = run_shell(env + " " + d2q9::test::mpirun_command(2) + " -x " + env.substr(0, env.find('=')) + " '" +
+                                 D2Q9_EXE + "' --no-png -l 8x1 -o '" + out.path + "' " + problem.inputs());
+    CHECK(bad.status != 0);
+    CHECK(bad.status != 124);
+    CHECK(bad.err.find(says) != std::string::npos);
+    CHECK(out.listing() == "");
+  }
 }
 
 #ifdef D2Q9_MPI_BENCH_EXE
@@ -1179,7 +1203,7 @@ TEST_CASE("mpi bench: by default the launch decision's variant and shape, on one
     CHECK(slabs.at("ranks") == std::to_string(ranks));
     CHECK(slabs.at("launch") == alone.at("launch"));
     CHECK(slabs.at("local_size") == alone.at("local_size"));
-    CHECK(slabs.at("halos") == "host-staging");
+    CHECK(slabs.at("halos") == "host-shared");
     CHECK(slabs.at("solver") == "opencl+mpi");
     CHECK(slabs.at("final_av_velocity") == alone.at("final_av_velocity"));  // the slabs add the sums in one device's order
   }

@@ -21,7 +21,12 @@ class RankLinks {
 
   // Blocking: send_up to the rank above, send_down to the rank below (the
   // ranks wrap around), and from_below / from_above filled from them;
-  // `bytes` in each of the four.
+  // `bytes` in each of the four. Through memory the ranks share where
+  // share_edges(bytes) said so (collective: whether every rank runs on one
+  // host, and then a window of each rank's edge rows that its neighbours
+  // read; returns the threads that copy them there, 0 where the ranks span
+  // hosts), else MPI messages.
+  virtual int share_edges(std::size_t bytes) = 0;
   virtual void exchange_edges(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) = 0;
 
   // Halo rows straight from the neighbours' devices (LatticeDevice::

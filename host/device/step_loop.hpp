@@ -92,8 +92,10 @@ class StepLoop final : public Solver, public HoldsRows {
   std::optional<std::size_t> lattice_cell(std::size_t cell) const;
   // With every rank, at the first run(): halo rows straight from the
   // neighbours' devices where every rank's device can open its neighbours'
-  // lattices (CUDA IPC, one host), else through pinned host memory and MPI.
-  // D2Q9_HALOS=host in the environment asks for the latter.
+  // lattices (CUDA IPC, one host), else through pinned host memory, from
+  // which they cross between the ranks through shared memory (every rank on
+  // one host) or MPI messages. D2Q9_HALOS=host in the environment asks for
+  // host memory, D2Q9_HALOS=mpi for MPI messages.
   void choose_halo_path();
   // Queues the read (staged) or the mark (direct) of lattice `state`'s edge
   // rows, after the kernel stream's work so far.
@@ -149,7 +151,7 @@ class StepLoop final : public Solver, public HoldsRows {
   std::size_t edge_bytes_;   // each edge buffer's, as stored (edge_buffer_bytes)
   std::unique_ptr<LatticeDevice> device_;
   LatticeDevice::EdgeBuffers edges_;
-  std::string halo_path_;    // "cuda-ipc" or "host-staging"; empty until choose_halo_path
+  std::string halo_path_;    // "cuda-ipc", "host-shared" or "host-staging"; empty until choose_halo_path
   std::string halo_note_;    // the summary's words for it
   bool direct_halos_ = false;  // cuda-ipc
   long long exchanges_ = 0;    // direct: exchanges so far, numbered alike on every rank

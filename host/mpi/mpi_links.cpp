@@ -1,6 +1,11 @@
 #include "mpi/mpi_links.hpp"
 
+#include "mpi/copy_team.hpp"
+
+#include <cstring>
+#include <exception>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -16,6 +21,8 @@ constexpr int kTagSums = 3;   // running sums of |u|, to the rank above
 constexpr int kTagMarkUp = 4;    // an exchange's number, to the rank above (direct halos)
 constexpr int kTagMarkDown = 5;  // the same, to the rank below
 constexpr int kTagShared = 6;    // what a device shares of its lattice, to both neighbours (once)
+constexpr int kTagEdgesUp = 7;    // an exchange's number, to the rank above (edge rows in shared memory)
+constexpr int kTagEdgesDown = 8;  // the same, to the rank below
 
 class MpiLinks final : public RankLinks {
  public:
@@ -23,11 +30,47 @@ class MpiLinks final : public RankLinks {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &ranks_);
   }
+  ~MpiLinks() override {
+    // Collective, as every rank's step loop ends alike; a rank unwinding
+    // alone from a failure leaves it to MPI_Abort.
+    if (window_ != MPI_WIN_NULL && std::uncaught_exceptions() == 0) {
+      MPI_Win_unlock_all(window_);
+      MPI_Win_free(&window_);
+    }
+  }
 
   int rank() const override { return rank_; }
   int ranks() const override { return ranks_; }
 
+  int share_edges(std::size_t bytes) override {
+    // Every rank on one host (a node communicator as large as comm_, whose
+    // ranks then are comm_'s): a window each rank's neighbours read.
+    MPI_Comm host;
+    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+    int host_ranks = 0;
+    MPI_Comm_size(host, &host_ranks);
+    const bool one_host = on_every_rank(host_ranks == ranks_);
+    if (one_host) {
+      // Two exchanges' edge rows (up, then down, each `bytes`): the neighbours
+      // read one exchange's while this rank writes the next's.
+      MPI_Win_allocate_shared(static_cast<MPI_Aint>(4 * bytes), 1, MPI_INFO_NULL, host, &mine_, &window_);
+      MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
+      MPI_Aint size = 0;
+      int unit = 0;
+      MPI_Win_shared_query(window_, below(), &size, &unit, &below_);
+      MPI_Win_shared_query(window_, above(), &size, &unit, &above_);
+      shared_bytes_ = bytes;
+      copies_ = std::make_unique<CopyTeam>(halo_copy_threads(host_ranks));
+    }
+    MPI_Comm_free(&host);
+    return one_host ? copies_->threads() : 0;
+  }
+
   void exchange_edges(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) override {
+    if (window_ != MPI_WIN_NULL) {
+      exchange_in_shared_memory(edges, bytes);
+      return;
+    }
     const int below = (rank_ + ranks_ - 1) % ranks_;
     const int above = (rank_ + 1) % ranks_;
     const int count = static_cast<int>(bytes);
@@ -147,6 +190,30 @@ class MpiLinks final : public RankLinks {
   }
 
  private:
+  // This rank's edge rows into its window's slot for this exchange; once
+  // both neighbours say theirs are in theirs, theirs into this rank's halo
+  // buffers. A neighbour writes the same slot again two exchanges later,
+  // after it has heard that this rank reached the next exchange, so after
+  // this rank's copies from it.
+  void exchange_in_shared_memory(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) {
+    if (bytes != shared_bytes_) throw std::logic_error("exchange_edges: not the bytes share_edges was given");
+    const std::size_t slot = static_cast<std::size_t>(edge_exchanges_ % 2) * 2 * bytes;
+    copies_->run({{mine_ + slot, edges.send_up, bytes}, {mine_ + slot + bytes, edges.send_down, bytes}});
+    MPI_Win_sync(window_);
+    long long number = edge_exchanges_++, from_below = -1, from_above = -1;
+    MPI_Request requests[4];
+    MPI_Irecv(&from_below, 1, MPI_LONG_LONG, below(), kTagEdgesUp, comm_, &requests[0]);
+    MPI_Irecv(&from_above, 1, MPI_LONG_LONG, above(), kTagEdgesDown, comm_, &requests[1]);
+    MPI_Isend(&number, 1, MPI_LONG_LONG, above(), kTagEdgesUp, comm_, &requests[2]);
+    MPI_Isend(&number, 1, MPI_LONG_LONG, below(), kTagEdgesDown, comm_, &requests[3]);
+    MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+    if (from_below != number || from_above != number)
+      throw std::logic_error("exchange_edges: a neighbour is at another exchange");
+    MPI_Win_sync(window_);
+    copies_->run({{edges.from_below, below_ + slot, bytes},            // what it sent up
+                  {edges.from_above, above_ + slot + bytes, bytes}});  // what it sent down
+  }
+
   int keep(MPI_Request r) {
     pending_[next_] = r;
     return next_++;
@@ -165,6 +232,14 @@ class MpiLinks final : public RankLinks {
   long long marks_received_[2] = {0, 0};
   MPI_Request mark_requests_[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   bool marks_pending_ = false;
+  // Edge rows through memory the ranks of one host share (share_edges).
+  MPI_Win window_ = MPI_WIN_NULL;
+  unsigned char* mine_ = nullptr;   // this rank's slots
+  unsigned char* below_ = nullptr;  // the neighbours'
+  unsigned char* above_ = nullptr;
+  std::size_t shared_bytes_ = 0;
+  std::unique_ptr<CopyTeam> copies_;
+  long long edge_exchanges_ = 0;
 };
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 namespace d2q9 {
 
-// Uses `comm` (give it one of its own: point-to-point tags 1 to 6); the
+// Uses `comm` (give it one of its own: point-to-point tags 1 to 8); the
 // ranks of `comm` hold the slabs bottom to top.
 std::unique_ptr<RankLinks> make_mpi_links(MPI_Comm comm);
 
