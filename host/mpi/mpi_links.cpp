@@ -2,7 +2,6 @@
 
 #include "mpi/copy_team.hpp"
 
-#include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
@@ -51,6 +50,8 @@ class MpiLinks final : public RankLinks {
     MPI_Comm_size(host, &host_ranks);
     const bool one_host = on_every_rank(host_ranks == ranks_);
     if (one_host) {
+      // The threads first: a bad D2Q9_HALO_THREADS stops every rank before the window.
+      copies_ = std::make_unique<CopyTeam>(halo_copy_threads(host_ranks));
       // Two exchanges' edge rows (up, then down, each `bytes`): the neighbours
       // read one exchange's while this rank writes the next's.
       MPI_Win_allocate_shared(static_cast<MPI_Aint>(4 * bytes), 1, MPI_INFO_NULL, host, &mine_, &window_);
@@ -60,7 +61,6 @@ class MpiLinks final : public RankLinks {
       MPI_Win_shared_query(window_, below(), &size, &unit, &below_);
       MPI_Win_shared_query(window_, above(), &size, &unit, &above_);
       shared_bytes_ = bytes;
-      copies_ = std::make_unique<CopyTeam>(halo_copy_threads(host_ranks));
     }
     MPI_Comm_free(&host);
     return one_host ? copies_->threads() : 0;
