@@ -1216,6 +1216,31 @@ TEST_CASE("mpi bench: by default the launch decision's variant and shape, on one
   CHECK(given.at("local_size") == "8x2");
 }
 
+TEST_CASE("mpi bench: --halo-times counts each rank's exchanges of the timed steps and their parts") {
+  // Fused: one exchange before a run()'s first step and one after each step but its last.
+  const std::string bench = std::string("'") + D2Q9_MPI_BENCH_EXE +
+                            "' --nx 48 --ny 40 --steps 12 --warmup 2 --kernel-variant fused --halo-times";
+  for (const std::string halos : {"shared", "mpi"}) {
+    CAPTURE(halos);
+    const Result r = run_shell("D2Q9_HALOS=" + (halos == "mpi" ? halos : std::string("host")) + " " +
+                               d2q9::test::mpirun_command(2) + " " + bench);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::regex line(R"(halo times, rank (\d): (\d+) exchanges, us each: launch ([0-9.]+), read wait ([0-9.]+), )"
+                          R"(copies ([0-9.]+), neighbour wait ([0-9.]+), write queue ([0-9.]+))");
+    int lines = 0;
+    for (std::sregex_iterator m(r.err.begin(), r.err.end(), line), end; m != end; ++m, ++lines) {
+      CHECK((*m)[1].str() == std::to_string(lines));
+      CHECK((*m)[2].str() == "12");
+      const double launch = std::stod((*m)[3].str());
+      double parts = 0;
+      for (int k = 4; k <= 7; ++k) parts += std::stod((*m)[k].str());
+      CHECK(launch > 0);
+      CHECK(parts <= launch * 1.01);  // the parts are within each launch's share of the timed steps
+    }
+    CHECK_MESSAGE(lines == 2, r.err);
+  }
+}
+
 #endif
 
 #endif

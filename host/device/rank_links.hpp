@@ -28,6 +28,9 @@ class RankLinks {
   // hosts), else MPI messages.
   virtual int share_edges(std::size_t bytes) = 0;
   virtual void exchange_edges(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) = 0;
+  // Seconds exchange_edges has waited for the neighbours so far (with MPI
+  // messages: their whole transfer).
+  virtual double neighbour_wait_s() const = 0;
 
   // Halo rows straight from the neighbours' devices (LatticeDevice::
   // share_lattice). Collective: whether the ranks below and above run on this

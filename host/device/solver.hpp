@@ -41,6 +41,17 @@ struct SetupTimes {
   double build_estimate_s() const { return context_s + compile_cost_s + upload_s; }
 };
 
+// Staged halos (a split grid whose rows cross through host memory): where
+// the host's time in the exchanges went so far, seconds. For diagnosis
+// (d2q9-mpi-bench --halo-times); zeros elsewhere.
+struct HaloTimes {
+  long long exchanges = 0;
+  double read_wait_s = 0;       // waiting for the edge rows' read from the device
+  double copies_s = 0;          // copying them across (exchange_edges less the wait below)
+  double neighbour_wait_s = 0;  // waiting for the neighbours (MPI messages: their transfer too)
+  double write_queue_s = 0;     // queueing the halo rows' write to the device
+};
+
 class Solver {
  public:
   virtual ~Solver() = default;
@@ -60,6 +71,7 @@ class Solver {
   // "host-staging" (pinned host memory and MPI messages); empty on one
   // device, and until the first run() has chosen.
   virtual std::string halo_path() const { return ""; }
+  virtual HaloTimes halo_times() const { return {}; }
   // Where its set-up went; zeros where it does not say (the reference).
   virtual SetupTimes setup_times() const { return {}; }
   // How it submits launches, where its backend has a choice (CUDA: "graphs",

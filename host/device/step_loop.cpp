@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/stopwatch.hpp"
 #include "device/kernel_source.hpp"
 #include "problem/stability.hpp"
 
@@ -237,9 +238,23 @@ void StepLoop::exchange_halos(int state) {
     device_->pull_halos(state);
     return;
   }
+  Stopwatch watch;
   device_->wait_edges();
+  halo_times_.read_wait_s += watch.lap();
   links_->exchange_edges(edges_, edge_bytes_);
+  halo_times_.copies_s += watch.lap();
   device_->write_halos(state);
+  halo_times_.write_queue_s += watch.lap();
+  ++halo_times_.exchanges;
+}
+
+HaloTimes StepLoop::halo_times() const {
+  HaloTimes t = halo_times_;
+  if (links_ && !direct_halos_) {
+    t.neighbour_wait_s = links_->neighbour_wait_s();
+    t.copies_s -= t.neighbour_wait_s;
+  }
+  return t;
 }
 
 void StepLoop::run(int steps, std::vector<double>& av_vels) {

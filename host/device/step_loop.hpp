@@ -62,6 +62,7 @@ class StepLoop final : public Solver, public HoldsRows {
   SetupTimes setup_times() const override { return device_->setup_times(); }
   std::string launch_mode() const override { return device_->launch_mode(); }
   std::string halo_path() const override { return halo_path_; }
+  HaloTimes halo_times() const override;
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
   std::vector<double> distributions() override;
@@ -155,6 +156,7 @@ class StepLoop final : public Solver, public HoldsRows {
   std::string halo_note_;    // the summary's words for it
   bool direct_halos_ = false;  // cuda-ipc
   long long exchanges_ = 0;    // direct: exchanges so far, numbered alike on every rank
+  HaloTimes halo_times_;       // staged: the host's time in the exchanges (neighbour_wait_s from links_)
 
   int current_ = 0;
   int num_groups_ = 0;  // this lattice's

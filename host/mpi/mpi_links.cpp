@@ -79,8 +79,12 @@ class MpiLinks final : public RankLinks {
     MPI_Irecv(edges.from_above, count, MPI_BYTE, above, kTagSouth, comm_, &requests[1]);
     MPI_Isend(edges.send_up, count, MPI_BYTE, above, kTagNorth, comm_, &requests[2]);
     MPI_Isend(edges.send_down, count, MPI_BYTE, below, kTagSouth, comm_, &requests[3]);
+    const double start = MPI_Wtime();
     MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+    neighbour_wait_s_ += MPI_Wtime() - start;
   }
+
+  double neighbour_wait_s() const override { return neighbour_wait_s_; }
 
   bool neighbours_on_this_host() override {
     // Each rank's host is named by the lowest world rank on it.
@@ -206,7 +210,9 @@ class MpiLinks final : public RankLinks {
     MPI_Irecv(&from_above, 1, MPI_LONG_LONG, above(), kTagEdgesDown, comm_, &requests[1]);
     MPI_Isend(&number, 1, MPI_LONG_LONG, above(), kTagEdgesUp, comm_, &requests[2]);
     MPI_Isend(&number, 1, MPI_LONG_LONG, below(), kTagEdgesDown, comm_, &requests[3]);
+    const double start = MPI_Wtime();
     MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+    neighbour_wait_s_ += MPI_Wtime() - start;
     if (from_below != number || from_above != number)
       throw std::logic_error("exchange_edges: a neighbour is at another exchange");
     MPI_Win_sync(window_);
@@ -240,6 +246,7 @@ class MpiLinks final : public RankLinks {
   std::size_t shared_bytes_ = 0;
   std::unique_ptr<CopyTeam> copies_;
   long long edge_exchanges_ = 0;
+  double neighbour_wait_s_ = 0;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <vector>
 
 #include "core/printable.hpp"
 #include "app/cli.hpp"
@@ -33,6 +34,7 @@ struct BenchOptions {
   int block_steps = 0;
   bool header = false;
   bool slabs_on_one_rank = false;
+  bool halo_times = false;
   std::string kernels_dir;
 };
 
@@ -54,7 +56,8 @@ BenchOptions parse(int argc, char* argv[]) {
     ("device,d", po::value<int>(), "device for every rank (default: one GPU per rank of a host)")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl")
     ("slabs-on-one-rank", "with one rank, run the slab solver (halo exchange with itself) instead of the single-device one")
-    ("header", "print the CSV header line first");
+    ("header", "print the CSV header line first")
+    ("halo-times", "staged halos: print where each rank's host time in the timed steps' exchanges went, to stderr");
   // clang-format on
   po::variables_map vm;
   try {
@@ -96,6 +99,7 @@ BenchOptions parse(int argc, char* argv[]) {
   if (vm.count("kernels-dir")) o.kernels_dir = vm["kernels-dir"].as<std::string>();
   o.header = vm.count("header") > 0;
   o.slabs_on_one_rank = vm.count("slabs-on-one-rank") > 0;
+  o.halo_times = vm.count("halo-times") > 0;
   return o;
 }
 
@@ -105,6 +109,29 @@ ObstacleMask box(const Params& p) {
   for (int x = 0; x < p.nx; ++x) m.kinds[x] = m.kinds[x + static_cast<std::size_t>(p.ny - 1) * p.nx] = 1;
   for (int y = 0; y < p.ny; ++y) m.kinds[static_cast<std::size_t>(y) * p.nx] = m.kinds[p.nx - 1 + static_cast<std::size_t>(y) * p.nx] = 1;
   return m;
+}
+
+// One line per rank, from rank 0: the timed steps' exchanges and the host's
+// microseconds per exchange in each part of them.
+void print_halo_times(const HaloTimes& before, const HaloTimes& after, double seconds, MpiRanks& ranks) {
+  const double n = static_cast<double>(after.exchanges - before.exchanges);
+  const double mine[6] = {n,
+                          seconds,
+                          after.read_wait_s - before.read_wait_s,
+                          after.copies_s - before.copies_s,
+                          after.neighbour_wait_s - before.neighbour_wait_s,
+                          after.write_queue_s - before.write_queue_s};
+  std::vector<double> all(ranks.is_root() ? 6 * ranks.size() : 0);
+  MPI_Gather(mine, 6, MPI_DOUBLE, all.data(), 6, MPI_DOUBLE, 0, ranks.solver_comm());
+  if (!ranks.is_root()) return;
+  for (int r = 0; r < ranks.size(); ++r) {
+    const double* t = &all[6 * r];
+    const double per = t[0] > 0 ? 1e6 / t[0] : 0;
+    std::fprintf(stderr,
+                 "halo times, rank %d: %.0f exchanges, us each: launch %.1f, read wait %.1f, copies %.1f, "
+                 "neighbour wait %.1f, write queue %.1f\n",
+                 r, t[0], t[1] * per, t[2] * per, t[3] * per, t[4] * per, t[5] * per);
+  }
 }
 
 }  // namespace
@@ -139,10 +166,12 @@ int main(int argc, char* argv[]) {
     std::vector<double> av_vels;
     solver->run(o.warmup, av_vels);
     MPI_Barrier(ranks.solver_comm());
+    const HaloTimes before = solver->halo_times();
     const auto tic = std::chrono::steady_clock::now();
     solver->run(o.steps, av_vels);
     MPI_Barrier(ranks.solver_comm());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count();
+    if (o.halo_times) print_halo_times(before, solver->halo_times(), seconds, ranks);
     if (ranks.is_root()) {
       if (o.header)
         std::printf("ranks,nx,ny,steps,seconds,mlups,final_av_velocity,device,local_size,precision,solver,launch,halos\n");
