@@ -128,9 +128,13 @@ identity() {  # name ranks env params obstacles args...
   local av state note=""
   cmp -s "$tmp/one/av_vels.dat" "$tmp/many/av_vels.dat" && av=identical || av=DIFFERENT
   cmp -s "$tmp/one/final_state.dat" "$tmp/many/final_state.dat" && state=identical || state=DIFFERENT
-  # CUDA ranks of one host should have taken the device-to-device path unless told not to.
+  # CUDA ranks of one host should have taken the device-to-device path, and
+  # OpenCL ranks the pinned shared memory, unless told not to.
   if [[ " $* " == *" -b cuda "* ]] && [ -z "$env" ] && ! grep -q '^MPI ranks:.*device to device' "$tmp/stdout"; then
     note="; HALOS NOT DEVICE TO DEVICE"
+  fi
+  if [[ " $* " == *" -b opencl "* ]] && [ -z "$env" ] && ! grep -q '^MPI ranks:.*(no host copies)' "$tmp/stdout"; then
+    note="; HALOS COPIED ON THE HOST"
   fi
   # Different sums with the same distributions: the launches differed (a launch search or cache on one process?).
   [ "$av" = DIFFERENT ] && [ "$state" = identical ] &&
@@ -155,6 +159,7 @@ bench_identity() {  # backend precision
       [ -z "$ref" ] && ref=$av
       local note=""
       [ "$b" = cuda ] && [ "$halos" != none ] && [ "$halos" != cuda-ipc ] && note="; HALOS NOT DEVICE TO DEVICE"
+      [ "$b" = opencl ] && [ "$halos" != none ] && [ "$halos" != host-shared ] && note="; HALOS COPIED ON THE HOST"
       echo "bench identity $b $p 2048^2, ${ranks#-} rank(s) $*: final_av_velocity $av ($([ "$av" = "$ref" ] && echo identical || echo DIFFERENT) to 1 rank), halos $halos, launch $(echo "$line" | cut -d, -f12)$note" |
         tee -a "$checks"
     else
@@ -180,7 +185,12 @@ if [[ " $phases " == *" checks "* ]]; then
   identity "cuda fused 128x1 float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b cuda --kernel-variant fused -l 128x1
   identity "cuda blocked 16x8 float 128^2" "$gpus_max" "" "${cw128[@]}" -b cuda --kernel-variant blocked --tile 16x8
   identity "opencl blocked float 1024^2" "$gpus_max" "" "${cw1024[@]}" -b opencl --kernel-variant blocked
-  for b in ${CHECK_BENCH_BACKENDS:-cuda}; do bench_identity "$b" float; done
+  identity "opencl blocked fp16s 1024^2" "$gpus_max" "" "${cw1024[@]}" -b opencl --kernel-variant blocked -p fp16s
+  identity "opencl blocked float 1024^2" 2 "" "${cw1024[@]}" -b opencl --kernel-variant blocked
+  identity "opencl blocked 16x8 float 128^2" "$gpus_max" "" "${cw128[@]}" -b opencl --kernel-variant blocked --tile 16x8
+  identity "opencl blocked float 1024^2" "$gpus_max" "D2Q9_HALOS=copied" "${cw1024[@]}" -b opencl --kernel-variant blocked
+  identity "opencl blocked float 1024^2" "$gpus_max" "D2Q9_HALOS=mpi" "${cw1024[@]}" -b opencl --kernel-variant blocked
+  for b in ${CHECK_BENCH_BACKENDS:-cuda opencl}; do bench_identity "$b" float; done
   say "checks ($((SECONDS - start)) s): $(grep -c 'identical, final_state.dat identical' "$checks") of $(grep -c '^identity' "$checks") d2q9-bgk runs byte-identical; $(grep -c '(identical' "$checks") of $(grep -c '^bench identity' "$checks") bench runs; problems:"
   grep -E 'DIFFERENT|FAILED|NOT DEVICE' "$checks" | tee -a "$summary"
   grep -m3 'MPI ranks' "$checks" | sed 's/.*MPI ranks:/  halo path (MPI ranks line):/' | cut -c1-200 | tee -a "$summary"

@@ -139,7 +139,7 @@ def main():
                 continue
             pt = point(size, kind, n)
             t_launch = float(r["seconds"]) / int(r["steps"]) * pt["H"]
-            _, tc, x = model_launch_s(pt, rate(size), 0.0, link, False, r.get("halos") in ("host-staging", "host-shared"))
+            _, tc, x = model_launch_s(pt, rate(size), 0.0, link, False, r.get("halos") in ("host-staging", "host-shared", "host-shared-copied"))
             fit_pts.append((pt["nx"] * pt["rows"], t_launch - tc - x))
         if not fit_pts:
             note("%s %s: no 2-GPU point to fit the overhead on" % (backend, precision))
@@ -161,7 +161,7 @@ def main():
             size, kind, n = int(r["size"]), r["scaling"], int(r["gpus"])
             pt = point(size, kind, n)
             a = overhead(pt)
-            t_model, tc, x = model_launch_s(pt, rate(size), a, link, False, r.get("halos") in ("host-staging", "host-shared"))
+            t_model, tc, x = model_launch_s(pt, rate(size), a, link, False, r.get("halos") in ("host-staging", "host-shared", "host-shared-copied"))
             t_meas = float(r["seconds"]) / int(r["steps"])
             out.writerow([backend, precision, size, kind, n, r.get("halos", ""), pt["H"], "%.1f" % (tc * 1e6),
                           "%.1f" % (a * 1e6), "%.1f" % (x * 1e6), "%.3f" % efficiency(size, kind, n, t_meas),
@@ -176,7 +176,7 @@ def main():
                                       "too few rows per GPU"])
                         continue
                     a = overhead(pt)
-                    t_model, tc, x = model_launch_s(pt, rate(size), a, link, across, halos_here in ("host-staging", "host-shared"))
+                    t_model, tc, x = model_launch_s(pt, rate(size), a, link, across, halos_here in ("host-staging", "host-shared", "host-shared-copied"))
                     where = ("InfiniBand %g Gb/s between hosts of %d GPUs" % (args.ib_gbit, args.gpus_per_node)
                              if across else "one host")
                     out.writerow([backend, precision, size, kind, n, "staged across hosts" if across else halos_here,

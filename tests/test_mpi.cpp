@@ -738,9 +738,8 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
       CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
     if (c.args.find("summary.json") != std::string::npos) {
       const std::string json = slurp(many.file("summary.json"));
-      // (The copies' threads depend on the cores this machine gives each rank.)
-      CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15; halos through pinned host memory, shared by "
-                      "the ranks of one host, copied by ") != std::string::npos);
+      CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15; halos through host memory the ranks of "
+                      "one host share, pinned by each device (no host copies))\"") != std::string::npos);
       CHECK(json.find("\"backend\": \"opencl+mpi\"") != std::string::npos);
     }
     if (c.args == "-q") CHECK(split.out == "");
@@ -1093,41 +1092,47 @@ TEST_CASE("mpi runs: blocked slabs that cannot be whole tile rows, or hold too f
   }
 }
 
-TEST_CASE("mpi runs: the summary names how halo rows travel, and D2Q9_HALOS asks for host memory or MPI messages") {
-  // OpenCL (PoCL here) stages them through pinned host memory, from which
-  // ranks of one host copy them through shared memory, by several threads
-  // (D2Q9_HALO_THREADS; D2Q9_HALOS=mpi: MPI messages); CUDA ranks of one host
-  // copy them device to device (CUDA IPC), which needs GPUs:
-  // scripts/mpi_gpu_checks.sh checks that path, byte for byte, on them. Every
-  // path writes one process's bytes.
+TEST_CASE("mpi runs: the summary names how halo rows travel, and D2Q9_HALOS asks for host memory, copies or MPI messages") {
+  // OpenCL (PoCL here) stages them through host memory the ranks of one
+  // host share, which each device pins: its edge rows are read into it and
+  // its halo rows written from it (D2Q9_HALOS=copied: copied to and from
+  // pinned buffers by several threads, D2Q9_HALO_THREADS; D2Q9_HALOS=mpi:
+  // MPI messages); CUDA ranks of one host copy them device to device (CUDA
+  // IPC), which needs GPUs: scripts/mpi_gpu_checks.sh checks that path,
+  // byte for byte, on them. Every path writes one process's bytes.
   const Problem problem;
   TempDir alone;
   REQUIRE(run_alone("-q --no-png -l 8x1 -o '" + alone.path + "' " + problem.inputs()).status == 0);
-  const std::string shared = "through pinned host memory, shared by the ranks of one host, copied by ";
+  const std::string in_place = "through host memory the ranks of one host share, pinned by each device (no host copies)";
+  const std::string copied = "through pinned host memory, shared by the ranks of one host, copied by ";
   const struct {
     std::string env, how;
-  } cases[] = {{"", shared},
-               {"D2Q9_HALOS=host", shared},
-               {"D2Q9_HALOS=auto", shared},
-               {"D2Q9_HALO_THREADS=3", shared + "3 threads)\n"},
-               {"D2Q9_HALO_THREADS=1", shared + "1 thread)\n"},
-               {"D2Q9_HALOS=mpi", "through pinned host memory and MPI (D2Q9_HALOS=mpi)"}};
+  } cases[] = {{"", in_place + ")\n"},
+               {"D2Q9_HALOS=host", in_place + " (D2Q9_HALOS=host))\n"},
+               {"D2Q9_HALOS=auto", in_place + ")\n"},
+               {"D2Q9_HALO_THREADS=3", in_place + ")\n"},
+               {"D2Q9_HALOS=copied", copied},
+               {"D2Q9_HALOS=copied D2Q9_HALO_THREADS=3", copied + "3 threads (D2Q9_HALOS=copied))\n"},
+               {"D2Q9_HALOS=copied D2Q9_HALO_THREADS=1", copied + "1 thread (D2Q9_HALOS=copied))\n"},
+               {"D2Q9_HALOS=mpi", "through pinned host memory and MPI (D2Q9_HALOS=mpi))\n"}};
   for (const auto& c : cases) {
     CAPTURE(c.env);
     TempDir out;
-    const std::string name = c.env.substr(0, c.env.find('='));
-    const Result r = run_shell(c.env + " " + d2q9::test::mpirun_command(2) + (c.env.empty() ? "" : " -x " + name) + " '" +
-                               D2Q9_EXE + "' --no-png -l 8x1 -o '" + out.path + "' " + problem.inputs());
+    std::string pass;  // -x NAME for each of the environment's settings
+    std::istringstream settings(c.env);
+    for (std::string setting; settings >> setting;) pass += " -x " + setting.substr(0, setting.find('='));
+    const Result r = run_shell(c.env + " " + d2q9::test::mpirun_command(2) + pass + " '" + D2Q9_EXE + "' --no-png -l 8x1 -o '" +
+                               out.path + "' " + problem.inputs());
     REQUIRE_MESSAGE(r.status == 0, r.err);
     CHECK(r.out.find("MPI ranks:\t\t\t2 (slab rows, bottom to top: 15,15; halos " + c.how) != std::string::npos);
-    if (c.env == "D2Q9_HALOS=host") CHECK((r.out.find(" thread (D2Q9_HALOS=host))\n") != std::string::npos ||
-                                             r.out.find(" threads (D2Q9_HALOS=host))\n") != std::string::npos));
     CHECK(slurp(out.file("final_state.dat")) == slurp(alone.file("final_state.dat")));
     CHECK(slurp(out.file("av_vels.dat")) == slurp(alone.file("av_vels.dat")));
   }
   for (const auto& [env, says] :
        {std::pair<std::string, std::string>{"D2Q9_HALOS=gpu", "D2Q9_HALOS must be auto, host (halo rows through host "
-                                                              "memory) or mpi (through host memory and MPI messages), not 'gpu'"},
+                                                              "memory), copied (through host memory the ranks share, "
+                                                              "copied by threads) or mpi (through host memory and MPI "
+                                                              "messages), not 'gpu'"},
         {"D2Q9_HALO_THREADS=0", "D2Q9_HALO_THREADS must be a whole number from 1 to 64, not '0'"}}) {
     CAPTURE(env);
     TempDir out;
@@ -1220,10 +1225,9 @@ TEST_CASE("mpi bench: --halo-times counts each rank's exchanges of the timed ste
   // Fused: one exchange before a run()'s first step and one after each step but its last.
   const std::string bench = std::string("'") + D2Q9_MPI_BENCH_EXE +
                             "' --nx 48 --ny 40 --steps 12 --warmup 2 --kernel-variant fused --halo-times";
-  for (const std::string halos : {"shared", "mpi"}) {
+  for (const std::string halos : {"host", "copied", "mpi"}) {
     CAPTURE(halos);
-    const Result r = run_shell("D2Q9_HALOS=" + (halos == "mpi" ? halos : std::string("host")) + " " +
-                               d2q9::test::mpirun_command(2) + " " + bench);
+    const Result r = run_shell("D2Q9_HALOS=" + halos + " " + d2q9::test::mpirun_command(2) + " -x D2Q9_HALOS " + bench);
     REQUIRE_MESSAGE(r.status == 0, r.err);
     const std::regex line(R"(halo times, rank (\d): (\d+) exchanges, us each: launch ([0-9.]+), read wait ([0-9.]+), )"
                           R"(copies ([0-9.]+), neighbour wait ([0-9.]+), write queue ([0-9.]+))");

@@ -81,9 +81,9 @@ class RecordingDevice final : public LatticeDevice {
     }
   }
   void prepare(const std::vector<std::vector<StepLaunch>>& s) override { prepared = s; }
-  void read_edges(int) override {}
+  void read_edges(int, const EdgeBuffers&) override {}
   void wait_edges() override {}
-  void write_halos(int) override {}
+  void write_halos(int, const EdgeBuffers&) override {}
   int read_partials(std::size_t first, std::size_t count) override {
     slots_.emplace_back(buffer_.begin() + static_cast<std::ptrdiff_t>(first),
                         buffer_.begin() + static_cast<std::ptrdiff_t>(first + count));

@@ -65,9 +65,9 @@ class CudaDevice final : public LatticeDevice {
   void accelerate(int state) override;
   void launch(const std::vector<StepLaunch>& launches) override;
   void prepare(const std::vector<std::vector<StepLaunch>>& sequences) override;
-  void read_edges(int state) override;
+  void read_edges(int state, const EdgeBuffers& into) override;
   void wait_edges() override { CU_CALL(cuEventSynchronize, edges_read_); }
-  void write_halos(int state) override;
+  void write_halos(int state, const EdgeBuffers& from) override;
   SharedLattice share_lattice() override;
   std::string open_neighbours(const std::vector<unsigned char>& below, const std::vector<unsigned char>& above) override;
   void pull_halos(int state) override;
@@ -459,7 +459,7 @@ void CudaDevice::copies_after_kernels() {
 }
 
 // Each speed's halo_depth_ rows are consecutive in its plane: one copy each.
-void CudaDevice::read_edges(int state) {
+void CudaDevice::read_edges(int state, const EdgeBuffers& into) {
   copies_after_kernels();  // direct too: the halo rows pull_halos writes are read until now
   if (direct_) {
     // The neighbours copy the edge rows themselves once this mark is reached.
@@ -471,20 +471,20 @@ void CudaDevice::read_edges(int state) {
   const std::size_t bytes = halo_depth_ * row_bytes_;
   const int top = rows_;  // the first of the top own rows (halo_depth_ + rows_ - halo_depth_)
   for (int i = 0; i < speeds.count; ++i) {
-    CU_CALL(cuMemcpyDtoHAsync, edges_.send_up + i * bytes, row_at(state, speeds.up[i], top), bytes, copies_);
-    CU_CALL(cuMemcpyDtoHAsync, edges_.send_down + i * bytes, row_at(state, speeds.down[i], halo_depth_), bytes,
+    CU_CALL(cuMemcpyDtoHAsync, into.send_up + i * bytes, row_at(state, speeds.up[i], top), bytes, copies_);
+    CU_CALL(cuMemcpyDtoHAsync, into.send_down + i * bytes, row_at(state, speeds.down[i], halo_depth_), bytes,
             copies_);
   }
   CU_CALL(cuEventRecord, edges_read_, copies_);
 }
 
-void CudaDevice::write_halos(int state) {
+void CudaDevice::write_halos(int state, const EdgeBuffers& from) {
   const HaloSpeeds speeds = halo_speeds(halo_depth_);
   const std::size_t bytes = halo_depth_ * row_bytes_;
   const int top_halo = rows_ + halo_depth_;  // the first of the top halo rows
   for (int i = 0; i < speeds.count; ++i) {
-    CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.up[i], 0), edges_.from_below + i * bytes, bytes, copies_);
-    CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.down[i], top_halo), edges_.from_above + i * bytes, bytes,
+    CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.up[i], 0), from.from_below + i * bytes, bytes, copies_);
+    CU_CALL(cuMemcpyHtoDAsync, row_at(state, speeds.down[i], top_halo), from.from_above + i * bytes, bytes,
             copies_);
   }
   CU_CALL(cuEventRecord, halos_written_, copies_);

@@ -147,13 +147,22 @@ class LatticeDevice {
   virtual void prepare(const std::vector<std::vector<StepLaunch>>& sequences) { (void)sequences; }
 
   // Copy stream, after the kernel stream's work so far: the edge rows of
-  // lattice `state` (as many as its halo rows) into send_up / send_down.
-  // wait_edges: until they are there.
-  virtual void read_edges(int state) = 0;
+  // lattice `state` (as many as its halo rows) into `into`'s send_up /
+  // send_down (edge_buffers(), or host memory pin_host_memory took).
+  // wait_edges: until they are there, and every copy queued before them done.
+  virtual void read_edges(int state, const EdgeBuffers& into) = 0;
   virtual void wait_edges() = 0;
-  // Copy stream: from_below / from_above into lattice `state`'s halo rows;
-  // the kernel stream's later work waits for them.
-  virtual void write_halos(int state) = 0;
+  // Copy stream: `from`'s from_below / from_above into lattice `state`'s
+  // halo rows; the kernel stream's later work waits for them.
+  virtual void write_halos(int state, const EdgeBuffers& from) = 0;
+  // Host memory the ranks of one host share (the halo exchange's window),
+  // made memory this device copies to and from as it does its own edge
+  // buffers (pinned), so that edge rows reach the neighbours with no host
+  // copy; false where the backend cannot. Kept until the device goes.
+  virtual bool pin_host_memory(unsigned char* p, std::size_t bytes) {
+    (void)p, (void)bytes;
+    return false;
+  }
 
   // Halo rows copied straight from the neighbours' devices, where the
   // backend can map another process's device memory (CUDA IPC, ranks of one

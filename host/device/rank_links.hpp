@@ -28,7 +28,19 @@ class RankLinks {
   // hosts), else MPI messages.
   virtual int share_edges(std::size_t bytes) = 0;
   virtual void exchange_edges(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) = 0;
-  // Seconds exchange_edges has waited for the neighbours so far (with MPI
+  // The same with no copies, where every device pinned the window
+  // (LatticeDevice::pin_host_memory): shared_memory() is the window as this
+  // rank sees it (its own part, then its neighbours', each once: pointer
+  // and bytes); next_edges_in_place() where the next exchange's rows lie in
+  // it (send_up / send_down in this rank's part, from_below / from_above in
+  // the neighbours'), for the device to read its edge rows into; once they
+  // are there (and every copy from the window queued before them is done),
+  // exchange_edges_in_place() tells the neighbours and waits until theirs
+  // are, for the device to write its halo rows from.
+  virtual std::vector<std::pair<unsigned char*, std::size_t>> shared_memory() const = 0;
+  virtual LatticeDevice::EdgeBuffers next_edges_in_place() const = 0;
+  virtual void exchange_edges_in_place() = 0;
+  // Seconds the exchanges have waited for the neighbours so far (with MPI
   // messages: their whole transfer).
   virtual double neighbour_wait_s() const = 0;
 

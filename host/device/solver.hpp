@@ -66,10 +66,11 @@ class Solver {
   // How the grid is split across MPI ranks; empty on one process.
   virtual std::string decomposition() const { return ""; }
   // How a split grid's halo rows travel between the ranks' devices:
-  // "cuda-ipc" (device to device, ranks of one host), "host-shared" (pinned
-  // host memory, copied through memory the ranks of one host share) or
-  // "host-staging" (pinned host memory and MPI messages); empty on one
-  // device, and until the first run() has chosen.
+  // "cuda-ipc" (device to device, ranks of one host), "host-shared" (host
+  // memory the ranks of one host share, pinned by each device: no host
+  // copies), "host-shared-copied" (the same memory, copied to and from
+  // pinned buffers by threads) or "host-staging" (pinned host memory and MPI
+  // messages); empty on one device, and until the first run() has chosen.
   virtual std::string halo_path() const { return ""; }
   virtual HaloTimes halo_times() const { return {}; }
   // Where its set-up went; zeros where it does not say (the reference).

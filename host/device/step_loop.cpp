@@ -152,9 +152,9 @@ std::string StepLoop::decomposition() const {
 
 void StepLoop::choose_halo_path() {
   const std::string asked = std::getenv("D2Q9_HALOS") ? std::getenv("D2Q9_HALOS") : "";
-  if (!asked.empty() && asked != "host" && asked != "mpi" && asked != "auto")
-    throw DeviceError("D2Q9_HALOS must be auto, host (halo rows through host memory) or mpi (through host memory and "
-                      "MPI messages), not '" + asked + "'");
+  if (!asked.empty() && asked != "host" && asked != "copied" && asked != "mpi" && asked != "auto")
+    throw DeviceError("D2Q9_HALOS must be auto, host (halo rows through host memory), copied (through host memory the "
+                      "ranks share, copied by threads) or mpi (through host memory and MPI messages), not '" + asked + "'");
   // Each question is asked of every rank alike, so that all take one path.
   bool direct = links_->on_every_rank(asked.empty() || asked == "auto");
   std::string why_not = direct ? "" : "D2Q9_HALOS=" + asked;
@@ -180,24 +180,36 @@ void StepLoop::choose_halo_path() {
     }
   }
   direct_halos_ = direct;
-  // Staged: from one pinned buffer to the other through memory the ranks of
-  // one host share, copied by several threads (Open MPI's shared-memory
-  // messages, one core's copies in and out, took 0.65-0.73 ms per exchange
-  // of 1.2 MB each way on four H200s, longer than a 2048-row slab's launch),
-  // or MPI messages.
+  // Staged: through memory the ranks of one host share, or MPI messages.
+  // Each device pins that memory where it can: its edge rows are read into
+  // it and its halo rows written from the neighbours' parts, no host copy.
+  // Else copied from one pinned buffer to the other by several threads
+  // (Open MPI's shared-memory messages, one core's copies in and out, took
+  // 0.65-0.73 ms per exchange of 1.2 MB each way on four H200s, longer than
+  // a 2048-row slab's launch).
   const int copy_threads = !direct && asked != "mpi" ? links_->share_edges(edge_bytes_) : 0;
   const bool shared = copy_threads > 0;
   if (!direct && !shared && asked != "mpi") why_not += std::string(why_not.empty() ? "" : "; ") + "ranks on several hosts";
-  halo_path_ = direct ? "cuda-ipc" : shared ? "host-shared" : "host-staging";
-  halo_note_ = direct   ? "device to device (CUDA IPC)"
-               : shared ? "through pinned host memory, shared by the ranks of one host, copied by " +
+  if (shared && asked != "copied") {
+    bool pinned = true;
+    for (const auto& [memory, bytes] : links_->shared_memory()) pinned = pinned && device_->pin_host_memory(memory, bytes);
+    in_place_ = links_->on_every_rank(pinned);
+    if (!in_place_)
+      why_not += std::string(why_not.empty() ? "" : "; ") +
+                 (pinned ? "another rank's device cannot pin it" : "the device cannot pin it");
+  }
+  halo_path_ = direct ? "cuda-ipc" : in_place_ ? "host-shared" : shared ? "host-shared-copied" : "host-staging";
+  halo_note_ = direct      ? "device to device (CUDA IPC)"
+               : in_place_ ? "through host memory the ranks of one host share, pinned by each device (no host copies)"
+               : shared    ? "through pinned host memory, shared by the ranks of one host, copied by " +
                               std::to_string(copy_threads) + (copy_threads == 1 ? " thread" : " threads")
-                        : "through pinned host memory and MPI";
+                           : "through pinned host memory and MPI";
   if (!direct && !why_not.empty()) halo_note_ += " (" + why_not + ")";
 }
 
 void StepLoop::read_edges(int state) {
-  device_->read_edges(state);
+  if (in_place_) in_place_edges_ = links_->next_edges_in_place();
+  device_->read_edges(state, in_place_ ? in_place_edges_ : edges_);
   // Marked on the device: the neighbours may now queue their copies of them.
   if (direct_halos_) links_->announce_marks(exchanges_);
 }
@@ -241,9 +253,12 @@ void StepLoop::exchange_halos(int state) {
   Stopwatch watch;
   device_->wait_edges();
   halo_times_.read_wait_s += watch.lap();
-  links_->exchange_edges(edges_, edge_bytes_);
+  if (in_place_)
+    links_->exchange_edges_in_place();
+  else
+    links_->exchange_edges(edges_, edge_bytes_);
   halo_times_.copies_s += watch.lap();
-  device_->write_halos(state);
+  device_->write_halos(state, in_place_ ? in_place_edges_ : edges_);
   halo_times_.write_queue_s += watch.lap();
   ++halo_times_.exchanges;
 }

@@ -95,8 +95,9 @@ class StepLoop final : public Solver, public HoldsRows {
   // neighbours' devices where every rank's device can open its neighbours'
   // lattices (CUDA IPC, one host), else through pinned host memory, from
   // which they cross between the ranks through shared memory (every rank on
-  // one host) or MPI messages. D2Q9_HALOS=host in the environment asks for
-  // host memory, D2Q9_HALOS=mpi for MPI messages.
+  // one host; pinned by each device where it can, else copied by threads)
+  // or MPI messages. D2Q9_HALOS=host in the environment asks for host
+  // memory, D2Q9_HALOS=copied for copies, D2Q9_HALOS=mpi for MPI messages.
   void choose_halo_path();
   // Queues the read (staged) or the mark (direct) of lattice `state`'s edge
   // rows, after the kernel stream's work so far.
@@ -152,9 +153,11 @@ class StepLoop final : public Solver, public HoldsRows {
   std::size_t edge_bytes_;   // each edge buffer's, as stored (edge_buffer_bytes)
   std::unique_ptr<LatticeDevice> device_;
   LatticeDevice::EdgeBuffers edges_;
-  std::string halo_path_;    // "cuda-ipc", "host-shared" or "host-staging"; empty until choose_halo_path
+  std::string halo_path_;    // "cuda-ipc", "host-shared", "host-shared-copied" or "host-staging"; empty until choose_halo_path
   std::string halo_note_;    // the summary's words for it
   bool direct_halos_ = false;  // cuda-ipc
+  bool in_place_ = false;      // host-shared: edge rows read into, and halo rows written from, the ranks' shared memory
+  LatticeDevice::EdgeBuffers in_place_edges_;  // there: this exchange's (RankLinks::next_edges_in_place)
   long long exchanges_ = 0;    // direct: exchanges so far, numbered alike on every rank
   HaloTimes halo_times_;       // staged: the host's time in the exchanges (neighbour_wait_s from links_)
 

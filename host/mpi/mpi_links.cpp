@@ -2,6 +2,9 @@
 
 #include "mpi/copy_team.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <memory>
@@ -50,11 +53,19 @@ class MpiLinks final : public RankLinks {
     MPI_Comm_size(host, &host_ranks);
     const bool one_host = on_every_rank(host_ranks == ranks_);
     if (one_host) {
-      // The threads first: a bad D2Q9_HALO_THREADS stops every rank before the window.
-      copies_ = std::make_unique<CopyTeam>(halo_copy_threads(host_ranks));
+      // The threads' number first: a bad D2Q9_HALO_THREADS stops every rank
+      // before the window. The threads themselves only if rows are copied.
+      copy_threads_ = halo_copy_threads(host_ranks);
       // Two exchanges' edge rows (up, then down, each `bytes`): the neighbours
-      // read one exchange's while this rank writes the next's.
-      MPI_Win_allocate_shared(static_cast<MPI_Aint>(4 * bytes), 1, MPI_INFO_NULL, host, &mine_, &window_);
+      // read one exchange's while this rank writes the next's. Each rank's
+      // part whole pages of its own, so that a device can pin each apart.
+      const long page = sysconf(_SC_PAGESIZE);
+      part_bytes_ = (4 * bytes + page - 1) / page * page;
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "alloc_shared_noncontig", "true");
+      MPI_Win_allocate_shared(static_cast<MPI_Aint>(part_bytes_), 1, info, host, &mine_, &window_);
+      MPI_Info_free(&info);
       MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
       MPI_Aint size = 0;
       int unit = 0;
@@ -63,7 +74,30 @@ class MpiLinks final : public RankLinks {
       shared_bytes_ = bytes;
     }
     MPI_Comm_free(&host);
-    return one_host ? copies_->threads() : 0;
+    return one_host ? copy_threads_ : 0;
+  }
+
+  std::vector<std::pair<unsigned char*, std::size_t>> shared_memory() const override {
+    std::vector<std::pair<unsigned char*, std::size_t>> parts;
+    for (unsigned char* part : {mine_, below_, above_})
+      if (part && std::none_of(parts.begin(), parts.end(), [&](const auto& p) { return p.first == part; }))
+        parts.emplace_back(part, part_bytes_);
+    return parts;
+  }
+
+  LatticeDevice::EdgeBuffers next_edges_in_place() const override {
+    const std::size_t slot = static_cast<std::size_t>(edge_exchanges_ % 2) * 2 * shared_bytes_;
+    LatticeDevice::EdgeBuffers edges;
+    edges.send_up = mine_ + slot;
+    edges.send_down = mine_ + slot + shared_bytes_;
+    edges.from_below = below_ + slot;                  // what it sent up
+    edges.from_above = above_ + slot + shared_bytes_;  // what it sent down
+    return edges;
+  }
+
+  void exchange_edges_in_place() override {
+    if (window_ == MPI_WIN_NULL) throw std::logic_error("exchange_edges_in_place: no window (share_edges)");
+    tell_neighbours_edges_are_in();
   }
 
   void exchange_edges(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) override {
@@ -196,13 +230,21 @@ class MpiLinks final : public RankLinks {
  private:
   // This rank's edge rows into its window's slot for this exchange; once
   // both neighbours say theirs are in theirs, theirs into this rank's halo
-  // buffers. A neighbour writes the same slot again two exchanges later,
-  // after it has heard that this rank reached the next exchange, so after
-  // this rank's copies from it.
+  // buffers.
   void exchange_in_shared_memory(const LatticeDevice::EdgeBuffers& edges, std::size_t bytes) {
     if (bytes != shared_bytes_) throw std::logic_error("exchange_edges: not the bytes share_edges was given");
-    const std::size_t slot = static_cast<std::size_t>(edge_exchanges_ % 2) * 2 * bytes;
-    copies_->run({{mine_ + slot, edges.send_up, bytes}, {mine_ + slot + bytes, edges.send_down, bytes}});
+    if (!copies_) copies_ = std::make_unique<CopyTeam>(copy_threads_);
+    const LatticeDevice::EdgeBuffers slots = next_edges_in_place();
+    copies_->run({{slots.send_up, edges.send_up, bytes}, {slots.send_down, edges.send_down, bytes}});
+    tell_neighbours_edges_are_in();
+    copies_->run({{edges.from_below, slots.from_below, bytes}, {edges.from_above, slots.from_above, bytes}});
+  }
+
+  // This exchange's edge rows are in this rank's slot: tells both
+  // neighbours so and waits until theirs are in theirs. A neighbour writes
+  // the same slot again two exchanges later, after it has heard that this
+  // rank reached the next exchange, so after this rank's copies from it.
+  void tell_neighbours_edges_are_in() {
     MPI_Win_sync(window_);
     long long number = edge_exchanges_++, from_below = -1, from_above = -1;
     MPI_Request requests[4];
@@ -216,8 +258,6 @@ class MpiLinks final : public RankLinks {
     if (from_below != number || from_above != number)
       throw std::logic_error("exchange_edges: a neighbour is at another exchange");
     MPI_Win_sync(window_);
-    copies_->run({{edges.from_below, below_ + slot, bytes},            // what it sent up
-                  {edges.from_above, above_ + slot + bytes, bytes}});  // what it sent down
   }
 
   int keep(MPI_Request r) {
@@ -243,8 +283,10 @@ class MpiLinks final : public RankLinks {
   unsigned char* mine_ = nullptr;   // this rank's slots
   unsigned char* below_ = nullptr;  // the neighbours'
   unsigned char* above_ = nullptr;
-  std::size_t shared_bytes_ = 0;
-  std::unique_ptr<CopyTeam> copies_;
+  std::size_t shared_bytes_ = 0;  // each edge's
+  std::size_t part_bytes_ = 0;    // each rank's part of the window
+  int copy_threads_ = 0;
+  std::unique_ptr<CopyTeam> copies_;  // made at the first exchange that copies
   long long edge_exchanges_ = 0;
   double neighbour_wait_s_ = 0;
 };
