@@ -741,6 +741,10 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
       CHECK(json.find("\"mpi_ranks\": \"2 (slab rows, bottom to top: 15,15; halos through host memory the ranks of "
                       "one host share, pinned by each device (no host copies))\"") != std::string::npos);
       CHECK(json.find("\"backend\": \"opencl+mpi\"") != std::string::npos);
+      // Rank 0's host time in the exchanges: one before the first step, one after each step but the last (fused 8x1).
+      std::smatch exchanges;
+      REQUIRE(std::regex_search(json, exchanges, std::regex(R"("halos": \{\s*"exchanges": (\d+),)")));
+      CHECK(std::stoi(exchanges[1].str()) == 200);  // the problem's steps
     }
     if (c.args == "-q") CHECK(split.out == "");
   }

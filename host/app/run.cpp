@@ -391,6 +391,7 @@ void run(const Options& given, Ranks& ranks) {
     }
     summary.launch_reason = sim->launch_reason();
     summary.decomposition = solver.decomposition();
+    summary.halos = solver.halo_times();
     times.search_s = sim->search_seconds();
     times.wall_s = wall.total();  // all but the renames and this summary
     times.loop = {sim->stepping_seconds(), sim->measuring_seconds(), result.checkpoints_s, result.snapshots_s,

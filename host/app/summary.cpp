@@ -109,6 +109,12 @@ std::string summary_json(const RunSummary& s) {
                         {"steady_checks_s", l.steady_checks_s},
                         {"progress_s", l.progress_s},
                         {"other_s", s.times.loop_s - named}};
+  if (s.halos.exchanges > 0)
+    j["times"]["halos"] = {{"exchanges", s.halos.exchanges},
+                           {"read_wait_s", s.halos.read_wait_s},
+                           {"copies_s", s.halos.copies_s},
+                           {"neighbour_wait_s", s.halos.neighbour_wait_s},
+                           {"write_queue_s", s.halos.write_queue_s}};
   j["elapsed_s"] = s.elapsed_s;
   j["user_cpu_s"] = s.user_cpu_s;
   j["system_cpu_s"] = s.system_cpu_s;

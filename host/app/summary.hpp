@@ -51,6 +51,7 @@ struct RunSummary {
   LocalSize tile;
   std::string launch_reason;   // why this variant and shape (LaunchChoice::reason)
   std::string decomposition;   // how the grid is split across MPI ranks; empty on one process
+  HaloTimes halos;             // rank 0's host time in the staged halo exchanges (none elsewhere)
   RunTimes times;
   double elapsed_s = 0.0;  // the step loop, as stdout's "Elapsed time" (times.loop_s)
   double user_cpu_s = 0.0, system_cpu_s = 0.0;
