@@ -43,7 +43,7 @@ struct SetupTimes {
 
 // Staged halos (a split grid whose rows cross through host memory): where
 // the host's time in the exchanges went so far, seconds. For diagnosis
-// (d2q9-mpi-bench --halo-times); zeros elsewhere.
+// (d2q9-mpi-bench --halo-times, the summary's times.halos); zeros elsewhere.
 struct HaloTimes {
   long long exchanges = 0;
   double read_wait_s = 0;       // waiting for the edge rows' read from the device
