@@ -126,7 +126,7 @@ TEST_CASE("run model: a run into a folder another run wrote leaves none of that 
   r = run_shell("'" + kExe + "' '" + cavity + "' -q -b reference --no-png -o '" + dir.path + "/out'");
   REQUIRE(r.status == 0);
   const Result ls = run_shell("ls -A '" + dir.path + "/out'");
-  CHECK(ls.out == "av_vels.dat\nfinal_state.dat\n");
+  CHECK(ls.out == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\n");
   // Each removal is said, naming the file.
   for (const std::string name : {"forces.csv", "probes.csv", "final_state_vorticity.png"}) {
     CAPTURE(name);

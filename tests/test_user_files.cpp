@@ -18,6 +18,7 @@
 
 #include "helpers.hpp"
 #include "io/checkpoint.hpp"
+#include "sim/simulation.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L cli
 TEST_SUITE_BEGIN("cli");
@@ -74,7 +75,7 @@ TEST_CASE("user files: a character device given as an output is written through,
   CHECK(r.status == 0);
   CHECK(r.err == "");
   CHECK(kind_of(dir.file("mynull")) == "character device");
-  CHECK(dir.listing() == "av_vels.dat\nfinal_state.dat\nin.params\nmynull\nobs.dat\n");  // no temporary left
+  CHECK(dir.listing() == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\nin.params\nmynull\nobs.dat\n");  // no temporary left
 }
 
 TEST_CASE("user files: a FIFO given as an output is written through to its reader") {
@@ -135,22 +136,23 @@ TEST_CASE("user files: a read-only output, or a folder, is refused before the ru
 
 TEST_CASE("user files: the clean-up of an earlier run's outputs leaves files it cannot prove are ours") {
   TempDir dir;
-  // The user's own files under names a run gives its outputs.
-  dir.write("probes.csv", "my lab data\n");
-  dir.write("forces.csv", "t,F\n1,2\n");
+  // The user's own files under names a run gives its outputs, some starting
+  // as ours do: a header is no proof.
+  dir.write("probes.csv", "step,a_rho,a_ux,a_uy\n");
+  dir.write("forces.csv", "step,drag_Fx,drag_Fy\n1,0.5,0.1\n# wind-tunnel data\n");
   dir.write("final_state_vorticity.png", "not our picture");
   const Result r = small_run(dir, "--no-png");
   CHECK(r.status == 0);
-  CHECK(slurp(dir.file("probes.csv")) == "my lab data\n");
-  CHECK(slurp(dir.file("forces.csv")) == "t,F\n1,2\n");
+  CHECK(slurp(dir.file("probes.csv")) == "step,a_rho,a_ux,a_uy\n");
+  CHECK(slurp(dir.file("forces.csv")) == "step,drag_Fx,drag_Fy\n1,0.5,0.1\n# wind-tunnel data\n");
   CHECK(slurp(dir.file("final_state_vorticity.png")) == "not our picture");
   for (const std::string name : {"forces.csv", "probes.csv", "final_state_vorticity.png"}) {
     CAPTURE(name);
     CHECK(contains(r.err, "warning: " + dir.path + "/" + name +
-                              ": left in place: this run does not write it, and it is not an earlier run's output\n"));
+                              ": left in place: this run does not write it, and no record shows an earlier run wrote it\n"));
   }
   CHECK(count_lines(r.err) == 3);
-  // What an earlier run did write (a picture with this program's mark) still goes.
+  // What an earlier run did write (its manifest records it) still goes.
   REQUIRE(small_run(dir, "").status == 0);
   const Result again = small_run(dir, "--no-png");
   CHECK(again.status == 0);
@@ -158,16 +160,69 @@ TEST_CASE("user files: the clean-up of an earlier run's outputs leaves files it 
   CHECK(kind_of(dir.file("final_state.png")) == "missing");
 }
 
+TEST_CASE("user files: an earlier run's output the user changed since is left in place") {
+  TempDir dir;
+  REQUIRE(small_run(dir, "").status == 0);
+  // The user draws on the picture (same size, other bytes): no longer what the run wrote.
+  std::string png = slurp(dir.file("final_state.png"));
+  png[png.size() / 2] ^= 0x55;
+  dir.write("final_state.png", png);
+  const Result r = small_run(dir, "--no-png");
+  CHECK(r.status == 0);
+  CHECK(r.err == "warning: " + dir.file("final_state.png") +
+                     ": left in place: this run does not write it, and it changed since an earlier run wrote it\n");
+  CHECK(slurp(dir.file("final_state.png")) == png);
+}
+
+TEST_CASE("user files: an input named as an earlier run's output is never removed") {
+  TempDir dir;
+  // The run's own picture (recorded in the folder's manifest), then the next
+  // problem's mask under the same name, in the same folder.
+  const std::string flow = "[flow]\nsteps = 2\nviscosity = 0.1\nbody_force = [1e-5, 0.0]\n";
+  const std::string first = dir.write("a.toml", "[grid]\nnx = 60\nny = 50\n" + flow);
+  REQUIRE(run_shell(q(kExe) + " " + q(first) + " -q -b reference -o " + q(dir.path)).status == 0);
+  const std::string mask = slurp(dir.file("final_state.png"));
+  REQUIRE(mask.size() > 24);
+  // The picture's size (its IHDR) is the next grid's: one pixel a cell.
+  const auto be32 = [&](std::size_t at) {
+    return (static_cast<unsigned char>(mask[at]) << 24) | (static_cast<unsigned char>(mask[at + 1]) << 16) |
+           (static_cast<unsigned char>(mask[at + 2]) << 8) | static_cast<unsigned char>(mask[at + 3]);
+  };
+  const std::string second = dir.write("p.toml", "[grid]\nnx = " + std::to_string(be32(16)) + "\nny = " +
+                                                     std::to_string(be32(20)) + "\n" + flow +
+                                                     "[[obstacle]]\nmask = \"final_state.png\"\n");
+  const Result r = run_shell(q(kExe) + " " + q(second) + " -q -b reference --no-png -o " + q(dir.path));
+  CHECK(r.status == 0);
+  CHECK(slurp(dir.file("final_state.png")) == mask);
+  CHECK(r.err == "warning: " + dir.file("final_state.png") + ": left in place: it is an input of this run\n");
+}
+
+TEST_CASE("user files: a manifest that is not ours is neither read nor replaced") {
+  TempDir dir;
+  dir.write(".d2q9-outputs.json", "my notes");
+  const Result r = small_run(dir, "--no-png");
+  CHECK(r.status == 0);
+  CHECK(slurp(dir.file(".d2q9-outputs.json")) == "my notes");
+  CHECK(contains(r.err, dir.file(".d2q9-outputs.json") + ": not this program's record of its outputs"));
+}
+
 TEST_CASE("user files: a fresh checkpointing run never overwrites another run's checkpoint.d2q9") {
   TempDir dir;
   // Whatever is there (another run's progress): a fresh run must not replace it, nor delete it at its end.
-  const std::string kept = dir.write(d2q9::kCheckpointFile, "another run's progress");
+  const std::string kept = dir.write(d2q9::kCheckpointFile, "D2Q9CKPT another run's progress");
   Result r = small_run(dir, "--no-png --checkpoint-every 10");
   CHECK(r.status == 1);
   CHECK(r.err == "error: " + kept + ": holds the checkpoint of another run, which this run would overwrite; continue "
                      "that run with --restart " + kept + ", or pass --overwrite-checkpoint to start afresh and lose it\n");
-  CHECK(slurp(kept) == "another run's progress");
+  CHECK(slurp(kept) == "D2Q9CKPT another run's progress");
   CHECK(dir.listing() == "checkpoint.d2q9\nin.params\nobs.dat\n");
+  // A file that is no checkpoint at all is not called one.
+  dir.write(d2q9::kCheckpointFile, "my notes");
+  r = small_run(dir, "--no-png --checkpoint-every 10");
+  CHECK(r.status == 1);
+  CHECK(r.err == "error: " + kept + ": is not a checkpoint, and this run's checkpoint would replace it; choose another "
+                     "path, or pass --overwrite-checkpoint to replace it\n");
+  CHECK(slurp(kept) == "my notes");
   // Asked for, it is replaced (and, the run finished, removed).
   r = small_run(dir, "--no-png --checkpoint-every 10 --overwrite-checkpoint");
   CHECK(r.status == 0);
@@ -178,18 +233,37 @@ TEST_CASE("user files: a fresh checkpointing run never overwrites another run's 
   CHECK(slurp(kept) == "another run's progress");
 }
 
-TEST_CASE("user files: a mask picture is an input of the run, which no output may overwrite") {
+TEST_CASE("user files: a checkpoint.d2q9 that is a directory is refused before any step, even with --overwrite-checkpoint") {
   TempDir dir;
-  std::vector<std::uint8_t> pixels(12 * 10, 255);
-  pixels[5 * 12 + 5] = 0;
-  d2q9::test::write_png(dir.file("shape.png"), 12, 10, PNG_FORMAT_GRAY, pixels);
-  const std::string mask = slurp(dir.file("shape.png"));
-  const std::string p = dir.write("p.toml", "[grid]\nnx = 12\nny = 10\n[flow]\nsteps = 10\nviscosity = 0.1\n"
-                                            "[[obstacle]]\nmask = \"shape.png\"\n");
-  const Result r = run_shell(q(kExe) + " " + q(p) + " -q -o " + q(dir.path) + " --png " + q(dir.file("shape.png")));
+  REQUIRE(::mkdir(dir.file(d2q9::kCheckpointFile).c_str(), 0755) == 0);
+  for (const std::string extra : {"", " --overwrite-checkpoint"}) {
+    CAPTURE(extra);
+    const Result r = small_run(dir, "--no-png --checkpoint-every 10" + extra);
+    CHECK(r.status == 1);
+    CHECK(r.err == "error: " + dir.file(d2q9::kCheckpointFile) + ": is a directory, not a checkpoint file\n");
+    CHECK(dir.listing() == "checkpoint.d2q9\nin.params\nobs.dat\n");
+  }
+}
+
+TEST_CASE("user files: a run restarted from one checkpoint never overwrites another run's checkpoint in its output folder") {
+  TempDir a, b;
+  const std::string pf = a.write("in.params", kParams), of = a.write("obs.dat", kObstacles);
+  {
+    // Run A's checkpoint at step 10, written through the library.
+    d2q9::SimulationOptions options;
+    options.backend = d2q9::Backend::Reference;
+    d2q9::Simulation sim(d2q9::load_problem(pf, of), options);
+    sim.step(10);
+    sim.save_checkpoint(a.file("a.d2q9"));
+  }
+  const std::string others = b.write(d2q9::kCheckpointFile, "D2Q9CKPT run B's progress");
+  // A continued into B's folder, checkpointing there: B's checkpoint is not A's to replace.
+  const Result r = run_shell(q(kExe) + " " + q(pf) + " " + q(of) + " --restart " + q(a.file("a.d2q9")) + " -o " +
+                             q(b.path) + " --checkpoint-every 5 -q --no-png -b reference");
   CHECK(r.status == 1);
-  CHECK(r.err == "error: " + dir.file("shape.png") + ": is an input of this run; the run would overwrite it\n");
-  CHECK(slurp(dir.file("shape.png")) == mask);
+  CHECK(contains(r.err, others + ": holds the checkpoint of another run"));
+  CHECK(slurp(others) == "D2Q9CKPT run B's progress");
+  CHECK(b.listing() == "checkpoint.d2q9\n");
 }
 
 TEST_CASE("user files: --restart with a FIFO is refused without opening it") {
@@ -207,16 +281,16 @@ TEST_CASE("user files: values float cannot hold are refused before any kernel is
     std::string flow, edges, expected;
   } cases[] = {
       {"viscosity = 0.1\n", "left = { inlet_velocity = [0.01, 0.0] }\nright = { outlet_density = 1e39 }\n",
-       "outlet_density 1e+39 is too large for --precision float (at most 3.40282e+38); use --precision double"},
+       "outlet_density 1e+39 is too large for precision float (at most 3.40282e+38); use precision double"},
       {"viscosity = 0.1\nbody_force = [1e39, 0.0]\n", "",
-       "body_force[0] 1e+39 is too large for --precision float (at most 3.40282e+38); use --precision double"},
+       "body_force[0] 1e+39 is too large for precision float (at most 3.40282e+38); use precision double"},
       {"viscosity = 0.1\n", "left = { inlet_velocity = [0.01, 0.0] }\nright = { outlet_density = 1e-300 }\n",
-       "outlet_density 1e-300 is too small for --precision float (float holds nonzero magnitudes from 1.17549e-38 "
-       "to 3.40282e+38; it would be 0 or lose its precision); use --precision double"},
+       "outlet_density 1e-300 is too small for precision float (float holds nonzero magnitudes from 1.17549e-38 "
+       "to 3.40282e+38; it would be 0 or lose its precision); use precision double"},
       {"viscosity = 1e300\n", "",
-       "omega 3.33333e-301 is too small for --precision float (float holds nonzero magnitudes from 1.17549e-38 to "
+       "omega 3.33333e-301 is too small for precision float (float holds nonzero magnitudes from 1.17549e-38 to "
        "3.40282e+38; it would be 0 or lose its precision): a viscosity this large leaves no collision; use "
-       "--precision double"},
+       "precision double"},
   };
   for (const auto& c : cases) {
     TempDir dir;

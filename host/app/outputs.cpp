@@ -3,17 +3,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <regex>
 #include <stdexcept>
 #include <vector>
 
 #include "io/checkpoint.hpp"
+#include "io/output_guard.hpp"
 #include "problem/stability.hpp"
 
 namespace d2q9 {
@@ -93,27 +94,6 @@ ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, i
   return x;
 }
 
-namespace {
-
-// Where `path` would be: its folder resolved (links, "..") and its name.
-std::string normal_path(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  char resolved[PATH_MAX];
-  if (!::realpath(dir.c_str(), resolved)) return path;
-  return std::string(resolved) + "/" + name;
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
-  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  return normal_path(a) == normal_path(b);
-}
-
-}  // namespace
-
 std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& extra) {
   std::vector<std::string> files = {o.output_dir + "/av_vels.dat", o.output_dir + "/final_state.dat"};
   for (const std::string* p : {&extra.forces_csv, &extra.probes_csv})
@@ -125,72 +105,9 @@ std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& 
   return files;
 }
 
-namespace {
-
-std::string first_line(const std::string& path) {
-  std::FILE* in = std::fopen(path.c_str(), "rb");
-  if (!in) return "";
-  char buf[4096];
-  std::string line;
-  if (std::fgets(buf, sizeof buf, in)) line = buf;
-  std::fclose(in);
-  return line;
-}
-
-bool ends_with_bytes(const std::string& path, const std::string& tail) {
-  std::FILE* in = std::fopen(path.c_str(), "rb");
-  if (!in) return false;
-  std::string bytes(tail.size(), '\0');
-  const bool read = std::fseek(in, -static_cast<long>(tail.size()), SEEK_END) == 0 &&
-                    std::fread(bytes.data(), 1, bytes.size(), in) == bytes.size();
-  std::fclose(in);
-  return read && bytes == tail;
-}
-
-}  // namespace
-
-bool written_by_this_program(const std::string& path) {
-  const std::string name = base_name(path);
-  static const std::string e12 = "-?[0-9]\\.[0-9]{12}E[+-][0-9]{2,3}";
-  std::string pattern;
-  if (name == "av_vels.dat") pattern = "0:\t" + e12 + "\n";
-  else if (name == "final_state.dat") pattern = "0 0( " + e12 + "){4} [01]\n";
-  else if (name == "forces.csv") pattern = "step(,[^,]*_Fx,[^,]*_Fy(,[^,]*_Cd,[^,]*_Cl)?)+\n";
-  else if (name == "probes.csv") pattern = "step(,[^,]*_rho,[^,]*_ux,[^,]*_uy)+\n";
-  else if (ends_with(name, ".png")) {
-    // Our tEXt chunk, then IEND (always the same 12 bytes).
-    static const std::string iend("\0\0\0\0IEND\xae\x42\x60\x82", 12);
-    return ends_with_bytes(path, png_signature_chunk() + iend);
-  } else
-    return false;
-  return std::regex_match(first_line(path), std::regex(pattern));
-}
-
-void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written) {
-  // The names a run gives its files by itself: run_output_files for a run
-  // that writes every such file (both pictures, forces, probes).
-  Options every;
-  every.output_dir = output_dir;
-  every.fields = {PictureField::Speed, PictureField::Vorticity};
-  Measurements measured;
-  measured.bodies = {"body"};
-  measured.probes = {Probe{}};
-  for (const std::string& path : run_output_files(every, plan_extra_outputs(every, measured, 1, false))) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    bool ours = false;
-    for (const std::string& w : written) ours = ours || same_file(path, w);
-    if (ours) continue;
-    // Only what is provably an earlier run's: a file of the same name may be the user's.
-    if (!written_by_this_program(path))
-      std::fprintf(stderr, "warning: %s: left in place: this run does not write it, and it is not an earlier run's output\n",
-                   path.c_str());
-    else if (::unlink(path.c_str()) == 0)
-      std::fprintf(stderr, "warning: removed %s: an earlier run's output, which this run does not write\n", path.c_str());
-    else
-      std::fprintf(stderr, "warning: %s is an earlier run's output, which this run does not write, and cannot be removed (%s)\n",
-                   path.c_str(), std::strerror(errno));
-  }
+void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written,
+                          const std::vector<std::string>& inputs) {
+  tidy_output_dir(output_dir, written, inputs);
 }
 
 std::vector<std::string> run_input_files(const Options& o, const std::vector<std::string>& problem_reads) {
@@ -204,31 +121,20 @@ std::vector<std::string> run_input_files(const Options& o, const std::vector<std
 void check_output_targets(const Options& o, const ExtraOutputs& extra, const std::vector<std::string>& problem_reads) {
   std::vector<std::string> outputs = run_output_files(o, extra);
   if (extra.snapshot_every > 0 && extra.snapshot_vti) outputs.push_back(output_path(extra.snapshot_dir, kSnapshotSeries));
-  const std::vector<std::string> inputs = run_input_files(o, problem_reads);
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const OutputTarget target = classify_output(outputs[i]);
-    // A device (/dev/null) may take several outputs; a FIFO's reader would get them mixed.
-    struct stat st {};
-    const bool device = target.kind == OutputTarget::Kind::WriteThrough && ::stat(target.path.c_str(), &st) == 0 &&
-                        S_ISCHR(st.st_mode);
-    for (std::size_t j = 0; j < i && !device; ++j)
-      if (same_file(outputs[i], outputs[j]))
-        throw InputError(outputs[i] + ": the run would write this file twice (also as " + outputs[j] + ")");
-    for (const std::string& input : inputs)
-      if (same_file(outputs[i], input))
-        throw InputError(outputs[i] + ": is an input of this run; the run would overwrite it");
-  }
+  d2q9::check_output_targets(outputs, run_input_files(o, problem_reads));
 }
 
 std::string checkpoint_path(const Options& o) { return o.output_dir + "/" + kCheckpointFile; }
 
-void check_checkpoint_target(const Options& o, const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return;
-  if (!o.restart_file.empty() && same_file(path, o.restart_file)) return;
-  if (o.overwrite_checkpoint) return;
-  throw InputError(path + ": holds the checkpoint of another run, which this run would overwrite; continue that run "
-                   "with --restart " + path + ", or pass --overwrite-checkpoint to start afresh and lose it");
+void check_checkpoint_target(const Options& o, const std::string& path, const std::vector<std::string>& problem_reads) {
+  std::vector<std::string> inputs = run_input_files(o, problem_reads);
+  // The checkpoint this run continues from is its own to replace.
+  inputs.erase(std::remove_if(inputs.begin(), inputs.end(),
+                              [&](const std::string& input) { return input == o.restart_file; }),
+               inputs.end());
+  const auto continued = [&](const std::string& p) { return !o.restart_file.empty() && same_file(p, o.restart_file); };
+  d2q9::check_checkpoint_target(path, inputs, o.overwrite_checkpoint, continued,
+                                "continue that run with --restart " + path + ", or ", "pass --overwrite-checkpoint");
 }
 
 std::string snapshot_name(int step, int max_iters, const std::string& suffix) {

@@ -65,29 +65,20 @@ std::vector<std::string> run_input_files(const Options& options, const std::vect
 void check_output_targets(const Options& options, const ExtraOutputs& extra,
                           const std::vector<std::string>& problem_reads);
 
-// After the run's outputs are in place: the files this program writes under
-// its own names (those run_output_files gives a run that writes them all:
-// av_vels.dat, final_state.dat, forces.csv, probes.csv, final_state.png,
-// final_state_vorticity.png) that an earlier run left in `output_dir` and
-// this run did not write are removed, each with a warning, so the folder
-// holds one run's outputs; but only where written_by_this_program says so:
-// any other file of such a name is the user's, left with a warning.
-void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written);
+// After the run's outputs are in place: tidy_output_dir (io/output_guard.hpp)
+// on the output directory, with `written` the files this run wrote.
+void remove_stale_outputs(const std::string& output_dir, const std::vector<std::string>& written,
+                          const std::vector<std::string>& inputs);
 
 // Where a checkpointing run writes its checkpoint: checkpoint.d2q9 in the
 // output directory.
 std::string checkpoint_path(const Options& options);
 
-// Before a checkpointing run: a checkpoint already at `path` is another
-// run's progress, which this run would overwrite (and delete when it ends),
-// so it is refused unless this run continues from that very file (--restart)
-// or --overwrite-checkpoint says to start afresh. InputError otherwise.
-void check_checkpoint_target(const Options& options, const std::string& path);
-
-// Whether `path` holds what this program writes under its name: the first
-// line of av_vels.dat, final_state.dat, forces.csv or probes.csv as the run
-// writes it, or a PNG ending in this program's tEXt chunk.
-bool written_by_this_program(const std::string& path);
+// Before a checkpointing run: io/output_guard.hpp's check_checkpoint_target,
+// with the checkpoint this run continues from (--restart) its own, and
+// --overwrite-checkpoint to replace another run's. InputError otherwise.
+void check_checkpoint_target(const Options& options, const std::string& path,
+                             const std::vector<std::string>& problem_reads);
 
 // "snapshot_<step><suffix>", the step zero-padded to the width of max_iters
 // so that the frames sort in order; suffix ".png", "_vorticity.png" or ".vti".

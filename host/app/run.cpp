@@ -240,8 +240,7 @@ void run(const Options& given, Ranks& ranks) {
     }
     check_options_for_ranks(o, ranks.size());
     auto check_fits = [&](const Params& p) {
-      check_params_fit_precision(p, o.precision, o.param_file);
-      check_problem_fits(p, o.backend == Backend::Reference, o.precision, o.checkpoint_every > 0);
+      check_problem_runs(p, o.param_file, simulation_options(o, given, ranks), o.checkpoint_every > 0);
     };
     problem = load_problem(o.param_file, o.obstacle_file, check_fits);
     Params& params = problem.params;
@@ -262,7 +261,7 @@ void run(const Options& given, Ranks& ranks) {
     if (ranks.is_root()) check_output_dir(o.output_dir);
     if (ranks.is_root() && o.checkpoint_every > 0) {
       lock = std::make_unique<CheckpointDirLock>(o.output_dir);
-      check_checkpoint_target(o, checkpoint_path(o));
+      check_checkpoint_target(o, checkpoint_path(o), problem.read_files);
     }
     extra = plan_extra_outputs(o, problem.measure, params.max_iters, ranks.is_root(), ranks.size());
     if (ranks.is_root()) check_output_targets(o, extra, problem.read_files);
@@ -274,6 +273,7 @@ void run(const Options& given, Ranks& ranks) {
   times.inputs_s = wall.lap();
 
   const Measurements measure = problem.measure;
+  const std::vector<std::string> inputs = run_input_files(o, problem.read_files);
   std::optional<Simulation> sim;
   try {
     sim.emplace(std::move(problem), simulation_options(o, given, ranks));
@@ -423,7 +423,7 @@ void run(const Options& given, Ranks& ranks) {
       }
       ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     }
-    remove_stale_outputs(o.output_dir, run_output_files(o, extra));
+    remove_stale_outputs(o.output_dir, run_output_files(o, extra), inputs);
     // The outputs now hold the finished run; its checkpoint has no further use.
     if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
     if (!o.quiet) print_summary(stdout, summary);

@@ -331,6 +331,28 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   file.commit();
 }
 
+bool holds_checkpoint_of(const std::string& path, const Params& params, const ObstacleMask& mask, Precision precision) {
+  // The header up to the mask's hash, as write_checkpoint writes it; the steps after it may differ.
+  unsigned char expected[8 + 4 + 4 + 4 * 4 + 3 * 8 + 8], found[sizeof expected];
+  unsigned char* at = expected;
+  const auto put = [&](const auto& v) {
+    std::memcpy(at, &v, sizeof v);
+    at += sizeof v;
+  };
+  std::memcpy(at, kMagic, sizeof kMagic);
+  at += sizeof kMagic;
+  put(static_cast<std::uint32_t>(kVersion));
+  put(static_cast<std::uint32_t>(value_format(precision)));
+  for (int v : {params.nx, params.ny, params.max_iters, params.reynolds_dim}) put(static_cast<std::int32_t>(v));
+  for (double v : {params.density, params.accel, params.omega}) put(v);
+  put(static_cast<std::uint64_t>(obstacle_mask_hash(mask)));
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) return false;
+  const bool read = std::fread(found, 1, sizeof found, in) == sizeof found;
+  std::fclose(in);
+  return read && std::memcmp(found, expected, sizeof expected) == 0;
+}
+
 Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const std::string& filename) {
   auto fail = [&](const std::string& problem) { return InputError(filename + ": " + problem); };
   if (size < sizeof kMagic || std::memcmp(bytes, kMagic, sizeof kMagic) != 0)

@@ -79,6 +79,10 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const std::string& filename);
 Checkpoint read_checkpoint(const std::string& filename);
 
+// Whether `path` holds a checkpoint of this format whose header is this
+// problem's (params, obstacles) in this precision, at any step.
+bool holds_checkpoint_of(const std::string& path, const Params& params, const ObstacleMask& mask, Precision precision);
+
 // InputError unless `checkpoint` was written by a run of exactly this problem
 // (params, obstacles) in this precision.
 void check_checkpoint_matches(const Checkpoint& checkpoint, const std::string& checkpoint_file, const Params& params,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <climits>
@@ -236,12 +237,22 @@ OutputTarget classify_output(const std::string& path) {
   return target;
 }
 
+namespace {
+
+// "PID.N": no two files of one process (two Simulations writing one folder) share a temporary name.
+std::string unique_suffix() {
+  static std::atomic<unsigned long> next{0};
+  return std::to_string(::getpid()) + "." + std::to_string(next++);
+}
+
+}  // namespace
+
 AtomicFile::AtomicFile(std::string path) {
   // Where it goes; what may not be written was refused before the run (classify_output).
   const OutputTarget target = output_target(path);
   through_ = target.kind == OutputTarget::Kind::WriteThrough;
   path_ = target.path;
-  tmp_ = through_ ? path_ : path_ + ".tmp." + std::to_string(::getpid());
+  tmp_ = through_ ? path_ : path_ + ".tmp." + unique_suffix();
   // Appended: through /dev/stdout into a file, after what the process wrote there.
   file_ = std::fopen(tmp_.c_str(), through_ ? "a" : "w");
   if (!file_) throw std::runtime_error(path_ + ": cannot create file (" + std::strerror(errno) + ")");
@@ -302,7 +313,7 @@ void OutputSet::commit() {
     std::string target, backup;  // backup empty: there was no old file
   };
   std::vector<Replaced> done;
-  const std::string suffix = ".old." + std::to_string(::getpid());
+  const std::string suffix = ".old." + unique_suffix();
   try {
     for (auto& f : files_) {
       if (f->writes_through()) {  // written already, in place: nothing to keep or put back

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/shortest_text.hpp"
+
 
 namespace d2q9 {
 
@@ -32,41 +34,44 @@ std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Pr
   return bytes;
 }
 
-void check_params_fit_precision(const Params& params, Precision precision, const std::string& param_file) {
-  if (precision == Precision::Double) return;
-  // float computes every precision but double (fp16s and fp16c store 16 bits, compute in float).
-  const double largest = std::numeric_limits<float>::max(), smallest = std::numeric_limits<float>::min();
+std::vector<LimitedValue> values_the_kernels_compute_with(const Params& params) {
   const Extensions& e = params.extensions;
-  struct Value {
-    std::string name;
-    double value;
+  std::vector<LimitedValue> values = {{"density", params.density}, {"accel", params.accel}, {"omega", params.omega}};
+  const auto add_vec = [&](const std::string& name, const Vec2& v) {
+    values.push_back({name + "[0]", v.x});
+    values.push_back({name + "[1]", v.y});
   };
-  std::vector<Value> values = {{"density", params.density}, {"accel", params.accel}, {"omega", params.omega}};
-  if (e.any()) {  // a problem file: its keys' names
-    values = {{"density", params.density}, {"omega", params.omega}};
-    for (const auto& [name, v] : {std::pair<const char*, Vec2>{"wall_velocity", e.wall_velocity}, {"body_force", e.body_force}}) {
-      values.push_back({std::string(name) + "[0]", v.x});
-      values.push_back({std::string(name) + "[1]", v.y});
+  add_vec("wall_velocity", e.wall_velocity);
+  add_vec("body_force", e.body_force);
+  if (e.inlet_velocity) add_vec("inlet_velocity", *e.inlet_velocity);
+  if (e.outlet_density) values.push_back({"outlet_density", *e.outlet_density});
+  if (e.collision == CollisionOperator::Trt) values.push_back({"magic", e.trt_magic});
+  return values;
+}
+
+void check_params_fit_precision(const Params& params, Precision precision, const std::string& param_file) {
+  if (precision != Precision::Double) {
+    // float computes every precision but double (fp16s and fp16c store 16 bits, compute in float).
+    const double largest = std::numeric_limits<float>::max(), smallest = std::numeric_limits<float>::min();
+    const std::string range = "nonzero magnitudes from " + printable_number(smallest) + " to " + printable_number(largest);
+    for (const auto& v : values_the_kernels_compute_with(params)) {
+      const double size = std::fabs(v.value);
+      if (size > largest)
+        throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) + " is too large for precision " +
+                         to_string(precision) + " (at most " + printable_number(largest) + "); use precision double");
+      if (size > 0.0 && size < smallest)
+        throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) + " is too small for precision " +
+                         to_string(precision) + " (float holds " + range + "; it would be 0 or lose its precision)" +
+                         (v.name == "omega" ? ": a viscosity this large leaves no collision" : "") +
+                         "; use precision double");
     }
-    if (e.inlet_velocity) {
-      values.push_back({"inlet_velocity[0]", e.inlet_velocity->x});
-      values.push_back({"inlet_velocity[1]", e.inlet_velocity->y});
-    }
-    if (e.outlet_density) values.push_back({"outlet_density", *e.outlet_density});
-    if (e.collision == CollisionOperator::Trt) values.push_back({"magic", e.trt_magic});
   }
-  const std::string range = "nonzero magnitudes from " + printable_number(smallest) + " to " + printable_number(largest);
-  for (const auto& v : values) {
-    const double size = std::fabs(v.value);
-    if (size > largest)
-      throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) + " is too large for --precision " +
-                       to_string(precision) + " (at most " + printable_number(largest) + "); use --precision double");
-    if (size > 0.0 && size < smallest)
-      throw InputError(param_file + ": " + v.name + " " + printable_number(v.value) + " is too small for --precision " +
-                       to_string(precision) + " (float holds " + range + "; it would be 0 or lose its precision)" +
-                       (v.name == "omega" ? ": a viscosity this large leaves no collision" : "") +
-                       "; use --precision double");
-  }
+  // The kernels relax with omega as their arithmetic holds it: 2 there is no collision at all.
+  const double held = precision == Precision::Double ? params.omega : static_cast<double>(static_cast<float>(params.omega));
+  if (!(held > 0.0 && held < 2.0))
+    throw InputError(param_file + ": omega " + shortest_text(params.omega) + " is " + shortest_text(held) +
+                     " in precision " + to_string(precision) + ", outside (0, 2); lower it" +
+                     (precision == Precision::Double ? "" : " or use precision double"));
 }
 
 std::uint64_t host_memory_bytes() {
@@ -83,10 +88,6 @@ void check_host_memory(const Params& params, bool reference_backend, Precision p
                     std::to_string(needed >> 20) + " MiB of host memory (with " + std::to_string(params.max_iters) +
                     " steps) but this machine has " + std::to_string(available >> 20) +
                     " MiB: out of memory");
-}
-
-void check_problem_fits(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
-  check_host_memory(params, reference_backend, precision, checkpointing);
 }
 
 }  // namespace d2q9

@@ -875,11 +875,15 @@ class Parser {
 }  // namespace
 
 Problem parse_problem_file(const std::string& text, const std::string& filename, const ParamsCheck& check) {
-  return Parser(text, filename).parse(check);
+  Problem problem = Parser(text, filename).parse(check);
+  problem.name = filename;
+  return problem;
 }
 
 Problem read_problem_file(const std::string& path, const ParamsCheck& check) {
-  return parse_problem_file(read_text_file(path, kMaxParamsBytes), path, check);
+  Problem problem = parse_problem_file(read_text_file(path, kMaxParamsBytes), path, check);
+  problem.read_files.insert(problem.read_files.begin(), path);
+  return problem;
 }
 
 }  // namespace d2q9

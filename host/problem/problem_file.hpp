@@ -22,8 +22,12 @@ struct Problem {
   // (sim/steady.hpp). When to stop, not what is run: no setting a restart
   // must match (problem_settings.hpp), and --until-steady overrides it.
   std::optional<double> until_steady;
-  // The files the problem file names and the parser read (mask pictures), as
-  // opened: inputs a run must not overwrite.
+  // What errors call the problem: its problem or .params file, or the name
+  // its text was parsed under.
+  std::string name;
+  // The files it was read from (the problem or .params file, an obstacles
+  // file) and those the problem file names (mask pictures), as opened:
+  // inputs a run must not overwrite.
   std::vector<std::string> read_files;
 };
 

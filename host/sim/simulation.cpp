@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <utility>
 
 #include "device/kernel_source.hpp"
 #include "io/output.hpp"
+#include "io/output_guard.hpp"
+#include "problem/limits.hpp"
 
 namespace d2q9 {
 
@@ -16,9 +19,14 @@ Problem load_problem(const std::string& problem_or_params_file, const std::strin
   };
   if (is_problem_file(problem_or_params_file)) return read_problem_file(problem_or_params_file, check);
   Problem problem;
+  problem.name = problem_or_params_file;
   problem.params = read_params(problem_or_params_file);
+  if (obstacle_file.empty())
+    throw InputError(problem_or_params_file + ": a .params file needs its obstacle file (a problem file, .toml, "
+                     "describes its obstacles itself)");
   check(problem.params);
   problem.mask = read_obstacles(obstacle_file, problem.params);
+  problem.read_files = {problem_or_params_file, obstacle_file};
   return problem;
 }
 
@@ -26,6 +34,12 @@ namespace {
 
 double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// `problem`'s params once check_problem_runs passes.
+const Params& checked_params(const Problem& problem, const SimulationOptions& options) {
+  check_problem_runs(problem.params, problem.name, options);
+  return problem.params;
 }
 
 SolverConfig solver_config(const SimulationOptions& options) {
@@ -39,8 +53,16 @@ SolverConfig solver_config(const SimulationOptions& options) {
 
 }  // namespace
 
+void check_problem_runs(const Params& params, const std::string& problem_name, const SimulationOptions& options,
+                        bool checkpointing) {
+  check_params_fit_precision(params, options.precision, problem_name.empty() ? "problem" : problem_name);
+  check_host_memory(params, options.backend == Backend::Reference, options.precision, checkpointing);
+}
+
 Simulation::Simulation(Problem problem, const SimulationOptions& options)
-    : params_(problem.params),
+    : problem_name_(problem.name),
+      input_files_(problem.read_files),
+      params_(checked_params(problem, options)),
       mask_(std::move(problem.mask)),
       measure_(problem.measure),
       policy_(std::make_unique<LaunchPolicy>(options.backend, params_, mask_, solver_config(options),
@@ -58,7 +80,9 @@ Simulation::Simulation(Problem problem, const SimulationOptions& options)
 
 Simulation::Simulation(Problem problem, std::unique_ptr<Solver> started, std::unique_ptr<InRunLaunchSearch> search,
                        SolverFactory make, Clock clock)
-    : params_(problem.params),
+    : problem_name_(problem.name),
+      input_files_(problem.read_files),
+      params_(problem.params),
       mask_(std::move(problem.mask)),
       measure_(problem.measure),
       solver_(std::move(started)),
@@ -90,8 +114,25 @@ void Simulation::sample_probes_on(Solver& solver) {
   solver.sample_cells_every(probe_cells(measure_, params_), measure_.probe_every);
 }
 
+void Simulation::refuse_if_unstable() const {
+  if (unstable_) throw *unstable_;
+}
+
 void Simulation::step(int steps) {
+  refuse_if_unstable();
   if (steps < 0) throw InputError("step(" + std::to_string(steps) + "): the number of steps is negative");
+  if (steps > INT_MAX - steps_done())
+    throw InputError("step(" + std::to_string(steps) + "): " + std::to_string(steps_done()) +
+                     " steps are done, and a simulation holds at most " + std::to_string(INT_MAX) + " steps");
+  try {
+    advance(steps);
+  } catch (const InstabilityError& e) {
+    unstable_ = std::make_unique<InstabilityError>(e);
+    throw;
+  }
+}
+
+void Simulation::advance(int steps) {
   if (!search_made_) {
     search_made_ = true;
     search_ = policy_->in_run_search(*solver_, std::max(0, params_.max_iters - steps_done()));
@@ -162,6 +203,7 @@ SteadyCheck Simulation::steady_check(const SteadyRule& rule) const {
 }
 
 Checkpoint Simulation::checkpoint() {
+  refuse_if_unstable();
   Checkpoint c;
   c.params = params_;
   c.mask_hash = obstacle_mask_hash(mask_);
@@ -172,20 +214,38 @@ Checkpoint Simulation::checkpoint() {
   return c;
 }
 
+void Simulation::save_checkpoint(const std::string& path, const RunRecord& run, bool overwrite) {
+  refuse_if_unstable();
+  const Precision precision = solver_->precision();
+  check_checkpoint_target(path, input_files_, overwrite,
+                          [&](const std::string& p) { return holds_checkpoint_of(p, params_, mask_, precision); },
+                          "", "set overwrite");
+  Checkpoint c = checkpoint();
+  c.run = run;
+  // Never replace a good checkpoint with a broken state.
+  check_distributions(params_, mask_, c.f, c.av_vels.empty() ? 0 : c.av_vels.size() - 1);
+  write_checkpoint(path, c);
+}
+
 FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->distributions()); }
 
 void Simulation::write_outputs(const std::string& dir) {
+  refuse_if_unstable();
   make_output_dir(dir);
+  std::vector<std::string> paths = {dir + "/av_vels.dat", dir + "/final_state.dat"};
+  if (measurements_.forces()) paths.push_back(dir + "/forces.csv");
+  if (measurements_.probes()) paths.push_back(dir + "/probes.csv");
+  check_output_targets(paths, input_files_);
   const std::vector<double> f = solver_->distributions();
-  AtomicFile av(dir + "/av_vels.dat"), state(dir + "/final_state.dat");
-  write_av_vels(av.get(), av_vels_);
-  write_final_state(state.get(), params_, mask_, f);
-  std::unique_ptr<AtomicFile> forces, probes;
-  if (measurements_.forces()) forces = std::make_unique<AtomicFile>(dir + "/forces.csv");
-  if (measurements_.probes()) probes = std::make_unique<AtomicFile>(dir + "/probes.csv");
-  measurements_.write(forces ? forces->get() : nullptr, probes ? probes->get() : nullptr);
-  for (AtomicFile* file : {&av, &state, forces.get(), probes.get()})
-    if (file) file->commit();
+  check_distributions(params_, mask_, f, av_vels_.empty() ? 0 : av_vels_.size() - 1);
+  OutputSet outputs;
+  write_av_vels(outputs.add(paths[0]), av_vels_);
+  write_final_state(outputs.add(paths[1]), params_, mask_, f);
+  std::FILE* forces = measurements_.forces() ? outputs.add(paths[2]) : nullptr;
+  std::FILE* probes = measurements_.probes() ? outputs.add(paths.back()) : nullptr;
+  measurements_.write(forces, probes);
+  outputs.commit();
+  tidy_output_dir(dir, paths, input_files_);
 }
 
 }  // namespace d2q9

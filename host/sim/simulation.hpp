@@ -29,6 +29,7 @@
 #include "io/state_rows.hpp"
 #include "io/fields.hpp"
 #include "problem/problem_file.hpp"
+#include "problem/stability.hpp"
 
 namespace d2q9 {
 
@@ -74,11 +75,16 @@ class Simulation {
   // Advances `steps` timesteps (InstabilityError at the first step whose
   // average velocity is not finite), taking the probes the problem asks for
   // and, where the launch is the default's, searching for a faster one on
-  // these steps (collective across ranks). InputError for a negative count.
-  // The problem's steps (params().max_iters) are the run d2q9-bgk makes; a
-  // Simulation may step past them (a run continued until steady): its
-  // outputs then hold every step done.
+  // these steps (collective across ranks). InputError for a negative count
+  // or one that would take steps_done() past INT_MAX. The problem's steps
+  // (params().max_iters) are the run d2q9-bgk makes; a Simulation may step
+  // past them (a run continued until steady): its outputs then hold every
+  // step done. Once a step was unstable, the simulation is over: step,
+  // write_outputs, save_checkpoint and checkpoint raise that InstabilityError
+  // again, and nothing of the unstable state is written.
   void step(int steps);
+  // The instability that ended the run, if one did.
+  const InstabilityError* unstable() const { return unstable_.get(); }
   int steps_done() const { return static_cast<int>(av_vels_.size()); }
   // The step the simulation started from (a resumed run's checkpoint step).
   int first_step() const { return first_step_; }
@@ -113,10 +119,28 @@ class Simulation {
   // The state a checkpoint keeps now (collective; the distributions on rank
   // 0 only), without its run record.
   Checkpoint checkpoint();
+  // That state, with `run`, written to `path` (one process). Refused with
+  // InputError, before anything is written, where `path` is one of the
+  // problem's input files, a directory, link, device or other non-file, a
+  // read-only file, a file that is not a checkpoint, or the checkpoint of
+  // another problem (params, obstacles, precision) unless `overwrite`; a
+  // checkpoint of this problem at any step is replaced. InstabilityError for
+  // a state that is not finite or physical.
+  void save_checkpoint(const std::string& path, const RunRecord& run = {}, bool overwrite = false);
 
   // The coursework's av_vels.dat and final_state.dat, and forces.csv and
-  // probes.csv where the problem measures them, into `dir` (made if missing).
+  // probes.csv where the problem measures them, into `dir` (made if missing),
+  // as d2q9-bgk writes them (one process): every target checked before
+  // anything is written (io/output_guard.hpp: no input of the problem, no
+  // directory or read-only file), the files replacing their targets together
+  // or not at all, and an earlier run's outputs that this call does not
+  // write removed where the folder's manifest proves them ours.
+  // InstabilityError for a state that is not finite or physical.
   void write_outputs(const std::string& dir);
+  // The files the problem was read from (Problem::read_files).
+  const std::vector<std::string>& input_files() const { return input_files_; }
+  // What errors call the problem (Problem::name).
+  const std::string& problem_name() const { return problem_name_; }
 
  private:
   // Does what the launch search says after a report.
@@ -124,6 +148,13 @@ class Simulation {
   // Has `solver` sample the probes itself as it runs, where it can.
   void sample_probes_on(Solver& solver);
 
+  // step() once it is checked.
+  void advance(int steps);
+  // InstabilityError again once a step was unstable.
+  void refuse_if_unstable() const;
+
+  std::string problem_name_;
+  std::vector<std::string> input_files_;
   Params params_;
   ObstacleMask mask_;
   Measurements measure_;
@@ -143,6 +174,15 @@ class Simulation {
   double stepping_s_ = 0;
   double measuring_s_ = 0;
   double search_s_ = 0;
+  std::unique_ptr<InstabilityError> unstable_;
 };
+
+// InputError or DeviceError where `problem` cannot run with `options`: a
+// value its precision cannot hold, omega outside (0, 2) as that precision
+// holds it (problem/limits.hpp), a grid this machine's memory cannot hold.
+// The Simulation checks this first; load_problem's `check_fits` may run it
+// sooner, before the mask is built.
+void check_problem_runs(const Params& params, const std::string& problem_name, const SimulationOptions& options,
+                        bool checkpointing = false);
 
 }  // namespace d2q9
