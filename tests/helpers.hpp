@@ -43,7 +43,8 @@ struct TempDir {
     return file(name);
   }
   // Names in the directory, sorted, one per line.
-  std::string listing() const {
+  std::string listing() const { return listing_of(path); }
+  static std::string listing_of(const std::string& path) {
     std::string out;
     std::FILE* p = ::popen(("ls -A '" + path + "'").c_str(), "r");
     char buf[256];

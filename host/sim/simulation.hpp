@@ -40,6 +40,9 @@ Problem load_problem(const std::string& problem_or_params_file, const std::strin
                      const std::function<void(const Params&)>& check_fits = {});
 
 struct SimulationOptions {
+  SimulationOptions() = default;
+  // SimulationOptions{Backend::Reference}: the other options their defaults.
+  SimulationOptions(Backend on) : backend(on) {}  // NOLINT(google-explicit-constructor): the documented idiom
   Backend backend = Backend::OpenCL;
   int device = -1;  // the backend's default
   Precision precision = Precision::Float;
