@@ -42,11 +42,12 @@ struct TempDir {
     std::ofstream(file(name), std::ios::binary) << content;
     return file(name);
   }
-  // Names in the directory, sorted, one per line.
-  std::string listing() const { return listing_of(path); }
-  static std::string listing_of(const std::string& path) {
+  // Names in the directory, sorted, one per line; without the outputs'
+  // manifest (.d2q9-outputs.json) unless `manifest`.
+  std::string listing(bool manifest = false) const { return listing_of(path, manifest); }
+  static std::string listing_of(const std::string& path, bool manifest = false) {
     std::string out;
-    std::FILE* p = ::popen(("ls -A '" + path + "'").c_str(), "r");
+    std::FILE* p = ::popen(("ls -A " + std::string(manifest ? "" : "-I .d2q9-outputs.json ") + "'" + path + "'").c_str(), "r");
     char buf[256];
     while (std::fgets(buf, sizeof buf, p)) out += buf;
     ::pclose(p);

@@ -307,7 +307,7 @@ TEST_CASE("cli: a mistyped long option gets a suggestion") {
 
 TEST_CASE("cli: a finite value beyond float is one line naming the params file, before the run") {
   check_rejected("12\n10\n40\n10\n0.1\n1e39\n1.7\n", kObstacles,
-                 "in.params: accel 1e+39 is too large for --precision float (at most 3.40282e+38); use --precision double");
+                 "in.params: accel 1e+39 is too large for precision float (at most 3.40282e+38); use precision double");
   check_rejected("12\n10\n40\n10\n5e38\n0.02\n1.7\n", kObstacles, "in.params: density 5e+38 is too large");
 }
 

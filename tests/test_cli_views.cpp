@@ -197,8 +197,10 @@ TEST_CASE("cli views: bad options are one error line before the run, leaving no 
     std::string error;
   };
   for (const Case& c : std::vector<Case>{
-           {"--snapshot-every 0", 2, "error: --snapshot-every must be at least 1"},
-           {"--snapshot-every -3", 2, "error: --snapshot-every must be a non-negative integer"},
+           {"--snapshot-every 0", 2, "error: --snapshot-every must be a positive integer, got '0'"},
+           {"--snapshot-every -3", 2, "error: --snapshot-every must be a positive integer, got '-3'"},
+           {"--checkpoint-every 0", 2, "error: --checkpoint-every must be a positive integer, got '0'"},
+           {"--checkpoint-every -3", 2, "error: --checkpoint-every must be a positive integer, got '-3'"},
            {"--png a.png --no-png", 2, "error: --png and --no-png contradict each other"},
            {"--vtk out.vtu", 2, "error: --vtk FILE must end in .vti (XML image data), .pvti (XML image data in one piece per MPI rank) or .vtk (legacy VTK), got 'out.vtu'"},
            {"--vtk .pvti", 2, "error: --vtk FILE must end in .vti"},
@@ -251,7 +253,7 @@ TEST_CASE("cli views: relative output names go into -o, absolute ones where they
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(cwd.listing() == "run\n");
   CHECK(slurp(cwd.file("run/av_vels.dat")).size() > 0);
-  const std::string run_listing = d2q9::test::run_shell("ls -A '" + cwd.file("run") + "'").out;
+  const std::string run_listing = TempDir::listing_of(cwd.file("run"));
   CHECK(run_listing == "av_vels.dat\nfinal_state.dat\nsnapshot_20.png\nsnapshot_40.png\nspeed.png\nstate.vti\n");
   CHECK(elsewhere.listing() == "summary.json\n");
 
@@ -467,12 +469,12 @@ TEST_CASE("cli views under mpirun: rank 0 creates -o and writes the same views a
   REQUIRE_MESSAGE(one.status == 0, one.err);
   const Result two = d2q9::test::run_shell("cd '" + cwd.file("two") + "' && " + mpirun + " -l 4x1" + views);
   REQUIRE_MESSAGE(two.status == 0, two.err);
-  const std::string listing = d2q9::test::run_shell("ls -A '" + cwd.file("one/run") + "'").out;
+  const std::string listing = TempDir::listing_of(cwd.file("one/run"));
   CHECK(listing ==
         "av_vels.dat\nfinal_state.dat\nfinal_state.png\nfinal_state_vorticity.png\ns.vti\nsnapshot_20.png\n"
         "snapshot_20.vti\nsnapshot_20_vorticity.png\nsnapshot_40.png\nsnapshot_40.vti\nsnapshot_40_vorticity.png\n"
         "snapshots.pvd\n");
-  CHECK(d2q9::test::run_shell("ls -A '" + cwd.file("two/run") + "'").out == listing);
+  CHECK(TempDir::listing_of(cwd.file("two/run")) == listing);
   std::istringstream names(listing);
   for (std::string name; std::getline(names, name);)
     CHECK_MESSAGE(slurp(cwd.file("two/run/" + name)) == slurp(cwd.file("one/run/" + name)), name);

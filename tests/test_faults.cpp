@@ -69,7 +69,7 @@ TEST_CASE("faults: a create, close, link or rename failing at any point of the f
   const Result made = run_shell(std::string("'") + D2Q9_EXE + "' " + run_args(first, out.path));
   REQUIRE_MESSAGE(made.status == 0, made.err);
   const auto before = contents(out.path);
-  REQUIRE(before.size() == 5);  // av_vels.dat final_state.dat final_state.png state.vtk summary.json
+  REQUIRE(before.size() == 6);  // av_vels.dat final_state.dat final_state.png state.vtk summary.json, the manifest
 
   // How often a successful run makes each call.
   TempDir counted;

@@ -175,7 +175,7 @@ TEST_CASE("library promises: write_outputs checks every target first and never w
   CHECK(slurp(named) == kCavity);
   // Written whole: the set and the folder's manifest.
   sim.write_outputs(dir.file("out"));
-  CHECK(test::TempDir::listing_of(dir.file("out")) == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\n");
+  CHECK(test::TempDir::listing_of(dir.file("out"), true) == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\n");
   CHECK(test::count_lines(slurp(dir.file("out/av_vels.dat"))) == 5);
 }
 

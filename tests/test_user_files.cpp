@@ -75,7 +75,7 @@ TEST_CASE("user files: a character device given as an output is written through,
   CHECK(r.status == 0);
   CHECK(r.err == "");
   CHECK(kind_of(dir.file("mynull")) == "character device");
-  CHECK(dir.listing() == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\nin.params\nmynull\nobs.dat\n");  // no temporary left
+  CHECK(dir.listing(true) == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\nin.params\nmynull\nobs.dat\n");  // no temporary left
 }
 
 TEST_CASE("user files: a FIFO given as an output is written through to its reader") {

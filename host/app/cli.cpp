@@ -89,6 +89,18 @@ int parse_non_negative(const std::string& text, const std::string& what) {
   return static_cast<int>(v);
 }
 
+// A count of at least 1: one message for "0", "-3" and "x" alike.
+int parse_positive(const std::string& text, const std::string& what) {
+  int v = 0;
+  try {
+    v = parse_non_negative(text, what);
+  } catch (const UsageError&) {
+  }
+  if (v < 1) throw UsageError(what + " must be a positive integer, got '" + text + "'");
+  return v;
+}
+
+
 // Boost fills its message template by replacing placeholders such as
 // %canonical_option% until none is left, so an argument that itself holds one
 // loops forever (a fuzzer finding). The message therefore comes from parsing
@@ -299,8 +311,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
   if (vm.count("png")) o.png_file = vm["png"].as<std::string>();
   if (o.no_png && !o.png_file.empty()) throw UsageError("--png and --no-png contradict each other");
   if (vm.count("snapshot-every")) {
-    o.snapshot_every = parse_non_negative(vm["snapshot-every"].as<std::string>(), "--snapshot-every");
-    if (o.snapshot_every < 1) throw UsageError("--snapshot-every must be at least 1, got '0'");
+    o.snapshot_every = parse_positive(vm["snapshot-every"].as<std::string>(), "--snapshot-every");
   }
   if (vm.count("vtk")) {
     o.vtk_file = vm["vtk"].as<std::string>();
@@ -323,8 +334,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
       throw UsageError(std::string("--") + name + " applies to pictures, but --no-png and no PNG snapshots leave none");
   if (vm.count("summary-json")) o.summary_json_file = vm["summary-json"].as<std::string>();
   if (vm.count("checkpoint-every")) {
-    o.checkpoint_every = parse_non_negative(vm["checkpoint-every"].as<std::string>(), "--checkpoint-every");
-    if (o.checkpoint_every == 0) throw UsageError("--checkpoint-every must be at least 1");
+    o.checkpoint_every = parse_positive(vm["checkpoint-every"].as<std::string>(), "--checkpoint-every");
   }
   if (vm.count("until-steady")) {
     const std::string text = vm["until-steady"].as<std::string>();

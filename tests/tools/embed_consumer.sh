@@ -15,9 +15,11 @@ rm -rf "$work"
 mkdir -p "$work"
 work=$(absolute "$work")
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+# The documented idiom (Simulation(problem, {Backend::OpenCL})) and the public
+# headers compile warning-free in a user's strict build.
 cmake -S "$source/examples/embed" -B "$work/embed" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" >"$work/configure.log"
-cmake --build "$work/embed" >"$work/build.log"
+  -DCMAKE_CXX_FLAGS="$cxx_flags -Wall -Wextra -Werror" -DCMAKE_EXE_LINKER_FLAGS="$linker_flags" >"$work/configure.log"
+cmake --build "$work/embed" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
 program=$work/embed/embed_cylinder
 needed=$(readelf -d "$program" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 echo "embed_cylinder needs: $needed"
