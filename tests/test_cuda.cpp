@@ -252,7 +252,7 @@ TEST_CASE("CUDA: a kernel that does not compile is reported with NVRTC's log") {
   CHECK(contains(log, "options: --gpu-architecture=compute_90"));
 
   TempDir no_prelude;
-  no_prelude.write(kKernelFile, slurp(std::string(D2Q9_KERNELS_DIR "/") + kKernelFile));
+  no_prelude.write(kKernelFile, read_kernel_source(D2Q9_KERNELS_DIR, kKernelFile));
   CHECK_THROWS_WITH_AS(compile_kernels_nvrtc(no_prelude.path, kKernelFile, defines, NvrtcTarget{9, 0, false}),
                        (no_prelude.path + "/cuda_prelude.h: cannot open kernel source").c_str(), DeviceError);
 }

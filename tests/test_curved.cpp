@@ -282,7 +282,7 @@ TEST_CASE("blocked kernel: curved cells' forces do not depend on the order their
     return std::make_pair(out.f, solver->take_body_forces());
   };
   const std::string loop = "for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {";
-  std::string source = d2q9::test::slurp(std::string(D2Q9_KERNELS_DIR "/") + kKernelFile);
+  std::string source = read_kernel_source(D2Q9_KERNELS_DIR, kKernelFile);  // the whole program, its parts joined
   const std::size_t at = source.find(loop);
   REQUIRE(at != std::string::npos);
   REQUIRE(source.find(loop, at + 1) == std::string::npos);  // the region's load only

@@ -47,11 +47,7 @@ TEST_CASE("indexing: the kernels with 64-bit indices give the same bits as with 
   const Params p = d2q9::test::make_params(37, 29, 120);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
   d2q9::test::TempDir dir;
-  std::ifstream in(std::string(D2Q9_KERNELS_DIR) + "/d2q9_bgk.cl");
-  REQUIRE(in);
-  std::ostringstream source;
-  source << "#define INDEX64 1\n" << in.rdbuf();
-  dir.write("d2q9_bgk.cl", source.str());
+  dir.write("d2q9_bgk.cl", "#define INDEX64 1\n" + read_kernel_source(D2Q9_KERNELS_DIR, kKernelFile));
   for (Precision precision : {Precision::Float, Precision::Fp16s}) {
     for (KernelVariant v : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedRows}) {
       CAPTURE(std::string(to_string(v)));
@@ -72,8 +68,7 @@ TEST_CASE("indexing: the kernels with 64-bit indices give the same bits as with 
 // read: every cell or value index a helper takes is an idx_t. (An int `i` in
 // store16 once crashed 16-bit runs of 16384^2 on an H200.)
 TEST_CASE("indexing: the kernels take cell and value indices as idx_t, never int") {
-  std::ifstream in(std::string(D2Q9_KERNELS_DIR) + "/d2q9_bgk.cl");
-  REQUIRE(in);
+  std::istringstream in(d2q9::read_kernel_source(D2Q9_KERNELS_DIR, d2q9::kKernelFile));  // every part
   std::string line;
   int number = 0, index_parameters = 0;
   while (std::getline(in, line)) {
@@ -88,6 +83,31 @@ TEST_CASE("indexing: the kernels take cell and value indices as idx_t, never int
     }
   }
   CHECK(index_parameters >= 8);  // load16/store16 twice each, load_f, store_f, store, the cells
+}
+
+TEST_CASE("kernel source: the program joins its parts in order, each after a #line naming it") {
+  d2q9::test::TempDir dir;
+  dir.write("main.cl", "// head\n#include \"a.cl\"\nmiddle\n#include \"b.cl\"  \ntail\n#include <not_a_part.h>\n");
+  dir.write("a.cl", "A1\nA2\n");
+  dir.write("b.cl", "B1\n");
+  CHECK(d2q9::read_kernel_source(dir.path, "main.cl") ==
+        "// head\n#line 1 \"a.cl\"\nA1\nA2\n#line 3 \"main.cl\"\nmiddle\n#line 1 \"b.cl\"\nB1\n#line 5 \"main.cl\"\n"
+        "tail\n#include <not_a_part.h>\n");
+  // A file without parts is its bytes, the last newline (or its absence) included.
+  dir.write("plain.cl", "x\ny");
+  CHECK(d2q9::read_kernel_source(dir.path, "plain.cl") == "x\ny");
+  // A missing part is named.
+  dir.write("broken.cl", "#include \"gone.cl\"\n");
+  CHECK_THROWS_WITH(d2q9::read_kernel_source(dir.path, "broken.cl"), (dir.path + "/gone.cl: cannot open kernel source").c_str());
+  // The real program: every part under 700 lines, and nothing but parts after its header.
+  for (const char* part : {"lattice.cl", "launch_common.cl", "curved_walls.cl", "open_edges.cl", "cell_physics.cl",
+                           "launch_one_step.cl", "launch_blocked.cl", "launch_rows.cl"}) {
+    CAPTURE(part);
+    const std::string text = d2q9::test::slurp(std::string(D2Q9_KERNELS_DIR "/") + part);
+    CHECK(d2q9::test::count_lines(text) > 10);
+    CHECK(d2q9::test::count_lines(text) <= 700);
+    CHECK(d2q9::test::contains(d2q9::read_kernel_source(D2Q9_KERNELS_DIR, d2q9::kKernelFile), "#line 1 \"" + std::string(part) + "\"\n"));
+  }
 }
 
 TEST_SUITE_END();

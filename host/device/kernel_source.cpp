@@ -124,13 +124,50 @@ std::vector<std::uint8_t> obstacle_buffer(const ObstacleMask& mask) {
   return bytes;
 }
 
-std::string read_kernel_source(const std::string& dir, const std::string& file) {
-  const std::string path = dir + "/" + file;
+namespace {
+
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DeviceError(path + ": cannot open kernel source");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// `#include "part.cl"` at the start of a line names a part of the program in
+// the same folder; anything else is the text itself.
+std::string included_part(const std::string& line) {
+  const std::string head = "#include \"";
+  if (line.compare(0, head.size(), head) != 0) return "";
+  const auto end = line.find('"', head.size());
+  const std::string name = end == std::string::npos ? "" : line.substr(head.size(), end - head.size());
+  const bool part = name.size() > 3 && name.compare(name.size() - 3, 3, ".cl") == 0 &&
+                    name.find('/') == std::string::npos && line.find_first_not_of(" \t\r", end + 1) == std::string::npos;
+  return part ? name : "";
+}
+
+}  // namespace
+
+std::string read_kernel_source(const std::string& dir, const std::string& file) {
+  const std::string text = read_text(dir + "/" + file);
+  std::string out;
+  std::istringstream lines(text);
+  int number = 0;
+  bool joined = false;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    const std::string part = included_part(line);
+    if (part.empty()) {
+      out += line + "\n";
+      continue;
+    }
+    // #line keeps a build log's line numbers those of each part's own file.
+    out += "#line 1 \"" + part + "\"\n" + read_kernel_source(dir, part);
+    out += "#line " + std::to_string(number + 1) + " \"" + file + "\"\n";
+    joined = true;
+  }
+  // A file without parts is read as it is (its last newline too).
+  return joined ? out : text;
 }
 
 namespace {

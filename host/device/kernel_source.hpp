@@ -28,7 +28,10 @@ std::vector<std::string> default_kernels_dirs();
 // instead of eight, cl/d2q9_bgk.cl).
 std::vector<std::uint8_t> obstacle_buffer(const ObstacleMask& mask);
 
-// Source text of `file` in `dir`; DeviceError naming the path if it is missing.
+// Source text of `file` in `dir`, its `#include "part.cl"` lines replaced by
+// those parts (from `dir`, each after a #line naming it): the program
+// d2q9_bgk.cl joins the cell physics and the launch schemes this way.
+// DeviceError naming the path of any file that is missing.
 std::string read_kernel_source(const std::string& dir, const std::string& file);
 
 // Rows of one slab's local lattice (halo rows below and above the slab's own

@@ -214,12 +214,24 @@ Checkpoint Simulation::checkpoint() {
   return c;
 }
 
-void Simulation::save_checkpoint(const std::string& path, const RunRecord& run, bool overwrite) {
+void Simulation::check_checkpoint_target(const std::string& path, bool overwrite) const {
   refuse_if_unstable();
   const Precision precision = solver_->precision();
-  check_checkpoint_target(path, input_files_, overwrite,
-                          [&](const std::string& p) { return holds_checkpoint_of(p, params_, mask_, precision); },
-                          "", "set overwrite");
+  d2q9::check_checkpoint_target(path, input_files_, overwrite,
+                                [&](const std::string& p) { return holds_checkpoint_of(p, params_, mask_, precision); },
+                                "", "set overwrite");
+}
+
+RunRecord problem_file_record(const std::string& problem_file, const Params& params) {
+  RunRecord r;
+  r.param_file = r.obstacle_file = problem_file;
+  r.param_hash = file_hash(problem_file);
+  r.obstacle_hash = extensions_fingerprint(params.extensions);
+  return r;
+}
+
+void Simulation::save_checkpoint(const std::string& path, const RunRecord& run, bool overwrite) {
+  check_checkpoint_target(path, overwrite);
   Checkpoint c = checkpoint();
   c.run = run;
   // Never replace a good checkpoint with a broken state.

@@ -130,6 +130,9 @@ class Simulation {
   // checkpoint of this problem at any step is replaced. InstabilityError for
   // a state that is not finite or physical.
   void save_checkpoint(const std::string& path, const RunRecord& run = {}, bool overwrite = false);
+  // save_checkpoint's refusals alone, before anything is written (a caller
+  // that writes a file beside the checkpoint asks first).
+  void check_checkpoint_target(const std::string& path, bool overwrite = false) const;
 
   // The coursework's av_vels.dat and final_state.dat, and forces.csv and
   // probes.csv where the problem measures them, into `dir` (made if missing),
@@ -179,6 +182,12 @@ class Simulation {
   double search_s_ = 0;
   std::unique_ptr<InstabilityError> unstable_;
 };
+
+// The run record of a run of problem file `problem_file` as d2q9-bgk writes
+// it, so that `d2q9-bgk --restart` and Python's resume continue it: the file
+// (absolute path, content hash) as both inputs, and in place of an obstacle
+// file's hash the fingerprint of `params`' extensions.
+RunRecord problem_file_record(const std::string& problem_file, const Params& params);
 
 // InputError or DeviceError where `problem` cannot run with `options`: a
 // value its precision cannot hold, omega outside (0, 2) as that precision

@@ -1,0 +1,424 @@
+// Cell physics: moments, the collision operators, forcing, absorbing layers,
+// rebound, and the update of one cell; the reductions of its |u| and forces.
+
+// ---------------------------------------------------------------------------
+// The collision of one cell, in the order it happens: the open edges set
+// their unknowns, the moments, the collision operator and its share of the
+// body force, then rebound on obstacles and the next step's acceleration.
+// The arithmetic contract (docs/arithmetic.md) holds throughout: every
+// operation is one IEEE operation or one fma, in the order written here, in
+// every backend and the serial reference (ReferenceSolver::collision).
+
+// The lattice weights w_k: rest (speed 0), axis (1-4) and diagonal (5-8) speeds.
+#define W0 ((real)4 / (real)9)
+#define W1 ((real)1 / (real)9)
+#define W2 ((real)1 / (real)36)
+
+// What every collision operator needs of a fluid cell's incoming distributions.
+typedef struct {
+  real rho;     // density
+  real ux, uy;  // velocity; with a body force (momentum + F/2) / rho, Guo's shift
+  real u_sq;    // u.u, of which |u| is also taken
+  real a;       // 1 - 3/2 u.u: the part of every equilibrium that e_k.u leaves alone
+} cell_moments;
+
+// One division per cell: rho's reciprocal.
+ALWAYS_INLINE cell_moments moments_of(const real* g) {
+  cell_moments m;
+  m.rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
+  const real inv_rho = (real)1 / m.rho;
+  real mx = g[1] + g[5] + g[8] - (g[3] + g[6] + g[7]);
+  real my = g[2] + g[5] + g[6] - (g[4] + g[7] + g[8]);
+#ifdef BODY_FORCE
+  mx += (real)0.5 * (real)FORCE_X;  // the velocity is the momentum plus half the force
+  my += (real)0.5 * (real)FORCE_Y;
+#endif
+  m.ux = mx * inv_rho;
+  m.uy = my * inv_rho;
+  m.u_sq = fma(m.ux, m.ux, m.uy * m.uy);
+  m.a = fma(m.u_sq, (real)-1.5, (real)1);
+  return m;
+}
+
+// feq_k = w_k rho p_k with p_k = 1 - 3/2 u.u + 3 eu + 9/2 eu^2, eu = e_k.u:
+// p_k = fma(eu, fma(eu, 9/2, 3), a). Speeds 3, 4, 7 and 8 pass -eu of their
+// opposites (exact).
+ALWAYS_INLINE real equilibrium_factor(const real eu, const real a) {
+  return fma(eu, fma(eu, (real)4.5, (real)3), a);
+}
+
+// --- Collision operators: f, the post-collision state of a fluid cell, from
+// its incoming distributions g and their moments m. One is compiled in
+// (collide_fluid), as the problem chooses.
+
+// BGK: f_k = g_k + omega (feq_k - g_k) = (1 - omega) g_k + omega w_k rho p_k.
+ALWAYS_INLINE void collide_bgk(const real* g, const cell_moments m, real* f) {
+  const real omega = (real)OMEGA;
+  const real keep = (real)1 - omega;
+  const real r0 = omega * W0 * m.rho, r1 = omega * W1 * m.rho, r2 = omega * W2 * m.rho;
+  const real u5 = m.ux + m.uy, u6 = m.uy - m.ux;  // e_k.u of speeds 5 (NE) and 6 (NW)
+  f[0] = fma(keep, g[0], r0 * m.a);
+  f[1] = fma(keep, g[1], r1 * equilibrium_factor(m.ux, m.a));
+  f[2] = fma(keep, g[2], r1 * equilibrium_factor(m.uy, m.a));
+  f[3] = fma(keep, g[3], r1 * equilibrium_factor(-m.ux, m.a));
+  f[4] = fma(keep, g[4], r1 * equilibrium_factor(-m.uy, m.a));
+  f[5] = fma(keep, g[5], r2 * equilibrium_factor(u5, m.a));
+  f[6] = fma(keep, g[6], r2 * equilibrium_factor(u6, m.a));
+  f[7] = fma(keep, g[7], r2 * equilibrium_factor(-u5, m.a));
+  f[8] = fma(keep, g[8], r2 * equilibrium_factor(-u6, m.a));
+}
+
+#ifdef COLLISION_REGULARISED
+// Regularised BGK (Latt & Chopard 2006): the non-equilibrium part is
+// replaced by its projection onto the second-order Hermite moments,
+// f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq, Q_k = e_k e_k - I/3.
+ALWAYS_INLINE void collide_regularised(const real* g, const cell_moments m, real* f) {
+  const real keep = (real)1 - (real)OMEGA;
+  const real q0 = W0 * m.rho, q1 = W1 * m.rho, q2 = W2 * m.rho;
+  const real u5 = m.ux + m.uy, u6 = m.uy - m.ux;
+  real feq[9];
+  feq[0] = q0 * m.a;
+  feq[1] = q1 * equilibrium_factor(m.ux, m.a);
+  feq[2] = q1 * equilibrium_factor(m.uy, m.a);
+  feq[3] = q1 * equilibrium_factor(-m.ux, m.a);
+  feq[4] = q1 * equilibrium_factor(-m.uy, m.a);
+  feq[5] = q2 * equilibrium_factor(u5, m.a);
+  feq[6] = q2 * equilibrium_factor(u6, m.a);
+  feq[7] = q2 * equilibrium_factor(-u5, m.a);
+  feq[8] = q2 * equilibrium_factor(-u6, m.a);
+  // Pi_neq from the non-equilibrium parts n_k = g_k - feq_k.
+  const real n1 = g[1] - feq[1], n2 = g[2] - feq[2], n3 = g[3] - feq[3], n4 = g[4] - feq[4];
+  const real n5 = g[5] - feq[5], n6 = g[6] - feq[6], n7 = g[7] - feq[7], n8 = g[8] - feq[8];
+  const real diagonal = (n5 + n6) + (n7 + n8);
+  const real pxx = (n1 + n3) + diagonal;
+  const real pyy = (n2 + n4) + diagonal;
+  const real pxy = (n5 + n7) - (n6 + n8);
+  const real trace = pxx + pyy;
+  const real k0 = keep * W0, k1 = keep * W1, k2 = keep * W2;
+  const real qx = (real)3 * pxx - (real)1.5 * pyy;
+  const real qy = (real)3 * pyy - (real)1.5 * pxx;
+  const real qd = (real)3 * trace;
+  const real qxy = (real)9 * pxy;
+  f[0] = fma(k0, (real)-1.5 * trace, feq[0]);
+  f[1] = fma(k1, qx, feq[1]);
+  f[2] = fma(k1, qy, feq[2]);
+  f[3] = fma(k1, qx, feq[3]);
+  f[4] = fma(k1, qy, feq[4]);
+  f[5] = fma(k2, qd + qxy, feq[5]);
+  f[6] = fma(k2, qd - qxy, feq[6]);
+  f[7] = fma(k2, qd + qxy, feq[7]);
+  f[8] = fma(k2, qd - qxy, feq[8]);
+}
+#endif
+
+#ifdef COLLISION_TRT
+// Two relaxation times (Ginzburg, d'Humieres & Kuzmin 2008) for the pair of
+// opposite speeds k and o = opposite(k) of weight w, eu = e_k.u: the even
+// part (g_k + g_o)/2 relaxes to its equilibrium at OMEGA, the odd part at
+// OMEGA_MINUS, the host's choice from the "magic" parameter
+// Lambda = (1/OMEGA - 1/2)(1/OMEGA_MINUS - 1/2).
+ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, const real w, const real rho,
+                            const real eu, const real a) {
+  const real wrho = w * rho;
+  const real even = (real)0.5 * (g[k] + g[o]) - wrho * fma(eu * eu, (real)4.5, a);
+  const real odd = (real)0.5 * (g[k] - g[o]) - wrho * ((real)3 * eu);
+  const real de = (real)OMEGA * even, dd = (real)OMEGA_MINUS * odd;
+  f[k] = g[k] - de - dd;
+  f[o] = g[o] - de + dd;
+}
+
+ALWAYS_INLINE void collide_trt(const real* g, const cell_moments m, real* f) {
+  f[0] = g[0] - (real)OMEGA * (g[0] - W0 * m.rho * m.a);  // the rest speed is all even
+  trt_pair(g, f, 1, 3, W1, m.rho, m.ux, m.a);
+  trt_pair(g, f, 2, 4, W1, m.rho, m.uy, m.a);
+  trt_pair(g, f, 5, 7, W2, m.rho, m.ux + m.uy, m.a);
+  trt_pair(g, f, 6, 8, W2, m.rho, m.uy - m.ux, m.a);
+}
+#endif
+
+// --- Forcing: a body force (FORCE_X, FORCE_Y) per unit volume on the fluid,
+// Guo, Zheng & Shi (Phys. Rev. E 65, 046308, 2002), second-order accurate
+// together with the half-force shift of the velocity (moments_of). Each
+// operator takes the term in its own form, added to its post-collision state.
+#ifdef BODY_FORCE
+// Guo's term of speed (ex, ey) of weight w for a cell of velocity (ux, uy).
+ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const real ux, const real uy) {
+  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
+  const real eu = (real)ex * ux + (real)ey * uy;
+  const real ef = (real)ex * fx + (real)ey * fy;
+  return ((real)1 - (real)0.5 * (real)OMEGA) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
+}
+
+ALWAYS_INLINE void add_guo_forcing(const cell_moments m, real* f) {
+  f[0] += guo_term(W0, 0, 0, m.ux, m.uy);
+  f[1] += guo_term(W1, 1, 0, m.ux, m.uy);
+  f[2] += guo_term(W1, 0, 1, m.ux, m.uy);
+  f[3] += guo_term(W1, -1, 0, m.ux, m.uy);
+  f[4] += guo_term(W1, 0, -1, m.ux, m.uy);
+  f[5] += guo_term(W2, 1, 1, m.ux, m.uy);
+  f[6] += guo_term(W2, -1, 1, m.ux, m.uy);
+  f[7] += guo_term(W2, -1, -1, m.ux, m.uy);
+  f[8] += guo_term(W2, 1, -1, m.ux, m.uy);
+}
+
+// g's momentum is rho u - F/2: BGK keeps (1 - omega) of that difference, and
+// so must the regularised state, which keeps no part of g as it is; kw is
+// (1 - omega) w_k.
+ALWAYS_INLINE real kept_force(const real kw, const int ex, const int ey) {
+  return kw * ((real)-1.5 * ((real)ex * (real)FORCE_X + (real)ey * (real)FORCE_Y));
+}
+
+ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, real* f) {
+  const real keep = (real)1 - (real)OMEGA;
+  const real k0 = keep * W0, k1 = keep * W1, k2 = keep * W2;
+  f[0] += kept_force(k0, 0, 0) + guo_term(W0, 0, 0, m.ux, m.uy);
+  f[1] += kept_force(k1, 1, 0) + guo_term(W1, 1, 0, m.ux, m.uy);
+  f[2] += kept_force(k1, 0, 1) + guo_term(W1, 0, 1, m.ux, m.uy);
+  f[3] += kept_force(k1, -1, 0) + guo_term(W1, -1, 0, m.ux, m.uy);
+  f[4] += kept_force(k1, 0, -1) + guo_term(W1, 0, -1, m.ux, m.uy);
+  f[5] += kept_force(k2, 1, 1) + guo_term(W2, 1, 1, m.ux, m.uy);
+  f[6] += kept_force(k2, -1, 1) + guo_term(W2, -1, 1, m.ux, m.uy);
+  f[7] += kept_force(k2, -1, -1) + guo_term(W2, -1, -1, m.ux, m.uy);
+  f[8] += kept_force(k2, 1, -1) + guo_term(W2, 1, -1, m.ux, m.uy);
+}
+
+#ifdef COLLISION_TRT
+// TRT splits Guo's term as it splits the state: for the pair k, o = opposite(k)
+// (eu = e_k.u, ef = e_k.F, uf = u.F) its even part is scaled by 1 - OMEGA/2,
+// its odd part by 1 - OMEGA_MINUS/2.
+ALWAYS_INLINE void add_trt_pair_forcing(real* f, const int k, const int o, const real w, const real eu, const real ef,
+                                        const real uf) {
+  const real fe = ((real)1 - (real)0.5 * (real)OMEGA) * (w * ((real)9 * eu * ef - (real)3 * uf));
+  const real fo = ((real)1 - (real)0.5 * (real)OMEGA_MINUS) * (w * ((real)3 * ef));
+  f[k] += fe + fo;
+  f[o] += fe - fo;
+}
+
+ALWAYS_INLINE void add_trt_forcing(const cell_moments m, real* f) {
+  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
+  const real uf = m.ux * fx + m.uy * fy;
+  f[0] += ((real)1 - (real)0.5 * (real)OMEGA) * (W0 * ((real)-3 * uf));
+  add_trt_pair_forcing(f, 1, 3, W1, m.ux, fx, uf);
+  add_trt_pair_forcing(f, 2, 4, W1, m.uy, fy, uf);
+  add_trt_pair_forcing(f, 5, 7, W2, m.ux + m.uy, fx + fy, uf);
+  add_trt_pair_forcing(f, 6, 8, W2, m.uy - m.ux, fy - fx, uf);
+}
+#endif
+#else
+// No body force: nothing to add (and nothing left once inlined).
+ALWAYS_INLINE void add_guo_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
+ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
+ALWAYS_INLINE void add_trt_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
+#endif
+
+// The post-collision state of a fluid cell: the problem's operator, then its
+// share of the body force.
+ALWAYS_INLINE void collide_fluid(const real* g, const cell_moments m, real* f) {
+#if defined(COLLISION_TRT)
+  collide_trt(g, m, f);
+  add_trt_forcing(m, f);
+#elif defined(COLLISION_REGULARISED)
+  collide_regularised(g, m, f);
+  add_regularised_forcing(m, f);
+#else
+  collide_bgk(g, m, f);
+  add_guo_forcing(m, f);
+#endif
+}
+
+#ifdef SPONGE
+// --- Absorbing layers (Xu & Sagaut, J. Comput. Phys. 245, 14, 2013): in the
+// SPONGE_LEFT columns from the inlet and the SPONGE_RIGHT columns to the
+// outlet, the post-collision state relaxes toward the far field's
+// equilibrium (the inlet's velocity, OUTLET_DENSITY) at a rate rising as the
+// square of the depth to SPONGE_STRENGTH at the edge. Density and momentum are
+// damped alike, so the layer's acoustic impedance is the flow's: sound enters
+// it without reflecting and fades, instead of ringing between the inlet and
+// the outlet.
+ALWAYS_INLINE real sponge_rate(const int ii) {
+  real depth = (real)0;
+#if SPONGE_LEFT > 0
+  if (ii < SPONGE_LEFT) depth = (real)(SPONGE_LEFT - ii) / (real)SPONGE_LEFT;
+#endif
+#if SPONGE_RIGHT > 0
+  if (ii >= NX - SPONGE_RIGHT) depth = (real)(ii - (NX - SPONGE_RIGHT) + 1) / (real)SPONGE_RIGHT;
+#endif
+  return (real)SPONGE_STRENGTH * (depth * depth);
+}
+
+// f_k += s (feq_k(far field) - f_k), one fma per speed.
+ALWAYS_INLINE void absorb(const int ii, const int jj, const int t, real* f) {
+  const real s = sponge_rate(ii);
+  if (s == (real)0) return;
+  const inflow_velocity v = inflow(jj, t);
+  const real a = fma(fma(v.ux, v.ux, v.uy * v.uy), (real)-1.5, (real)1);
+  const real rho = (real)OUTLET_DENSITY;
+  const real q0 = W0 * rho, q1 = W1 * rho, q2 = W2 * rho;
+  const real u5 = v.ux + v.uy, u6 = v.uy - v.ux;
+  f[0] = fma(s, q0 * a - f[0], f[0]);
+  f[1] = fma(s, q1 * equilibrium_factor(v.ux, a) - f[1], f[1]);
+  f[2] = fma(s, q1 * equilibrium_factor(v.uy, a) - f[2], f[2]);
+  f[3] = fma(s, q1 * equilibrium_factor(-v.ux, a) - f[3], f[3]);
+  f[4] = fma(s, q1 * equilibrium_factor(-v.uy, a) - f[4], f[4]);
+  f[5] = fma(s, q2 * equilibrium_factor(u5, a) - f[5], f[5]);
+  f[6] = fma(s, q2 * equilibrium_factor(u6, a) - f[6], f[6]);
+  f[7] = fma(s, q2 * equilibrium_factor(-u5, a) - f[7], f[7]);
+  f[8] = fma(s, q2 * equilibrium_factor(-u6, a) - f[8], f[8]);
+}
+#endif
+
+// --- Obstacles and the accelerated row.
+
+#ifdef MOVING_WALL
+// What a wall moving at (WALL_UX, WALL_UY) adds to the distribution of speed
+// (ex, ey) it bounces back: 2 w rho (e.u_w) / c^2 (Ladd, J. Fluid Mech. 271,
+// 285, 1994), with the problem's density.
+ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey) {
+  return (real)6 * w * (real)DENSITY * ((real)ex * (real)WALL_UX + (real)ey * (real)WALL_UY);
+}
+
+ALWAYS_INLINE void add_wall_momentum(real* f) {
+  f[1] += wall_term(W1, 1, 0);
+  f[2] += wall_term(W1, 0, 1);
+  f[3] += wall_term(W1, -1, 0);
+  f[4] += wall_term(W1, 0, -1);
+  f[5] += wall_term(W2, 1, 1);
+  f[6] += wall_term(W2, -1, 1);
+  f[7] += wall_term(W2, -1, -1);
+  f[8] += wall_term(W2, 1, -1);
+}
+#endif
+
+// Rebound of an obstacle cell: each distribution goes back where it came
+// from; f0 never changes. Cells of kind 2 are a moving wall (MOVING_WALL),
+// which gives what it bounces back its momentum.
+ALWAYS_INLINE void rebound(const real* g, const int blocked, real* f) {
+  f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
+  f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
+#ifdef MOVING_WALL
+  if ((blocked & 3) == 2) add_wall_momentum(f);
+#else
+  (void)blocked;
+#endif
+}
+
+// The next step's accelerate_flow on a fluid cell of row ACCEL_ROW, with the
+// separate kernel's arithmetic on what it would read back: with 16-bit
+// storage the stored values (as_stored is the identity otherwise).
+ALWAYS_INLINE void accelerate_cell(real* f) {
+  const real aw1 = ACCEL_W1;
+  const real aw2 = ACCEL_W2;
+  const real f3 = as_stored(3, f[3]), f6 = as_stored(6, f[6]), f7 = as_stored(7, f[7]);
+  if (f3 - aw1 > (real)0 && f6 - aw2 > (real)0 && f7 - aw2 > (real)0) {
+    f[1] = as_stored(1, f[1]) + aw1;
+    f[5] = as_stored(5, f[5]) + aw2;
+    f[8] = as_stored(8, f[8]) + aw2;
+    f[3] = f3 - aw1;
+    f[6] = f6 - aw2;
+    f[7] = f7 - aw2;
+  }
+}
+
+// The new state f of a cell from its incoming distributions g: rebound on
+// obstacles, collision on fluid. t is the step's number (the inlet's ramp).
+// Returns |u| (0 on obstacles), as the coursework's av_velocity measures it.
+// With `accelerate` (the cell is in row ACCEL_ROW and a next step follows) it
+// then applies that step's accelerate_flow.
+//
+// Every cell is collided and obstacles then keep their bounced-back values:
+// branch-free, so CPU compilers can vectorise across work-items and GPU warps
+// do not diverge; the wasted arithmetic is free in a memory-bound kernel.
+// `edges`: whether the cell may lie on an open edge or in a sponge (0 only
+// where it provably does not: the blocked kernel's plain tiles).
+ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, const int jj, const int t,
+                                const int accelerate, const int edges, real* f) {
+  (void)edges;
+#if defined(INLET) || defined(OUTLET)
+  // g with the open edges' unknowns set; rebound keeps g. Copied without a
+  // loop, which would keep the rows kernel scalar on CPUs (see store()).
+  real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
+  if (edges && !blocked) open_edges(ii, jj, t, g_open);
+  g = g_open;
+#else
+  (void)ii;
+  (void)jj;
+  (void)t;
+#endif
+  const cell_moments m = moments_of(g);
+  collide_fluid(g, m, f);
+#ifdef SPONGE
+  if (edges) absorb(ii, jj, t, f);
+#endif
+
+  // |u| for av_vels: the collision conserves density and momentum (with a
+  // body force, the velocity it leaves is moments_of's (m + F/2) / rho), so the
+  // new state's velocity is u, to rounding: no second density and division.
+  // av_vels may differ by rounding (the contract), so float takes the
+  // hardware's square root: a correctly rounded one cost NVIDIA's OpenCL 9%
+  // of fp16s at 4096^2 on an H100.
+  const real speed = blocked ? (real)0 : SPEED_SQRT(m.u_sq);
+
+  if (blocked) rebound(g, blocked, f);
+  if (accelerate && !blocked) accelerate_cell(f);
+  return speed;
+}
+ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const int jj, const int t,
+                           const int accelerate, real* f) {
+  return collide_cell(g, blocked, ii, jj, t, accelerate, 1, f);
+}
+
+// Sums `value` over the work-group in a fixed order (tree in local memory)
+// and writes the total to partial_sums[INDEX]. A macro, not a function:
+// CUDA cannot take a __shared__ pointer parameter.
+#define REDUCE_TO_PARTIAL(scratch, lid, value, INDEX)                             \
+  do {                                                                            \
+    scratch[lid] = (value);                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                 \
+    for (int s = REDUCE_POW2; s > 0; s >>= 1) {                                   \
+      if (lid < s && lid + s < WG_SIZE) scratch[lid] += scratch[lid + s];         \
+      barrier(CLK_LOCAL_MEM_FENCE);                                               \
+    }                                                                             \
+    if (lid == 0) partial_sums[INDEX] = scratch[0];                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                 \
+  } while (0)
+
+#ifdef FORCE_BODIES
+// Values per work-group and step in partial_sums: |u|, then Fx and Fy of each body.
+#define SUMS_PER_GROUP (1 + 2 * FORCE_BODIES)
+// A work-item's (Fx, Fy) sums of the measured bodies.
+#define BODY_FORCE_SLOTS (2 * FORCE_BODIES)
+// The bodies' sums of the work-group after its |u| sum (slot = partial_offset + group).
+#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)                                          \
+  for (int q = 0; q < 2 * FORCE_BODIES; ++q) REDUCE_TO_PARTIAL(scratch, lid, sums[q], (slot) * SUMS_PER_GROUP + 1 + q)
+#else
+#define SUMS_PER_GROUP 1
+// One unused slot, so that the helpers take the same arguments in every build.
+#define BODY_FORCE_SLOTS 1
+#define REDUCE_BODY_FORCES(scratch, lid, sums, slot)
+#endif
+
+// Momentum exchange (Ladd 1994): an obstacle cell takes from the lattice, per
+// step, the momentum of what arrives, g, less that of what it sends back, f.
+// Links between two obstacle cells of a body cancel in its sum, and a static
+// wall's share is 2 e_k g_k: Ladd's rule for the links from fluid cells.
+// Without measured bodies (FORCE_BODIES) there is nothing to add.
+ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, const real* f) {
+#ifdef FORCE_BODIES
+  const int body = blocked >> 2;
+  // Only a measured body's cells add anything: the rest (nearly every cell)
+  // skip the arithmetic, which would add +0 (a sum that starts at +0 and
+  // adds finite values is never -0, so skipping +0 changes no bit).
+  if (!body) return;
+  const real fx = ((g[1] - f[1]) + (g[5] - f[5]) + (g[8] - f[8])) - ((g[3] - f[3]) + (g[6] - f[6]) + (g[7] - f[7]));
+  const real fy = ((g[2] - f[2]) + (g[5] - f[5]) + (g[6] - f[6])) - ((g[4] - f[4]) + (g[7] - f[7]) + (g[8] - f[8]));
+  for (int b = 0; b < FORCE_BODIES; ++b) {
+    sums[2 * b] += body == b + 1 ? fx : (real)0;
+    sums[2 * b + 1] += body == b + 1 ? fy : (real)0;
+  }
+#else
+  (void)sums;
+  (void)blocked;
+  (void)g;
+  (void)f;
+#endif
+}
