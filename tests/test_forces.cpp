@@ -391,6 +391,62 @@ TEST_CASE("forces: probes off the accelerated row are sampled in the launches, t
   }
 }
 
+// The reference's cell_distributions of `cells` after every `every` steps
+// up to `steps`: what a run sampling them every `every` steps takes.
+std::vector<double> reference_samples(const Params& params, const ObstacleMask& mask,
+                                      const std::vector<std::size_t>& cells, int every, int steps) {
+  ReferenceSolver<float> ref(params, mask);
+  std::vector<double> av, read;
+  for (int done = every; done <= steps; done += every) {
+    ref.run(every, av);
+    const std::vector<double> f = ref.cell_distributions(cells);
+    read.insert(read.end(), f.begin(), f.end());
+  }
+  return read;
+}
+
+// Every sample's every value equal, saying where the first differs.
+void check_samples_equal(const std::vector<double>& got, const std::vector<double>& expected, std::size_t probes) {
+  const std::size_t at = static_cast<std::size_t>(std::mismatch(got.begin(), got.end(), expected.begin()).first - got.begin());
+  CAPTURE(at / (kSpeeds * probes));  // the sample
+  CAPTURE(at / kSpeeds % probes);    // the probe's column
+  CAPTURE(at < got.size() ? got[at] : 0.0);
+  CAPTURE(at < got.size() ? expected[at] : 0.0);
+  CHECK(got == expected);
+}
+
+TEST_CASE("forces: probes through halves of a few rows each are the reference's, to the last sample") {
+  // Issue 56: halves of rows * every steps, not (rows - 1) * every, let a
+  // chunk write one sample past its half (with 30,000 probes, past the
+  // device's buffer). A buffer of 3 rows a half and chunks of up to 16 steps
+  // fill and read the halves many times in a short run.
+  std::string text = kInflow;
+  text.replace(text.find("collision"), 0, "accel = 0.002\n");
+  const Problem pr = problem(text);
+  const std::vector<std::size_t> cells = {31, 7 * 30 + 25, 9 * 30 + 3};
+  const int every = 2, steps = 45;
+  const std::vector<double> expected = reference_samples(pr.params, pr.mask, cells, every, steps);
+  std::vector<int> expected_steps;
+  for (int t = every; t <= steps; t += every) expected_steps.push_back(t);
+  const auto check = [&](KernelVariant variant) {
+    Params params = pr.params;
+    params.extensions.probe_every = every;  // blocked: its kernel samples between its steps
+    SolverConfig cfg = config(Precision::Float, {8, 2}, variant, 16);
+    cfg.device.sample_buffer_bytes = 2 * 3 * kSpeeds * cells.size() * sizeof(float);
+    auto solver = make_solver(Backend::OpenCL, params, pr.mask, cfg);
+    REQUIRE(solver->sample_cells_every(cells, every));
+    std::vector<double> av;
+    solver->run(steps, av);
+    const Solver::CellSamples taken = solver->take_cell_samples();
+    CHECK(taken.steps == expected_steps);
+    REQUIRE(taken.values.size() == expected.size());
+    check_samples_equal(taken.values, expected, cells.size());
+  };
+  // One subcase each (-sc picks one).
+  SUBCASE("fused: sampled after its launches") { check(KernelVariant::Fused); }
+  SUBCASE("blocked: sampled between its steps") { check(KernelVariant::Blocked); }
+}
+
 TEST_CASE("forces: an inlet's ramp raises its velocity smoothly, the same in every variant, across run() calls") {
   std::string text = kInflow;
   text.replace(text.find("collision = \"trt\""), 17, "collision = \"trt\"\ninlet_ramp = 60");
