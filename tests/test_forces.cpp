@@ -415,6 +415,48 @@ void check_samples_equal(const std::vector<double>& got, const std::vector<doubl
   CHECK(got == expected);
 }
 
+TEST_CASE("forces: a tile past the first with more probes than its work-group's items samples each into its column") {
+  // Issue 56: the blocked kernel reads the probes of a tile past its first
+  // WG_SIZE from sample_index, at the tile's first probe plus j; read
+  // without the tile's first, a tile but the first wrote other probes' cells
+  // into columns, left its own unwritten (probes.csv's rho 1.3E+10). Work-
+  // groups of 8 items, tiles of 8x8 on a 16x16 grid: 12 probes in tile 0,
+  // 12 in tile 1 and 10 in tile 3, listed last tile first.
+  Params params = d2q9::test::make_params(16, 16, 12);
+  const ObstacleMask mask = d2q9::test::test_obstacles(params);
+  const int every = 2, steps = 12;
+  params.extensions.probe_every = every;  // the problem's own: the kernel samples between its steps
+  std::vector<std::size_t> cells;
+  const auto add = [&](int x0, int y0, int n) {
+    for (int i = 0; i < n; ++i) {
+      const int y = y0 + i / 4 * 2;  // rows y0, y0 + 2, y0 + 4 (none the accelerated row, 14)
+      cells.push_back(static_cast<std::size_t>(y * params.nx + x0 + i % 4 * 2 - i / 4 % 2));
+    }
+  };
+  add(9, 9, 10);   // tile 3 (x 8-15, y 8-15): rows 9, 11, 13
+  add(9, 1, 12);   // tile 1 (x 8-15, y 0-7)
+  add(1, 2, 12);   // tile 0
+  SolverConfig cfg = config(Precision::Float, {4, 2}, KernelVariant::Blocked);
+  cfg.launch.tile = {8, 8};
+  const LaunchPlan plan = *plan_for(Backend::OpenCL, params, cfg);
+  REQUIRE(plan.local.x * plan.local.y == 8);
+  REQUIRE(plan.tile.x == 8);
+  REQUIRE(plan.tile.y == 8);
+  REQUIRE(blocked_samples_inside(params, plan));
+  // The tiles' probes as laid out for the kernel: 12, 12, none and 10.
+  const std::vector<int> index = blocked_sample_index(plan, params.nx, 0, params.ny, cells);
+  REQUIRE(std::vector<int>(index.begin(), index.begin() + 5) == std::vector<int>{0, 12, 24, 24, 34});
+  auto solver = make_solver(Backend::OpenCL, params, mask, cfg);
+  REQUIRE(solver->sample_cells_every(cells, every));
+  std::vector<double> av;
+  solver->run(steps, av);
+  const Solver::CellSamples taken = solver->take_cell_samples();
+  CHECK(taken.steps == std::vector<int>{2, 4, 6, 8, 10, 12});
+  const std::vector<double> expected = reference_samples(params, mask, cells, every, steps);
+  REQUIRE(taken.values.size() == expected.size());
+  check_samples_equal(taken.values, expected, cells.size());
+}
+
 TEST_CASE("forces: probes through halves of a few rows each are the reference's, to the last sample") {
   // Issue 56: halves of rows * every steps, not (rows - 1) * every, let a
   // chunk write one sample past its half (with 30,000 probes, past the
