@@ -391,6 +391,8 @@ TEST_CASE("forces: probes off the accelerated row are sampled in the launches, t
   }
 }
 
+namespace {
+
 // The reference's cell_distributions of `cells` after every `every` steps
 // up to `steps`: what a run sampling them every `every` steps takes.
 std::vector<double> reference_samples(const Params& params, const ObstacleMask& mask,
@@ -407,13 +409,16 @@ std::vector<double> reference_samples(const Params& params, const ObstacleMask& 
 
 // Every sample's every value equal, saying where the first differs.
 void check_samples_equal(const std::vector<double>& got, const std::vector<double>& expected, std::size_t probes) {
-  const std::size_t at = static_cast<std::size_t>(std::mismatch(got.begin(), got.end(), expected.begin()).first - got.begin());
+  const auto first_difference = std::mismatch(got.begin(), got.end(), expected.begin(), expected.end()).first;
+  const std::size_t at = static_cast<std::size_t>(first_difference - got.begin());
   CAPTURE(at / (kSpeeds * probes));  // the sample
   CAPTURE(at / kSpeeds % probes);    // the probe's column
   CAPTURE(at < got.size() ? got[at] : 0.0);
   CAPTURE(at < got.size() ? expected[at] : 0.0);
   CHECK(got == expected);
 }
+
+}  // namespace
 
 TEST_CASE("forces: a tile past the first with more probes than its work-group's items samples each into its column") {
   // Issue 56: the blocked kernel reads the probes of a tile past its first
