@@ -7,21 +7,27 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "app/run_loop.hpp"
 #include "sim/measurements.hpp"
+#include "sim/simulation.hpp"
 #include "device/tuning.hpp"
 #include "helpers.hpp"
 #include "problem/lattice.hpp"
 #include "problem/problem_file.hpp"
 #include "problem/stability.hpp"
+#include "reference/reference_solver.hpp"
 
 using namespace d2q9;
 using d2q9::test::contains;
@@ -137,6 +143,48 @@ TEST_CASE("audit: two processes storing tuning results at once keep both's entri
   CHECK(cache_json.size() == 100);
   if (before) ::setenv("D2Q9_CACHE_DIR", saved.c_str(), 1);
   else ::unsetenv("D2Q9_CACHE_DIR");
+}
+
+TEST_CASE("audit: the run loop's account of snapshots and steady checks adds up every call, not only the last") {
+  // Issue 56: `seconds = ...` in run_steps' timer kept only the last call's
+  // time (20 snapshots reported as one). Each hook here sleeps a
+  // millisecond and times itself: the loop times each call around the
+  // hook's own timing, so its account of a part is at least the sum of what
+  // the calls measured inside, whatever the machine's load; one call's
+  // time is about a twentieth of it.
+  using clock = std::chrono::steady_clock;
+  const Params p = d2q9::test::make_params(10, 8, 40, 0.02);
+  const ObstacleMask m = d2q9::test::test_obstacles(p);
+  Simulation sim(Problem{p, m, {}, std::nullopt}, std::make_unique<ReferenceSolver<float>>(p, m));
+  struct Calls {
+    int count = 0;
+    double inside_s = 0;
+    void sleep_timed() {
+      const auto t0 = clock::now();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      const double s = std::chrono::duration<double>(clock::now() - t0).count();
+      ++count;
+      inside_s += s;
+    }
+  } snapshots, checks;
+  RunLoopOptions loop;
+  loop.snapshot_every = 2;
+  loop.snapshot = [&](int) { snapshots.sleep_timed(); };
+  loop.steady_every = 4;
+  loop.steady = [&](int) {
+    checks.sleep_timed();
+    return false;
+  };
+  const RunLoopResult r = run_steps(sim, loop);
+  REQUIRE(snapshots.count == 20);  // steps 2, 4 ... 40
+  REQUIRE(checks.count == 9);      // steps 4, 8 ... 36 (none at the last step)
+  // Each call slept a millisecond at least: the sum is many calls' worth.
+  REQUIRE(snapshots.inside_s >= 20 * 0.001);
+  REQUIRE(checks.inside_s >= 9 * 0.001);
+  CHECK(r.snapshots_s >= snapshots.inside_s);
+  CHECK(r.steady_checks_s >= checks.inside_s);
+  CHECK(r.checkpoints_s == 0);
+  CHECK(r.progress_s == 0);
 }
 
 TEST_SUITE_END();

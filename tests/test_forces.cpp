@@ -391,6 +391,109 @@ TEST_CASE("forces: probes off the accelerated row are sampled in the launches, t
   }
 }
 
+namespace {
+
+// The reference's cell_distributions of `cells` after every `every` steps
+// up to `steps`: what a run sampling them every `every` steps takes.
+std::vector<double> reference_samples(const Params& params, const ObstacleMask& mask,
+                                      const std::vector<std::size_t>& cells, int every, int steps) {
+  ReferenceSolver<float> ref(params, mask);
+  std::vector<double> av, read;
+  for (int done = every; done <= steps; done += every) {
+    ref.run(every, av);
+    const std::vector<double> f = ref.cell_distributions(cells);
+    read.insert(read.end(), f.begin(), f.end());
+  }
+  return read;
+}
+
+// Every sample's every value equal, saying where the first differs.
+void check_samples_equal(const std::vector<double>& got, const std::vector<double>& expected, std::size_t probes) {
+  const auto first_difference = std::mismatch(got.begin(), got.end(), expected.begin(), expected.end()).first;
+  const std::size_t at = static_cast<std::size_t>(first_difference - got.begin());
+  CAPTURE(at / (kSpeeds * probes));  // the sample
+  CAPTURE(at / kSpeeds % probes);    // the probe's column
+  CAPTURE(at < got.size() ? got[at] : 0.0);
+  CAPTURE(at < got.size() ? expected[at] : 0.0);
+  CHECK(got == expected);
+}
+
+}  // namespace
+
+TEST_CASE("forces: a tile past the first with more probes than its work-group's items samples each into its column") {
+  // Issue 56: the blocked kernel reads the probes of a tile past its first
+  // WG_SIZE from sample_index, at the tile's first probe plus j; read
+  // without the tile's first, a tile but the first wrote other probes' cells
+  // into columns, left its own unwritten (probes.csv's rho 1.3E+10). Work-
+  // groups of 8 items, tiles of 8x8 on a 16x16 grid: 12 probes in tile 0,
+  // 12 in tile 1 and 10 in tile 3, listed last tile first.
+  Params params = d2q9::test::make_params(16, 16, 12);
+  const ObstacleMask mask = d2q9::test::test_obstacles(params);
+  const int every = 2, steps = 12;
+  params.extensions.probe_every = every;  // the problem's own: the kernel samples between its steps
+  std::vector<std::size_t> cells;
+  const auto add = [&](int x0, int y0, int n) {
+    for (int i = 0; i < n; ++i) {
+      const int y = y0 + i / 4 * 2;  // rows y0, y0 + 2, y0 + 4 (none the accelerated row, 14)
+      cells.push_back(static_cast<std::size_t>(y * params.nx + x0 + i % 4 * 2 - i / 4 % 2));
+    }
+  };
+  add(9, 9, 10);   // tile 3 (x 8-15, y 8-15): rows 9, 11, 13
+  add(9, 1, 12);   // tile 1 (x 8-15, y 0-7)
+  add(1, 2, 12);   // tile 0
+  SolverConfig cfg = config(Precision::Float, {4, 2}, KernelVariant::Blocked);
+  cfg.launch.tile = {8, 8};
+  const LaunchPlan plan = *plan_for(Backend::OpenCL, params, cfg);
+  REQUIRE(plan.local.x * plan.local.y == 8);
+  REQUIRE(plan.tile.x == 8);
+  REQUIRE(plan.tile.y == 8);
+  REQUIRE(blocked_samples_inside(params, plan));
+  // The tiles' probes as laid out for the kernel: 12, 12, none and 10.
+  const std::vector<int> index = blocked_sample_index(plan, params.nx, 0, params.ny, cells);
+  REQUIRE(std::vector<int>(index.begin(), index.begin() + 5) == std::vector<int>{0, 12, 24, 24, 34});
+  auto solver = make_solver(Backend::OpenCL, params, mask, cfg);
+  REQUIRE(solver->sample_cells_every(cells, every));
+  std::vector<double> av;
+  solver->run(steps, av);
+  const Solver::CellSamples taken = solver->take_cell_samples();
+  CHECK(taken.steps == std::vector<int>{2, 4, 6, 8, 10, 12});
+  const std::vector<double> expected = reference_samples(params, mask, cells, every, steps);
+  REQUIRE(taken.values.size() == expected.size());
+  check_samples_equal(taken.values, expected, cells.size());
+}
+
+TEST_CASE("forces: probes through halves of a few rows each are the reference's, to the last sample") {
+  // Issue 56: halves of rows * every steps, not (rows - 1) * every, let a
+  // chunk write one sample past its half (with 30,000 probes, past the
+  // device's buffer). A buffer of 3 rows a half and chunks of up to 16 steps
+  // fill and read the halves many times in a short run.
+  std::string text = kInflow;
+  text.replace(text.find("collision"), 0, "accel = 0.002\n");
+  const Problem pr = problem(text);
+  const std::vector<std::size_t> cells = {31, 7 * 30 + 25, 9 * 30 + 3};
+  const int every = 2, steps = 45;
+  const std::vector<double> expected = reference_samples(pr.params, pr.mask, cells, every, steps);
+  std::vector<int> expected_steps;
+  for (int t = every; t <= steps; t += every) expected_steps.push_back(t);
+  const auto check = [&](KernelVariant variant) {
+    Params params = pr.params;
+    params.extensions.probe_every = every;  // blocked: its kernel samples between its steps
+    SolverConfig cfg = config(Precision::Float, {8, 2}, variant, 16);
+    cfg.device.sample_buffer_bytes = 2 * 3 * kSpeeds * cells.size() * sizeof(float);
+    auto solver = make_solver(Backend::OpenCL, params, pr.mask, cfg);
+    REQUIRE(solver->sample_cells_every(cells, every));
+    std::vector<double> av;
+    solver->run(steps, av);
+    const Solver::CellSamples taken = solver->take_cell_samples();
+    CHECK(taken.steps == expected_steps);
+    REQUIRE(taken.values.size() == expected.size());
+    check_samples_equal(taken.values, expected, cells.size());
+  };
+  // One subcase each (-sc picks one).
+  SUBCASE("fused: sampled after its launches") { check(KernelVariant::Fused); }
+  SUBCASE("blocked: sampled between its steps") { check(KernelVariant::Blocked); }
+}
+
 TEST_CASE("forces: an inlet's ramp raises its velocity smoothly, the same in every variant, across run() calls") {
   std::string text = kInflow;
   text.replace(text.find("collision = \"trt\""), 17, "collision = \"trt\"\ninlet_ramp = 60");

@@ -119,7 +119,9 @@ struct Fixture {
   RecordingDevice* device = nullptr;
   std::unique_ptr<StepLoop> loop;
 
-  Fixture(KernelVariant variant, int chunk_steps, int max_iters, int nan_from = 1 << 30, int probe_every = 0) {
+  // sample_buffer_bytes: the probes' buffer on the device (0: the default).
+  Fixture(KernelVariant variant, int chunk_steps, int max_iters, int nan_from = 1 << 30, int probe_every = 0,
+          std::size_t sample_buffer_bytes = 0) {
     params.extensions.probe_every = probe_every;
     params.nx = 16;
     params.ny = 8;
@@ -138,7 +140,7 @@ struct Fixture {
                                                   nan_from);
     device = fake.get();
     loop = std::make_unique<StepLoop>(Backend::OpenCL, Precision::Float, params, mask, plan, Decomposition{},
-                                      std::move(fake));
+                                      std::move(fake), sample_buffer_bytes);
   }
 };
 
@@ -241,6 +243,38 @@ TEST_CASE("step loop: one device stops at the first unstable step, summing while
   CHECK(f.device->sequences.size() == 4);
   CHECK(f.device->most_slots_in_use <= 2);
   CHECK(f.device->slots_in_use == 0);
+}
+
+TEST_CASE("step loop: halves of a few rows take a chunk's samples in the half being filled, none past it") {
+  // Issue 56: halves sized rows * every steps, not (rows - 1) * every, let a
+  // chunk take one sample more than a half holds (30,000 probes: 7 rows a
+  // half, and a write past the device's buffer). Here a buffer of 3 rows a
+  // half, chunks of up to 16 steps, a probe every 2: each chunk stops at its
+  // third sample.
+  const std::size_t row_bytes = kSpeeds * 2 * sizeof(float);
+  Fixture f(KernelVariant::Fused, 16, 40, 1 << 30, 0, 2 * 3 * row_bytes);
+  f.loop->sample_cells_every({3, 5 * 16 + 5}, 2);
+  REQUIRE(f.device->sample_capacity == 6);
+  std::vector<double> av_vels;
+  f.loop->run(40, av_vels);
+  // Rows 0-2 (steps 2-6), 3-5 (8-12), 0-2 ...: a half's three rows, then the other's.
+  REQUIRE(f.device->samples.size() == 20);
+  for (std::size_t i = 0; i < f.device->samples.size(); ++i) {
+    CAPTURE(i);
+    CHECK(f.device->samples[i].row < f.device->sample_capacity);
+    CHECK(f.device->samples[i].row == static_cast<int>((i / 3) % 2 * 3 + i % 3));
+  }
+  for (const std::vector<StepLaunch>& chunk : f.device->sequences) {
+    int steps = 0;
+    for (const StepLaunch& l : chunk) steps += l.steps;
+    CHECK(steps <= 6);
+  }
+  const Solver::CellSamples taken = f.loop->take_cell_samples();
+  std::vector<int> expected;
+  for (int step = 2; step <= 40; step += 2) expected.push_back(step);
+  CHECK(taken.steps == expected);
+  CHECK(taken.values.size() == 20 * 2 * kSpeeds);
+  CHECK(f.device->sample_reads == 7);  // six full halves and the last two samples
 }
 
 TEST_SUITE_END();

@@ -2,6 +2,7 @@
 // and the final distributions come out. Physics and I/O live elsewhere.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ struct DeviceConfig {
   int device = -1;  // index among the backend's devices; -1: its default
   Precision precision = Precision::Float;
   std::string kernels_dir;
+  // The probes' buffer of samples on the device, both its halves, in bytes
+  // (0: the default, 16 MiB; StepLoop::sample_cells_every). Tests set a few
+  // rows' worth, for halves that fill in a few chunks.
+  std::size_t sample_buffer_bytes = 0;
 };
 
 // Where a solver's set-up went (seconds), for the run's summary: the

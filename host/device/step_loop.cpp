@@ -71,7 +71,8 @@ DeviceLattice device_lattice(const Params& params, const ObstacleMask& mask, Pre
 }
 
 StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, const ObstacleMask& mask,
-                   const LaunchPlan& plan, Decomposition decomposition, std::unique_ptr<LatticeDevice> device)
+                   const LaunchPlan& plan, Decomposition decomposition, std::unique_ptr<LatticeDevice> device,
+                   std::size_t sample_buffer_bytes)
     : backend_(backend),
       precision_(precision),
       params_(params),
@@ -82,7 +83,8 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
       halo_depth_(slab_halo_rows(plan)),
       edge_bytes_(edge_buffer_bytes(halo_depth_, static_cast<std::size_t>(params.nx) * stored_size(precision))),
       device_(std::move(device)),
-      edges_(device_->edge_buffers()) {
+      edges_(device_->edge_buffers()),
+      sample_buffer_bytes_(sample_buffer_bytes) {
   if (split()) {
     if (!links_) throw std::invalid_argument("step loop: slabs without links between the ranks");
     rank_ = links_->rank();
@@ -525,7 +527,8 @@ void StepLoop::gather_cells(std::vector<double>& values, const std::vector<bool>
   }
 }
 
-// A few megabytes of samples on the device at most: read back whenever full.
+// A few megabytes of samples on the device at most (unless
+// DeviceConfig::sample_buffer_bytes says otherwise): read back whenever full.
 constexpr std::size_t kSampleBytes = std::size_t{16} << 20;
 constexpr int kMaxSampleRows = 4096;
 
@@ -553,7 +556,8 @@ bool StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int eve
   // (A tile keeps a probe's column in 15 bits: cl/d2q9_bgk.cl, my_probe.)
   samples_inside_ = blocked_samples_inside(params_, plan_) && cells.size() < (std::size_t{1} << 15);
   const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
-  sample_rows_ = static_cast<int>(std::clamp<std::size_t>(kSampleBytes / row_bytes / 2, 1, kMaxSampleRows / 2));
+  const std::size_t buffer_bytes = sample_buffer_bytes_ > 0 ? sample_buffer_bytes_ : kSampleBytes;
+  sample_rows_ = static_cast<int>(std::clamp<std::size_t>(buffer_bytes / row_bytes / 2, 1, kMaxSampleRows / 2));
   sample_base_ = 0;
   device_->set_sample_cells(device_cells, 2 * sample_rows_);
   return sampling;

@@ -50,7 +50,8 @@ struct Decomposition {
 class StepLoop final : public Solver, public HoldsRows {
  public:
   StepLoop(Backend backend, Precision precision, const Params& params, const ObstacleMask& mask,
-           const LaunchPlan& plan, Decomposition decomposition, std::unique_ptr<LatticeDevice> device);
+           const LaunchPlan& plan, Decomposition decomposition, std::unique_ptr<LatticeDevice> device,
+           std::size_t sample_buffer_bytes = 0);
   ~StepLoop() override;
 
   Backend backend() const override { return backend_; }
@@ -185,6 +186,7 @@ class StepLoop final : public Solver, public HoldsRows {
   std::size_t sample_count_ = 0;   // the probes, all ranks' (its rows' size: chunks are cut alike on every rank)
   std::vector<std::size_t> own_probes_;  // the probes in this device's rows (all on one device), in its order
   std::size_t device_samples_ = 0;       // the probes this device samples (all, or own_probes_)
+  std::size_t sample_buffer_bytes_;  // DeviceConfig::sample_buffer_bytes (0: the default)
   int sample_every_ = 0;  // 0: none
   int sample_rows_ = 0;   // each half of the device's buffer holds this many
   int sample_base_ = 0;   // the first row of the half being filled (0 or sample_rows_)

@@ -120,7 +120,8 @@ std::unique_ptr<Solver> make_slab(Backend b, const Params& params, const Obstacl
   const DeviceLattice lattice = device_lattice(params, mask, config.device.precision, plan, slabs.at(ranks.rank()));
   std::unique_ptr<LatticeDevice> device = make_device(b, config, plan, lattice);
   return std::make_unique<StepLoop>(b, config.device.precision, params, mask, plan,
-                                    Decomposition{std::move(slabs), make_mpi_links(comm)}, std::move(device));
+                                    Decomposition{std::move(slabs), make_mpi_links(comm)}, std::move(device),
+                                    config.device.sample_buffer_bytes);
 }
 #endif
 
@@ -171,7 +172,7 @@ std::unique_ptr<Solver> make_planned_solver(Backend b, const Params& params, con
   std::unique_ptr<LatticeDevice> lattice_device =
       make_device(b, config, plan, device_lattice(params, mask, device.precision, plan));
   return std::make_unique<StepLoop>(b, device.precision, params, mask, plan, Decomposition{},
-                                    std::move(lattice_device));
+                                    std::move(lattice_device), device.sample_buffer_bytes);
 }
 
 std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const ObstacleMask& mask,
