@@ -277,8 +277,6 @@ TEST_CASE("step loop: halves of a few rows take a chunk's samples in the half be
   CHECK(f.device->sample_reads == 7);  // six full halves and the last two samples
 }
 
-TEST_SUITE_END();
-
 TEST_CASE("step loop: probes off the accelerated row are sampled in and after launches, chunks unchanged") {
   for (KernelVariant variant : {KernelVariant::Fused, KernelVariant::Blocked}) {
     CAPTURE(std::string(to_string(variant)));
@@ -470,3 +468,5 @@ TEST_CASE("step loop: blocked_tile_order starts the tiles round bodies and curve
   plan.variant = KernelVariant::Fused;
   CHECK(blocked_tile_order(params, mask, plan).empty());
 }
+
+TEST_SUITE_END();
