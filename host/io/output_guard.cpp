@@ -15,7 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/checkpoint.hpp"
 #include "io/output.hpp"
 
 namespace d2q9 {
@@ -43,12 +42,18 @@ bool is_input(const std::string& path, const std::vector<std::string>& inputs) {
   return false;
 }
 
-// What the manifest keeps of one file.
+// What the manifest keeps of one file: enough to prove it is still the file
+// the run wrote, unchanged. Any write changes ctime, which no user call can
+// set back; the inode tells a replacement; no hash is needed (a final state
+// is hundreds of MB, which hashing would read again).
 struct FileRecord {
   std::uint64_t size = 0;
-  std::uint64_t hash = 0;
+  std::uint64_t inode = 0;
   std::int64_t mtime_ns = 0;
-  bool operator==(const FileRecord& o) const { return size == o.size && hash == o.hash && mtime_ns == o.mtime_ns; }
+  std::int64_t ctime_ns = 0;
+  bool operator==(const FileRecord& o) const {
+    return size == o.size && inode == o.inode && mtime_ns == o.mtime_ns && ctime_ns == o.ctime_ns;
+  }
 };
 
 std::optional<FileRecord> record_of(const std::string& path) {
@@ -56,16 +61,13 @@ std::optional<FileRecord> record_of(const std::string& path) {
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   FileRecord r;
   r.size = static_cast<std::uint64_t>(st.st_size);
+  r.inode = static_cast<std::uint64_t>(st.st_ino);
   r.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  try {
-    r.hash = file_hash(path);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  r.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   return r;
 }
 
-constexpr const char* kManifestFormat = "d2q9-bgk outputs 1";
+constexpr const char* kManifestFormat = "d2q9-bgk outputs 2";
 
 // The manifest's records by file name; empty when there is none, or the file
 // of that name is not one (`ours` false: it is the user's, never replaced).
@@ -79,9 +81,9 @@ std::map<std::string, FileRecord> read_manifest(const std::string& path, bool& o
     const nlohmann::json j = nlohmann::json::parse(in);
     if (j.at("format") != kManifestFormat) return records;
     for (const auto& f : j.at("files"))
-      records[f.at("name").get<std::string>()] = {f.at("size").get<std::uint64_t>(),
-                                                  std::stoull(f.at("xxh3").get<std::string>(), nullptr, 16),
-                                                  f.at("mtime_ns").get<std::int64_t>()};
+      records[f.at("name").get<std::string>()] = {f.at("size").get<std::uint64_t>(), f.at("inode").get<std::uint64_t>(),
+                                                  f.at("mtime_ns").get<std::int64_t>(),
+                                                  f.at("ctime_ns").get<std::int64_t>()};
     ours = true;
   } catch (const std::exception&) {
     records.clear();
@@ -91,11 +93,9 @@ std::map<std::string, FileRecord> read_manifest(const std::string& path, bool& o
 
 void write_manifest(const std::string& path, const std::map<std::string, FileRecord>& records) {
   nlohmann::json files = nlohmann::json::array();
-  for (const auto& [name, r] : records) {
-    char hash[17];
-    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(r.hash));
-    files.push_back({{"name", name}, {"size", r.size}, {"xxh3", hash}, {"mtime_ns", r.mtime_ns}});
-  }
+  for (const auto& [name, r] : records)
+    files.push_back({{"name", name}, {"size", r.size}, {"inode", r.inode}, {"mtime_ns", r.mtime_ns},
+                     {"ctime_ns", r.ctime_ns}});
   const nlohmann::json j = {{"format", kManifestFormat}, {"files", files}};
   AtomicFile out(path);
   std::fputs((j.dump(1) + "\n").c_str(), out.get());

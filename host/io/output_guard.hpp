@@ -22,7 +22,8 @@ bool same_file(const std::string& a, const std::string& b);
 void check_output_targets(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs);
 
 // The record of what the last run into a folder wrote there: name, size,
-// content hash and modification time of each file, in the folder itself.
+// inode, modification and status-change times of each file, in the folder
+// itself (any write since changes the status-change time).
 constexpr const char* kOutputManifest = ".d2q9-outputs.json";
 
 // The names a run gives its outputs in its output folder by itself; the
