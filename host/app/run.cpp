@@ -221,99 +221,211 @@ void check_settings_match(const Checkpoint& checkpoint, const Options& o, const 
 
 }  // namespace
 
-void run(const Options& given, Ranks& ranks) {
-  Stopwatch wall;  // the whole run, for the summary
-  // Set-up: every rank reads the inputs and builds its part; the ranks agree
-  // on any failure before one of them could wait for another.
-  Options o = given;
+namespace {
+
+// What the set-up reads and checks before any device is touched.
+struct RunInputs {
+  Options o;                           // as given, or as the checkpoint recorded them
   Problem problem;
-  Extensions file_extensions;  // as the input files give them
+  Extensions file_extensions;          // as the input files give them
   std::optional<double> until_steady;  // --until-steady, else the problem file's
   ExtraOutputs extra;
   Checkpoint restart;
   std::unique_ptr<CheckpointDirLock> lock;
+};
+
+// Every rank reads the inputs and checks them, the outputs and the
+// checkpoint's target (rank 0, which writes them).
+void read_inputs(const Options& given, Ranks& ranks, RunInputs& in) {
+  Options& o = in.o;
+  o = given;
+  if (!given.restart_file.empty()) {
+    in.restart = read_checkpoint(given.restart_file);
+    o = options_to_resume(given, in.restart);
+  }
+  check_options_for_ranks(o, ranks.size());
+  auto check_fits = [&](const Params& p) {
+    check_problem_runs(p, o.param_file, simulation_options(o, given, ranks), o.checkpoint_every > 0);
+  };
+  in.problem = load_problem(o.param_file, o.obstacle_file, check_fits);
+  Params& params = in.problem.params;
+  in.until_steady = o.until_steady ? o.until_steady : in.problem.until_steady;
+  // Checkpoints record what the files give; --collision is an option, recorded as one.
+  in.file_extensions = params.extensions;
+  if (o.collision) {
+    params.extensions.collision = o.collision->op;
+    // Lambda as the problem file gives it unless the option names one.
+    if (o.collision->trt_magic) params.extensions.trt_magic = *o.collision->trt_magic;
+  }
+  if (!o.restart_file.empty()) {
+    check_checkpoint_matches(in.restart, o.restart_file, params, o.param_file, in.problem.mask,
+                             o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);
+    check_settings_match(in.restart, o, params.extensions, in.problem.measure, in.file_extensions);
+    if (ranks.is_root()) warn_if_inputs_changed(in.restart.run, o);
+  }
+  if (ranks.is_root()) check_output_dir(o.output_dir);
+  if (ranks.is_root() && o.checkpoint_every > 0) {
+    in.lock = std::make_unique<CheckpointDirLock>(o.output_dir);
+    check_checkpoint_target(o, checkpoint_path(o), in.problem.read_files);
+  }
+  in.extra = plan_extra_outputs(o, in.problem.measure, params.max_iters, ranks.is_root(), ranks.size());
+  if (ranks.is_root()) check_output_targets(o, in.extra, in.problem.read_files);
+}
+
+// The summary of a finished run, from the simulation and the loop's times.
+RunSummary make_summary(const Options& o, const Simulation& sim, const std::vector<std::string>& devices,
+                        RunTimes times, const RunLoopResult& result, const SteadyRule& steady,
+                        const SteadyCheck& steady_check, Stopwatch& wall) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  RunSummary summary;
+  const BuildInfo build = build_info();
+  summary.version = build.version;
+  summary.commit = build.commit;
+  summary.param_file = o.param_file;
+  summary.obstacle_file = o.obstacle_file;
+  summary.params = sim.params();
+  summary.fluid_cells = sim.mask().fluid_cells();
+  const Solver& solver = sim.solver();
+  summary.device = devices_text(devices);
+  summary.backend = solver.backend_name();
+  summary.precision = solver.precision();
+  summary.local_size = solver.local_size();
+  if (const auto plan = solver.launch_plan()) {
+    summary.kernel_variant = to_string(plan->variant);
+    if (plan->variant == KernelVariant::Blocked) {
+      summary.block_steps = plan->block_steps;
+      summary.tile = plan->tile;
+    }
+  }
+  summary.launch_reason = sim.launch_reason();
+  summary.decomposition = solver.decomposition();
+  summary.halos = solver.halo_times();
+  times.search_s = sim.search_seconds();
+  times.wall_s = wall.total();  // all but the renames and this summary
+  times.loop = {sim.stepping_seconds(), sim.measuring_seconds(), result.checkpoints_s, result.snapshots_s,
+                result.steady_checks_s, result.progress_s};
+  summary.times = times;
+  summary.elapsed_s = times.loop_s;  // the loop as the user waits for it, measurements and all
+  summary.first_step = sim.first_step();
+  summary.user_cpu_s = seconds(usage.ru_utime);
+  summary.system_cpu_s = seconds(usage.ru_stime);
+  const std::vector<double>& av_vels = sim.average_velocities();
+  summary.final_average_velocity = av_vels.back();
+  summary.steps_run = static_cast<int>(av_vels.size());
+  if (steady.active()) summary.steady = SteadyOutcome{steady, steady_check};
+  const MeasurementLog& measurements = sim.measurements();
+  if (measurements.forces() || measurements.probes())
+    summary.measured = measurements.summary(steady_check.steady ? steady.window : 0);
+  return summary;
+}
+
+// The loop's schedule and hooks: checkpoints, snapshots, steady checks, progress.
+RunLoopOptions loop_options(const Options& o, Simulation& sim, Ranks& ranks, ProgressLine& progress,
+                            ViewWriter& views, const SteadyRule& steady, SteadyCheck& steady_check) {
+  RunLoopOptions loop;
+  loop.checkpoint_every = o.checkpoint_every;
+  loop.checkpoint_path = checkpoint_path(o);
+  loop.progress = &progress;
+  loop.ranks = &ranks;
+  loop.snapshot_every = o.snapshot_every;
+  if (steady.active()) {
+    loop.steady_every = steady.every;
+    loop.steady = [&sim, &steady, &steady_check](int) {
+      steady_check = sim.steady_check(steady);
+      return steady_check.steady;
+    };
+  }
+  loop.snapshot = [&sim, &ranks, &views](int step) {
+    const std::vector<double> f = sim.distributions();
+    ranks.on_root([&] { views.write_snapshot(step, f); });
+  };
+  return loop;
+}
+
+// The outputs, written by every rank (each its own rows' part of
+// final_state.dat and of a .pvti) and rank 0 (the rest) into `outputs`: every
+// file complete before any replaces an older one, and they replace their
+// targets together or not at all. Collective.
+void add_run_outputs(OutputSet& outputs, Ranks& ranks, const Options& o, const ExtraOutputs& extra,
+                     const Simulation& sim, ViewWriter& views, const StateRows& state) {
+  const std::vector<double>& av_vels = sim.average_velocities();
+  check_final_state(ranks, sim.params(), sim.mask(), state, av_vels.size() - 1);
+  ranks.on_root([&] { write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels); });
+  add_final_state(outputs, ranks, o.output_dir + "/final_state.dat", sim.params(), sim.mask(), state);
+  views.add_final_outputs(outputs, ranks, state);
+  ranks.on_root([&] {
+    sim.measurements().write(extra.forces_csv.empty() ? nullptr : outputs.add(extra.forces_csv),
+                             extra.probes_csv.empty() ? nullptr : outputs.add(extra.probes_csv));
+  });
+}
+
+InterruptedError interrupted_while_writing(int sig, const std::string& output_dir) {
+  return InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                                   " while writing the outputs; the previous outputs in " + output_dir +
+                                   " are unchanged");
+}
+
+// The outputs replace their targets as one: a signal now waits until they are done.
+void commit_with_signals_held(OutputSet& outputs) {
+  sigset_t stop, previous;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stop, &previous);
+  try {
+    outputs.commit();
+  } catch (...) {
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    throw;
+  }
+  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+}
+
+}  // namespace
+
+void run(const Options& given, Ranks& ranks) {
+  Stopwatch wall;  // the whole run, for the summary
+  // Set-up: every rank reads the inputs and builds its part; the ranks agree
+  // on any failure before one of them could wait for another.
+  RunInputs in;
   std::exception_ptr failure;
   try {
-    if (!given.restart_file.empty()) {
-      restart = read_checkpoint(given.restart_file);
-      o = options_to_resume(given, restart);
-    }
-    check_options_for_ranks(o, ranks.size());
-    auto check_fits = [&](const Params& p) {
-      check_problem_runs(p, o.param_file, simulation_options(o, given, ranks), o.checkpoint_every > 0);
-    };
-    problem = load_problem(o.param_file, o.obstacle_file, check_fits);
-    Params& params = problem.params;
-    until_steady = o.until_steady ? o.until_steady : problem.until_steady;
-    // Checkpoints record what the files give; --collision is an option, recorded as one.
-    file_extensions = params.extensions;
-    if (o.collision) {
-      params.extensions.collision = o.collision->op;
-      // Lambda as the problem file gives it unless the option names one.
-      if (o.collision->trt_magic) params.extensions.trt_magic = *o.collision->trt_magic;
-    }
-    if (!o.restart_file.empty()) {
-      check_checkpoint_matches(restart, o.restart_file, params, o.param_file, problem.mask,
-                               o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);
-      check_settings_match(restart, o, params.extensions, problem.measure, file_extensions);
-      if (ranks.is_root()) warn_if_inputs_changed(restart.run, o);
-    }
-    if (ranks.is_root()) check_output_dir(o.output_dir);
-    if (ranks.is_root() && o.checkpoint_every > 0) {
-      lock = std::make_unique<CheckpointDirLock>(o.output_dir);
-      check_checkpoint_target(o, checkpoint_path(o), problem.read_files);
-    }
-    extra = plan_extra_outputs(o, problem.measure, params.max_iters, ranks.is_root(), ranks.size());
-    if (ranks.is_root()) check_output_targets(o, extra, problem.read_files);
+    read_inputs(given, ranks, in);
   } catch (...) {
     failure = std::current_exception();
   }
   ranks.agree(failure);
+  const Options& o = in.o;
+  const ExtraOutputs& extra = in.extra;
   RunTimes times;
   times.inputs_s = wall.lap();
 
-  const Measurements measure = problem.measure;
-  const std::vector<std::string> inputs = run_input_files(o, problem.read_files);
+  const Measurements measure = in.problem.measure;
+  const std::vector<std::string> inputs = run_input_files(o, in.problem.read_files);
   std::optional<Simulation> sim;
   try {
-    sim.emplace(std::move(problem), simulation_options(o, given, ranks));
+    sim.emplace(std::move(in.problem), simulation_options(o, given, ranks));
     if (o.tune && !o.quiet) print_tuning_table(sim->solver(), sim->search_now_table(), sim->launch_reason());
-    if (!o.restart_file.empty()) sim->resume(std::move(restart), o.restart_file);
+    if (!o.restart_file.empty()) sim->resume(std::move(in.restart), o.restart_file);
   } catch (...) {
     failure = std::current_exception();
   }
   ranks.agree(failure);
-  restart = Checkpoint();  // not held through the run
+  in.restart = Checkpoint();  // not held through the run
   const Params& params = sim->params();
   const ObstacleMask& mask = sim->mask();
   times.setup_s = wall.lap();
   times.setup = sim->solver().setup_times();
   const std::vector<std::string> devices = ranks.gather(sim->solver().device_name());
 
-  const int first_step = sim->first_step();
   ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet && ranks.is_root());
-  RunLoopOptions loop;
-  loop.checkpoint_every = o.checkpoint_every;
-  loop.checkpoint_path = checkpoint_path(o);
-  if (o.checkpoint_every > 0)
-    loop.run_record = [&] { return run_record(o, sim->solver(), file_extensions, params.extensions, measure); };
-  loop.progress = &progress;
-  loop.ranks = &ranks;
-  loop.snapshot_every = extra.snapshot_every;
   ViewWriter views(extra, params, mask);
-  const SteadyRule steady = until_steady ? steady_rule(*until_steady, params.max_iters) : SteadyRule{};
+  const SteadyRule steady = in.until_steady ? steady_rule(*in.until_steady, params.max_iters) : SteadyRule{};
   SteadyCheck steady_check;
-  if (steady.active()) {
-    loop.steady_every = steady.every;
-    loop.steady = [&](int) {
-      steady_check = sim->steady_check(steady);
-      return steady_check.steady;
-    };
-  }
-  loop.snapshot = [&](int step) {
-    const std::vector<double> f = sim->distributions();
-    ranks.on_root([&] { views.write_snapshot(step, f); });
-  };
+  RunLoopOptions loop = loop_options(o, *sim, ranks, progress, views, steady, steady_check);
+  if (o.checkpoint_every > 0)
+    loop.run_record = [&] { return run_record(o, sim->solver(), in.file_extensions, params.extensions, measure); };
   RunLoopResult result;
   StateRows state;  // this rank's rows of the final state: never the whole grid on one rank of several
   try {
@@ -338,91 +450,20 @@ void run(const Options& given, Ranks& ranks) {
   } catch (...) {
     ranks.abort(std::current_exception());  // the others may be waiting for this rank
   }
-  const std::vector<double>& av_vels = sim->average_velocities();
-  const MeasurementLog& measurements = sim->measurements();
-
-  // The outputs, written by every rank (each its own rows' part of
-  // final_state.dat and of a .pvti) and rank 0 (the rest, into `outputs`).
   // A signal while the files are written leaves the previous outputs: the
   // temporaries go with `outputs`, and nothing has replaced anything yet.
   StopSignals signals;
-  const auto interrupted = [&](int sig) {
-    return InterruptedError(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
-                                     " while writing the outputs; the previous outputs in " + o.output_dir +
-                                     " are unchanged");
-  };
-  // Every file is complete before any replaces an older one, and they
-  // replace their targets together or not at all.
   OutputSet outputs;
-  check_final_state(ranks, params, mask, state, av_vels.size() - 1);
-  ranks.on_root([&] { write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels); });
-  add_final_state(outputs, ranks, o.output_dir + "/final_state.dat", params, mask, state);
-  views.add_final_outputs(outputs, ranks, state);
-  ranks.on_root([&] {
-    measurements.write(extra.forces_csv.empty() ? nullptr : outputs.add(extra.forces_csv),
-                       extra.probes_csv.empty() ? nullptr : outputs.add(extra.probes_csv));
-  });
+  add_run_outputs(outputs, ranks, o, extra, *sim, views, state);
   state = StateRows();
   times.outputs_s = wall.lap();  // formatted and written, not yet in place
-  if (const int sig = ranks.max(signals.received())) throw interrupted(sig);
+  if (const int sig = ranks.max(signals.received())) throw interrupted_while_writing(sig, o.output_dir);
 
   ranks.on_root([&] {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    RunSummary summary;
-    const BuildInfo build = build_info();
-    summary.version = build.version;
-    summary.commit = build.commit;
-    summary.param_file = o.param_file;
-    summary.obstacle_file = o.obstacle_file;
-    summary.params = params;
-    summary.fluid_cells = mask.fluid_cells();
-    const Solver& solver = sim->solver();
-    summary.device = devices_text(devices);
-    summary.backend = solver.backend_name();
-    summary.precision = solver.precision();
-    summary.local_size = solver.local_size();
-    if (const auto plan = solver.launch_plan()) {
-      summary.kernel_variant = to_string(plan->variant);
-      if (plan->variant == KernelVariant::Blocked) {
-        summary.block_steps = plan->block_steps;
-        summary.tile = plan->tile;
-      }
-    }
-    summary.launch_reason = sim->launch_reason();
-    summary.decomposition = solver.decomposition();
-    summary.halos = solver.halo_times();
-    times.search_s = sim->search_seconds();
-    times.wall_s = wall.total();  // all but the renames and this summary
-    times.loop = {sim->stepping_seconds(), sim->measuring_seconds(), result.checkpoints_s, result.snapshots_s,
-                  result.steady_checks_s, result.progress_s};
-    summary.times = times;
-    summary.elapsed_s = times.loop_s;  // the loop as the user waits for it, measurements and all
-    summary.first_step = first_step;
-    summary.user_cpu_s = seconds(usage.ru_utime);
-    summary.system_cpu_s = seconds(usage.ru_stime);
-    summary.final_average_velocity = av_vels.back();
-    summary.steps_run = static_cast<int>(av_vels.size());
-    if (steady.active()) summary.steady = SteadyOutcome{steady, steady_check};
-    if (measurements.forces() || measurements.probes())
-      summary.measured = measurements.summary(steady_check.steady ? steady.window : 0);
+    const RunSummary summary = make_summary(o, *sim, devices, times, result, steady, steady_check, wall);
     if (!extra.summary_json.empty()) std::fputs(summary_json(summary).c_str(), outputs.add(extra.summary_json));
-    if (const int sig = signals.received()) throw interrupted(sig);
-    {
-      // The renames run as one: a signal now waits until they are done.
-      sigset_t stop, previous;
-      sigemptyset(&stop);
-      sigaddset(&stop, SIGINT);
-      sigaddset(&stop, SIGTERM);
-      ::sigprocmask(SIG_BLOCK, &stop, &previous);
-      try {
-        outputs.commit();
-      } catch (...) {
-        ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-        throw;
-      }
-      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-    }
+    if (const int sig = signals.received()) throw interrupted_while_writing(sig, o.output_dir);
+    commit_with_signals_held(outputs);
     remove_stale_outputs(o.output_dir, run_output_files(o, extra), inputs);
     // The outputs now hold the finished run; its checkpoint has no further use.
     if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
