@@ -3,7 +3,7 @@
 - the README's options table lists the options `d2q9-bgk --help` prints, in its order;
 - docs/running.md's sample of what a run prints has the lines (the keys before
   each ':') a real run prints, in order;
-- the README's `scripts/` row names every file in scripts/.
+- the README's `scripts/` row names every file under scripts/ (as `folder/name`).
 Usage: check_docs.py D2Q9_BGK SOURCE_DIR
 """
 import os
@@ -60,9 +60,10 @@ if not device or not re.search(r"\((opencl|cuda), \w+, local size \d+x\d+, [\w-]
 
 # Every script, named in the README's layout row.
 row = next((l for l in readme().splitlines() if l.startswith("| `scripts/` |")), "")
-for name in sorted(os.listdir(os.path.join(source, "scripts"))):
+scripts = os.path.join(source, "scripts")
+for name in sorted(os.path.relpath(os.path.join(d, f), scripts) for d, _, fs in os.walk(scripts) for f in fs):
     if f"`{name}`" not in row:
-        errors.append(f"scripts/{name} is not named in the README's `scripts/` row")
+        errors.append(f"scripts/{name} is not named in the README's `scripts/` row (as `{name}`)")
 
 for e in errors:
     print("error:", e)

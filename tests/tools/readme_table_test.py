@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/readme_table.py: the figures it reads, and the check that fails on a stale table."""
+"""scripts/figures/readme_table.py: the figures it reads, and the check that fails on a stale table."""
 import json
 import os
 import shutil
@@ -9,8 +9,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(ROOT, "scripts", "readme_table.py")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+SCRIPT = os.path.join(ROOT, "scripts", "figures", "readme_table.py")
+sys.path.insert(0, os.path.join(ROOT, "scripts", "figures"))
 import readme_table  # noqa: E402
 
 
@@ -22,7 +22,7 @@ def make_folder(path, rounds=True):
     """A figures folder: 128x128 on CUDA (first run, three warm rounds), float and fp16s 8192^2."""
     os.makedirs(os.path.join(path, "csv"))
     with open(os.path.join(path, "call.txt"), "w") as f:
-        f.write("command: scripts/current_figures.sh OUT build\ncommit: abc1234\ndate: 2026-01-02\n")
+        f.write("command: scripts/device/current_figures.sh OUT build\ncommit: abc1234\ndate: 2026-01-02\n")
     lines = ["128x128,cuda,old,1,9.000,9.0,a,b,Launch:", "128x128,cuda,new,1,0.500,0.0450,a,b,Launch:",
              "128x128,cuda,new,2,0.300,0.0490,a,b,Launch:", "128x128,cuda,new,3,0.350,0.0460,a,b,Launch:"]
     if rounds:
