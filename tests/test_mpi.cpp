@@ -1102,7 +1102,7 @@ TEST_CASE("mpi runs: the summary names how halo rows travel, and D2Q9_HALOS asks
   // its halo rows written from it (D2Q9_HALOS=copied: copied to and from
   // pinned buffers by several threads, D2Q9_HALO_THREADS; D2Q9_HALOS=mpi:
   // MPI messages); CUDA ranks of one host copy them device to device (CUDA
-  // IPC), which needs GPUs: scripts/mpi_gpu_checks.sh checks that path,
+  // IPC), which needs GPUs: scripts/device/mpi_gpu_checks.sh checks that path,
   // byte for byte, on them. Every path writes one process's bytes.
   const Problem problem;
   TempDir alone;

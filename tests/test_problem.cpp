@@ -121,9 +121,9 @@ TEST_CASE("read_obstacles rejects malformed lines with file:line") {
   CHECK(obstacles_error("0 0 1\n1 0 1\n0 1 1\n1 1 1\n", 2, 2) == "o.dat: every cell is blocked; there is no fluid to simulate");
 }
 
-TEST_CASE("scripts/make_inputs.sh reproduces the committed inputs/") {
+TEST_CASE("scripts/setup/make_inputs.sh reproduces the committed inputs/") {
   TempDir dir;
-  REQUIRE(std::system(("'" D2Q9_SOURCE_DIR "/scripts/make_inputs.sh' '" + dir.path + "'").c_str()) == 0);
+  REQUIRE(std::system(("'" D2Q9_SOURCE_DIR "/scripts/setup/make_inputs.sh' '" + dir.path + "'").c_str()) == 0);
   for (const char* name : {"input_128x128.params", "obstacles_128x128.dat", "input_128x256.params",
                            "obstacles_128x256.dat", "input_256x256.params", "obstacles_256x256.dat",
                            "input_1024x1024.params", "obstacles_1024x1024.dat"}) {

@@ -4,8 +4,8 @@
 # goes (log.txt, box.csv, identity.csv, real-*/, coursework.csv, all.tgz):
 #   - the 8192^2 box (d2q9-bench), CUDA float and fp16s, OpenCL float: ROUNDS rounds;
 #   - the 4000x2400 cylinder with everything on and the staircase BGK channel
-#     (scripts/real_problems.py), CUDA and OpenCL, outputs' md5 compared;
-#   - the coursework's four problems (made by scripts/make_inputs.sh) and
+#     (scripts/device/real_problems.py), CUDA and OpenCL, outputs' md5 compared;
+#   - the coursework's four problems (made by scripts/setup/make_inputs.sh) and
 #     inputs/examples/*.toml, each backend, old and new outputs' md5 compared.
 # Usage (repository root, on the device): device_old_new_call.sh OLD_BUILD NEW_BUILD OUT [ROUNDS]
 #   Each build finds its own libd2q9 beside it (built with CMAKE_BUILD_RPATH_USE_ORIGIN=ON);
@@ -30,7 +30,7 @@ log "new: $(LD_LIBRARY_PATH=$(libs "$NEW") "$NEW/d2q9-bgk" --version 2>&1 | head
 
 # Byte identity: each problem, each backend, old and new.
 echo "problem,backend,build,rc,seconds,av_vels_md5,final_state_md5,forces_md5" > "$OUT/identity.csv"
-scripts/make_inputs.sh "$W/inputs" > /dev/null
+scripts/setup/make_inputs.sh "$W/inputs" > /dev/null
 identity() {  # name backend args...
   local name=$1 backend=$2; shift 2
   for which in old new; do
@@ -71,7 +71,7 @@ log "box done"; pack
 
 # The real problems, alternately, outputs compared.
 for backend in cuda opencl; do
-  LD_LIBRARY_PATH=$(libs "$NEW") python3 scripts/real_problems.py "$OUT/real-$backend" --bin "$NEW/d2q9-bgk" \
+  LD_LIBRARY_PATH=$(libs "$NEW") python3 scripts/device/real_problems.py "$OUT/real-$backend" --bin "$NEW/d2q9-bgk" \
     --old "$OLD/d2q9-bgk" -b "$backend" --grid 4000x2400 --steps 20000 --box 3072 --cases all,staircase-bgk \
     --rounds 2 > "$OUT/real-$backend.log" 2>&1
   log "real $backend done (rc $?)"; pack
