@@ -8,9 +8,15 @@
 #include <d2q9/d2q9.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -41,24 +47,151 @@ py::array_t<double> vector(const std::vector<double>& values) {
   return a;
 }
 
+// An output that could not be written (write_outputs, checkpoint): d2q9.OutputError, an OSError.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// `what` with `from` replaced by `to` wherever it occurs.
+std::string replaced(std::string what, const std::string& from, const std::string& to) {
+  for (std::size_t at = what.find(from); at != std::string::npos; at = what.find(from, at + to.size()))
+    what.replace(at, from.size(), to);
+  return what;
+}
+
+// The library's device messages speak d2q9-bgk's flags; Python's are arguments.
+std::string pythonic(std::string what) {
+  what = replaced(std::move(what), "--device ", "device=");
+  what = replaced(std::move(what), "see --list-devices", "see d2q9-bgk --list-devices");
+  what = replaced(std::move(what), "given by --kernels-dir", "given by kernels_dir=");
+  what = replaced(std::move(what), "set SimulationOptions::kernels_dir or the environment variable",
+                  "pass kernels_dir= or set the environment variable");
+  what = replaced(std::move(what), " (d2q9-bgk: pass --kernels-dir)", "");
+  return what;
+}
+
+// The kernels' file, which a kernels folder holds (host/device/kernel_source.cpp).
+const char* const kKernelFile = "d2q9_bgk.cl";
+
 // A Simulation and the problem it was made from (what Python asks of it
-// besides the Simulation's own: the measurements' settings).
+// besides the Simulation's own: the measurements' settings). Every call on
+// the Simulation holds `lock`, taken with the GIL released (never the other
+// way round), so that calls from several Python threads take turns.
 struct PySimulation {
   d2q9::Measurements measure;
   std::unique_ptr<d2q9::Simulation> sim;
+  std::mutex lock;
 
   PySimulation(d2q9::Problem problem, const std::string& backend, int device, const std::string& precision,
                const std::string& kernels_dir) {
     d2q9::SimulationOptions options;
     options.backend = backend_named(backend);
+    if (device < -1) throw d2q9::InputError("device=" + std::to_string(device) + ": a device index is 0 or more");
+    if (options.backend == d2q9::Backend::Reference) {
+      // The serial reference runs on the CPU and builds no kernels: refuse
+      // what it would otherwise ignore, as the device backends refuse it.
+      if (device > 0)
+        throw d2q9::InputError("device=" + std::to_string(device) +
+                               ": the reference backend runs on the CPU and has no devices (device=None or 0)");
+      std::error_code ec;
+      if (!kernels_dir.empty() && !std::filesystem::is_regular_file(kernels_dir + "/" + kKernelFile, ec))
+        throw d2q9::DeviceError(kernels_dir + ": no " + kKernelFile + " in the kernels directory given by kernels_dir=");
+    }
     options.device = device;
     options.precision = precision_named(precision);
     options.kernels_dir = kernels_dir;
     measure = problem.measure;
     py::gil_scoped_release unlocked;  // building kernels takes a while
-    sim = std::make_unique<d2q9::Simulation>(std::move(problem), options);
+    try {
+      sim = std::make_unique<d2q9::Simulation>(std::move(problem), options);
+    } catch (const d2q9::DeviceError& e) {
+      throw d2q9::DeviceError(pythonic(e.what()));
+    }
   }
 };
+
+// f(simulation) with the GIL released and s's lock held: a copy of what it returns.
+template <class F>
+auto locked(PySimulation& s, F&& f) {
+  py::gil_scoped_release unlocked;
+  std::lock_guard<std::mutex> held(s.lock);
+  return f(*s.sim);
+}
+
+// f() with a failure to write (the library's std::runtime_error that is none
+// of its own errors) raised as OutputError.
+template <class F>
+void writing(F&& f) {
+  try {
+    f();
+  } catch (const d2q9::InputError&) {
+    throw;
+  } catch (const d2q9::InstabilityError&) {
+    throw;
+  } catch (const d2q9::DeviceError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw OutputError(e.what());
+  }
+}
+
+// step(n)'s n: a Python int (or an integer type with __index__), not a
+// bool, float or str; InputError when negative or more than a run can count.
+long long steps_argument(py::handle n) {
+  PyObject* o = n.ptr();
+  if (PyBool_Check(o) || PyFloat_Check(o) || !PyIndex_Check(o))
+    throw py::type_error("step(n): n is a whole number of steps (an int), not a " +
+                         std::string(Py_TYPE(o)->tp_name));
+  py::object whole = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!whole) throw py::error_already_set();
+  int overflow = 0;
+  const long long steps = PyLong_AsLongLongAndOverflow(whole.ptr(), &overflow);
+  if (steps == -1 && PyErr_Occurred()) throw py::error_already_set();
+  const std::string text = py::str(whole);
+  if (overflow < 0 || (overflow == 0 && steps < 0))
+    throw d2q9::InputError("step(" + text + "): the number of steps is negative");
+  if (overflow > 0 || steps > INT_MAX)
+    throw d2q9::InputError("step(" + text + "): more steps than a run can count (at most " +
+                           std::to_string(INT_MAX) + " in all)");
+  return steps;
+}
+
+// Steps n in chunks of about kChunkSeconds each, the GIL and the lock taken
+// back between them to look for signals (Ctrl-C): KeyboardInterrupt at a
+// step boundary, steps_done counting the chunks done. Chunks are steps in
+// a row, as one call's: the same bits.
+constexpr double kChunkSeconds = 0.15;
+
+void step_in_chunks(PySimulation& s, long long n) {
+  long long left = n;
+  long long chunk = 1;  // small at first: a chunk's time is only known after one
+  while (left > 0) {
+    const int k = static_cast<int>(std::min(chunk, left));
+    double seconds = 0;
+    {
+      py::gil_scoped_release unlocked;  // other Python threads run while the device steps
+      std::lock_guard<std::mutex> held(s.lock);
+      const long long done = s.sim->steps_done();
+      if (done + left > INT_MAX)
+        throw d2q9::InputError("step(" + std::to_string(left) + "): more steps than a run can count (" +
+                               std::to_string(done) + " done, at most " + std::to_string(INT_MAX) + " in all)");
+      const auto t0 = std::chrono::steady_clock::now();
+      s.sim->step(k);
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    left -= k;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    // The next chunk aims at kChunkSeconds, growing at most fourfold.
+    const double per_step = std::max(seconds, 1e-9) / k;
+    chunk = std::clamp(static_cast<long long>(kChunkSeconds / per_step), 1LL, 4LL * k);
+  }
+}
+
+[[noreturn]] void refuse_copy(py::handle) {
+  throw py::type_error(
+      "d2q9.Simulation cannot be copied or pickled: it holds device state; use checkpoint()/resume()");
+}
 
 d2q9::Problem problem_from(const std::string& path, const std::string& obstacles) {
   return d2q9::load_problem(path, obstacles);
@@ -72,6 +205,8 @@ PYBIND11_MODULE(_d2q9, m) {
   py::register_exception<d2q9::InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<d2q9::InstabilityError>(m, "InstabilityError", PyExc_ArithmeticError);
   py::register_exception<d2q9::DeviceError>(m, "DeviceError", PyExc_RuntimeError);
+  // A file the run could not write (write_outputs, checkpoint).
+  py::register_exception<OutputError>(m, "OutputError", PyExc_OSError);
 
   py::class_<d2q9::Problem>(m, "Problem")
       .def_static("load", &problem_from, py::arg("path"), py::arg("obstacles") = "",
@@ -83,13 +218,12 @@ PYBIND11_MODULE(_d2q9, m) {
   py::class_<PySimulation>(m, "Simulation")
       .def(py::init<d2q9::Problem, const std::string&, int, const std::string&, const std::string&>(),
            py::arg("problem"), py::arg("backend"), py::arg("device"), py::arg("precision"), py::arg("kernels_dir"))
-      .def("step", [](PySimulation& s, int steps) {
-        py::gil_scoped_release unlocked;  // other Python threads run while the device steps
-        s.sim->step(steps);
-      }, py::arg("steps"))
-      .def_property_readonly("steps_done", [](const PySimulation& s) { return s.sim->steps_done(); })
-      .def_property_readonly("params", [](const PySimulation& s) {
-        const d2q9::Params& p = s.sim->params();
+      .def("step", [](PySimulation& s, py::handle n) { step_in_chunks(s, steps_argument(n)); }, py::arg("steps"))
+      .def_property_readonly("steps_done", [](PySimulation& s) {
+        return locked(s, [](d2q9::Simulation& sim) { return sim.steps_done(); });
+      })
+      .def_property_readonly("params", [](PySimulation& s) {
+        const d2q9::Params p = locked(s, [](d2q9::Simulation& sim) { return sim.params(); });
         py::dict d;
         d["nx"] = p.nx;
         d["ny"] = p.ny;
@@ -102,11 +236,7 @@ PYBIND11_MODULE(_d2q9, m) {
         return d;
       })
       .def("fields", [](PySimulation& s) {
-        d2q9::FlowFields f;
-        {
-          py::gil_scoped_release unlocked;
-          f = s.sim->fields();
-        }
+        const d2q9::FlowFields f = locked(s, [](d2q9::Simulation& sim) { return sim.fields(); });
         py::dict d;
         d["density"] = grid(f.density, f.ny, f.nx);
         d["ux"] = grid(f.ux, f.ny, f.nx);
@@ -116,53 +246,65 @@ PYBIND11_MODULE(_d2q9, m) {
         return d;
       })
       .def("distributions", [](PySimulation& s) {
-        std::vector<double> f;
-        {
-          py::gil_scoped_release unlocked;
-          f = s.sim->distributions();
-        }
-        const d2q9::Params& p = s.sim->params();
-        py::array_t<double> a({9, p.ny, p.nx});
+        int nx = 0, ny = 0;
+        const std::vector<double> f = locked(s, [&](d2q9::Simulation& sim) {
+          nx = sim.params().nx;
+          ny = sim.params().ny;
+          return sim.distributions();
+        });
+        py::array_t<double> a({9, ny, nx});
         std::copy(f.begin(), f.end(), a.mutable_data());
         return a;
       })
-      .def("average_velocities", [](const PySimulation& s) { return vector(s.sim->average_velocities()); })
-      .def("_force_series", [](const PySimulation& s) {
-        const d2q9::MeasurementLog& log = s.sim->measurements();
-        return py::make_tuple(log.bodies(), log.forces_from(), vector(log.force_series()));
+      .def("average_velocities", [](PySimulation& s) {
+        return vector(locked(s, [](d2q9::Simulation& sim) { return sim.average_velocities(); }));
+      })
+      .def("_force_series", [](PySimulation& s) {
+        auto [bodies, first, series] = locked(s, [](d2q9::Simulation& sim) {
+          const d2q9::MeasurementLog& log = sim.measurements();
+          return std::make_tuple(log.bodies(), log.forces_from(), log.force_series());
+        });
+        return py::make_tuple(bodies, first, vector(series));
       })
       .def("_force_scale", [](const PySimulation& s) -> py::object {
         // C = 2 F / (density velocity^2 length), as forces.csv's Cd and Cl.
         if (!s.measure.coefficients()) return py::none();
         return py::float_(s.measure.density * *s.measure.velocity * *s.measure.velocity * *s.measure.length / 2.0);
       })
-      .def("_probe_series", [](const PySimulation& s) {
+      .def("_probe_series", [](PySimulation& s) {
         // The log's own doubles, not probes.csv's 13 digits.
-        const d2q9::MeasurementLog& log = s.sim->measurements();
-        std::vector<std::string> names;
-        for (const d2q9::Probe& p : log.probe_list()) names.push_back(p.name);
-        const std::vector<int>& steps = log.probe_steps();
+        auto [names, steps, series] = locked(s, [](d2q9::Simulation& sim) {
+          const d2q9::MeasurementLog& log = sim.measurements();
+          std::vector<std::string> probe_names;
+          for (const d2q9::Probe& p : log.probe_list()) probe_names.push_back(p.name);
+          return std::make_tuple(probe_names, log.probe_steps(), log.probe_series());
+        });
         py::array_t<std::int64_t> step_array(static_cast<py::ssize_t>(steps.size()));
         std::copy(steps.begin(), steps.end(), step_array.mutable_data());
-        return py::make_tuple(names, step_array, vector(log.probe_series()));
+        return py::make_tuple(names, step_array, vector(series));
       })
       .def("write_outputs", [](PySimulation& s, const std::string& dir) {
-        py::gil_scoped_release unlocked;
-        s.sim->write_outputs(dir);
+        writing([&] { locked(s, [&](d2q9::Simulation& sim) { sim.write_outputs(dir); }); });
       }, py::arg("dir"))
       .def("_checkpoint", [](PySimulation& s, const std::string& path, const std::string& problem_file) {
-        py::gil_scoped_release unlocked;
-        d2q9::Checkpoint c = s.sim->checkpoint();
-        // As d2q9-bgk records a problem-file run: the file twice, its extensions' fingerprint second.
-        c.run.param_file = c.run.obstacle_file = problem_file;
-        c.run.param_hash = d2q9::file_hash(problem_file);
-        c.run.obstacle_hash = d2q9::extensions_fingerprint(s.sim->params().extensions);
-        d2q9::write_checkpoint(path, c);
+        writing([&] {
+          locked(s, [&](d2q9::Simulation& sim) {
+            d2q9::Checkpoint c = sim.checkpoint();
+            // As d2q9-bgk records a problem-file run: the file twice, its extensions' fingerprint second.
+            c.run.param_file = c.run.obstacle_file = problem_file;
+            c.run.param_hash = d2q9::file_hash(problem_file);
+            c.run.obstacle_hash = d2q9::extensions_fingerprint(sim.params().extensions);
+            d2q9::write_checkpoint(path, c);
+          });
+        });
       })
       .def("_resume", [](PySimulation& s, const std::string& path) {
-        py::gil_scoped_release unlocked;
-        s.sim->resume(d2q9::read_checkpoint(path), path);
-      });
+        locked(s, [&](d2q9::Simulation& sim) { sim.resume(d2q9::read_checkpoint(path), path); });
+      })
+      .def("__copy__", [](py::handle self) { refuse_copy(self); })
+      .def("__deepcopy__", [](py::handle self, py::handle) { refuse_copy(self); })
+      .def("__reduce_ex__", [](py::handle self, py::handle) { refuse_copy(self); })
+      .def("__reduce__", [](py::handle self) { refuse_copy(self); });
 
   m.def("_checkpoint_record", [](const std::string& path) {
     const d2q9::Checkpoint c = d2q9::read_checkpoint(path);

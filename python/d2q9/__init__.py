@@ -9,18 +9,20 @@ A problem is a problem file (.toml, or a coursework .params with
 obstacles=) or a dict with a problem file's structure, so that a sweep
 builds its problems in code. Errors carry the library's messages:
 d2q9.InputError (bad input), d2q9.InstabilityError (the run blew up),
-d2q9.DeviceError (no device, a kernel that does not build).
+d2q9.DeviceError (no device, a kernel that does not build),
+d2q9.OutputError (an output or checkpoint that could not be written).
 """
-import json
 import math
+import operator
 import os
+import re
 
 import numpy as np
 
-from ._d2q9 import DeviceError, InputError, InstabilityError
+from ._d2q9 import DeviceError, InputError, InstabilityError, OutputError
 from . import _d2q9
 
-__all__ = ["Simulation", "InputError", "InstabilityError", "DeviceError", "problem_text"]
+__all__ = ["Simulation", "InputError", "InstabilityError", "DeviceError", "OutputError", "problem_text"]
 
 # What errors call a problem given as a dict.
 DICT_PROBLEM_NAME = "problem dict"
@@ -38,7 +40,7 @@ def _toml_value(value, where):
             return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string
+        return _toml_string(value, where)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
     if isinstance(value, dict):
@@ -49,21 +51,52 @@ def _toml_value(value, where):
     raise InputError(f"{DICT_PROBLEM_NAME}: {where} is a {type(value).__name__}, which a problem file cannot hold")
 
 
+def _toml_string(text, where):
+    """A TOML basic string holding `text`: ASCII alone, everything else as
+    TOML's escapes (\\uXXXX, \\UXXXXXXXX for characters beyond the BMP)."""
+    out = ['"']
+    for c in text:
+        o = ord(c)
+        if c in '"\\':
+            out.append("\\" + c)
+        elif 0xD800 <= o <= 0xDFFF:
+            raise InputError(f"{DICT_PROBLEM_NAME}: {where} holds a lone surrogate U+{o:04X}, "
+                             "which a problem file cannot hold")
+        elif 0x20 <= o < 0x7F:
+            out.append(c)
+        elif o <= 0xFFFF:
+            out.append(f"\\u{o:04X}")
+        else:
+            out.append(f"\\U{o:08X}")
+    out.append('"')
+    return "".join(out)
+
+
 def _toml_key(key):
     key = str(key)
-    if key and all(c.isalnum() or c in "_-" for c in key):
+    if key and all(c.isascii() and (c.isalnum() or c in "_-") for c in key):
         return key
-    return json.dumps(key)
+    return _toml_string(key, repr(key))
 
 
-def problem_text(problem):
-    """The problem file (TOML) that `problem`, a dict with a problem file's
-    structure, stands for: its dicts are tables ([grid], [flow], ...), its
-    lists of dicts arrays of tables ([[obstacle]]), dicts inside a table
-    inline tables."""
+# Keys naming files, as (table, key): a dict's relative paths are made
+# absolute (against the current folder), so that its text means the same
+# files wherever it is written (a checkpoint's <path>.problem.toml).
+_FILE_KEYS = {("obstacle", "mask")}
+
+
+def _file_value(table, key, value):
+    if (table, key) in _FILE_KEYS and isinstance(value, (str, os.PathLike)) and os.fspath(value):
+        return os.path.abspath(os.fspath(value))
+    return value
+
+
+def _problem_lines(problem):
+    """problem_text's lines, and beside each the dict's key path it came from
+    (None for a blank line)."""
     if not isinstance(problem, dict):
         raise InputError(f"{DICT_PROBLEM_NAME}: expected a dict, not a {type(problem).__name__}")
-    lines = []
+    lines, keys = [], []
     tables = []
     for key, value in problem.items():
         if isinstance(value, dict):
@@ -72,13 +105,37 @@ def problem_text(problem):
             tables.append((key, value, True))
         else:
             lines.append(f"{_toml_key(key)} = {_toml_value(value, str(key))}")
+            keys.append(str(key))
     for key, value, array in tables:
-        for table in (value if array else [value]):
+        for i, table in enumerate(value if array else [value]):
+            name = f"{key}[{i}]" if array else str(key)
             lines.append("")
+            keys.append(None)
             lines.append(f"[[{_toml_key(key)}]]" if array else f"[{_toml_key(key)}]")
+            keys.append(name)
             for k, v in table.items():
-                lines.append(f"{_toml_key(k)} = {_toml_value(v, f'{key}.{k}')}")
-    return "\n".join(lines) + "\n"
+                lines.append(f"{_toml_key(k)} = {_toml_value(_file_value(key, k, v), f'{name}.{k}')}")
+                keys.append(f"{name}.{k}")
+    return lines, keys
+
+
+def problem_text(problem):
+    """The problem file (TOML) that `problem`, a dict with a problem file's
+    structure, stands for: its dicts are tables ([grid], [flow], ...), its
+    lists of dicts arrays of tables ([[obstacle]]), dicts inside a table
+    inline tables. Relative file paths (an obstacle's mask) are made
+    absolute against the current folder."""
+    return "\n".join(_problem_lines(problem)[0]) + "\n"
+
+
+def _dict_error(message, keys):
+    """A library message citing lines of a dict's text ("problem dict:12: ..."),
+    citing instead the dict's keys ("problem dict: flow.viscosity: ...")."""
+    def key_of(match):
+        line = int(match.group(1))
+        key = keys[line - 1] if 1 <= line <= len(keys) else None
+        return f"{DICT_PROBLEM_NAME}: {key}:" if key else f"{DICT_PROBLEM_NAME}:"
+    return re.sub(re.escape(DICT_PROBLEM_NAME) + r":(\d+):", key_of, message)
 
 
 def _load(problem, obstacles):
@@ -86,12 +143,28 @@ def _load(problem, obstacles):
     if isinstance(problem, dict):
         if obstacles is not None:
             raise InputError(f"{DICT_PROBLEM_NAME}: obstacles= goes with a .params file, not a dict")
-        text = problem_text(problem)
-        return _d2q9.Problem.parse(text, DICT_PROBLEM_NAME), None, text
+        lines, keys = _problem_lines(problem)
+        text = "\n".join(lines) + "\n"
+        try:
+            return _d2q9.Problem.parse(text, DICT_PROBLEM_NAME), None, text
+        except InputError as e:
+            raise InputError(_dict_error(str(e), keys)) from None
     if isinstance(problem, (str, os.PathLike)):
         path = os.path.abspath(os.fspath(problem))
         return _d2q9.Problem.load(path, os.fspath(obstacles) if obstacles is not None else ""), path, None
     raise InputError(f"a problem is a path or a dict, not a {type(problem).__name__}")
+
+
+def _device_index(device):
+    """The native device index: -1 for None (the backend's default)."""
+    if device is None:
+        return -1
+    if isinstance(device, (bool, float)) or not hasattr(type(device), "__index__"):
+        raise TypeError(f"device={device!r}: a device is an index (an int) or None, not a {type(device).__name__}")
+    index = operator.index(device)
+    if index < 0:
+        raise InputError(f"device={index}: a device index is 0 or more (None: the backend's default)")
+    return index
 
 
 class Simulation:
@@ -103,6 +176,8 @@ class Simulation:
     "float", "double", "fp16s" or "fp16c". kernels_dir: where the kernels
     are (None: D2Q9_KERNELS_DIR, else found beside the library).
     Every Simulation of the process on one device shares its context.
+    Calls on one Simulation from several threads take turns (docs/python.md);
+    it cannot be copied or pickled (checkpoint() and resume() save and load it).
     """
 
     def __init__(self, problem, backend="opencl", device=None, precision="float", obstacles=None,
@@ -113,13 +188,28 @@ class Simulation:
         else:
             self._obstacles = None
         self._backend, self._device, self._precision = backend, device, precision
-        self._sim = _d2q9.Simulation(self._problem, backend, -1 if device is None else int(device), precision,
-                                     kernels_dir or "")
+        self._sim = _d2q9.Simulation(self._problem, backend, _device_index(device), precision,
+                                     os.fspath(kernels_dir) if kernels_dir is not None else "")
+
+    def __repr__(self):
+        problem = repr(self._path) if self._path is not None else DICT_PROBLEM_NAME
+        device = "" if self._device is None else f", device={self._device}"
+        return (f"<d2q9.Simulation {problem}, backend={self._backend!r}{device}, precision={self._precision!r}, "
+                f"steps_done={self.steps_done}/{self.params['steps']}>")
+
+    def _refuse_copy(self, *args):
+        raise TypeError("d2q9.Simulation cannot be copied or pickled: it holds device state; "
+                        "use checkpoint()/resume()")
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = __getstate__ = _refuse_copy
 
     def step(self, n):
-        """Advances n steps (InputError when n < 0; a Simulation may step past
-        the problem's steps). Releases the GIL while the device steps."""
-        self._sim.step(int(n))
+        """Advances n steps, n an int (TypeError otherwise; InputError when
+        n < 0 or past 2**31-1 steps in all; a Simulation may step past the
+        problem's steps). Releases the GIL while the device steps; Ctrl-C
+        stops it at a step boundary within a fraction of a second
+        (KeyboardInterrupt, steps_done counting the steps made)."""
+        self._sim.step(n)
 
     @property
     def steps_done(self):
@@ -190,8 +280,11 @@ class Simulation:
         problem_file = self._path
         if problem_file is None:
             problem_file = path + ".problem.toml"
-            with open(problem_file, "w", encoding="utf-8") as f:
-                f.write(self._text)
+            try:
+                with open(problem_file, "w", encoding="utf-8") as f:
+                    f.write(self._text)
+            except OSError as e:
+                raise OutputError(f"{problem_file}: cannot write the problem file ({e.strerror or e})") from e
         self._sim._checkpoint(path, problem_file)
 
     @classmethod

@@ -5,6 +5,7 @@ folder, D2Q9_BGK to the d2q9-bgk it built and D2Q9_SOURCE_DIR.
 """
 import os
 import subprocess
+import sys
 import threading
 import time
 
@@ -233,3 +234,257 @@ def test_the_issue_one_liner():
     s = d2q9.Simulation(os.path.join(SOURCE, "inputs/examples/cavity.toml"))
     s.step(100)
     assert s.fields()["ux"].shape == (128, 128)
+
+
+# Issue 56: the module as safe to use as Python users expect.
+
+CAVITY_SMALL = {
+    "grid": {"nx": 48, "ny": 40},
+    "flow": {"steps": 1000, "viscosity": 0.05},
+    "edges": {"left": "wall", "right": "wall", "bottom": "wall", "top": {"wall_velocity": [0.05, 0.0]}},
+}
+
+
+@pytest.mark.parametrize("backend", ["reference", "opencl"])
+def test_one_simulation_from_several_threads_takes_turns(backend):
+    # Unserialised, this crashed the interpreter (double free, segfault) or
+    # lost steps. Two steppers and two readers, many rounds each.
+    sim = d2q9.Simulation(CAVITY_SMALL, backend=backend)
+    rounds, per_call = 60, 3
+    errors = []
+    stop = threading.Event()
+
+    def stepper():
+        try:
+            for _ in range(rounds):
+                sim.step(per_call)
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    def reader():
+        try:
+            while not stop.is_set():
+                done = sim.steps_done
+                av = sim.average_velocities()
+                assert len(av) >= done  # read later, never fewer
+                assert sim.fields()["ux"].shape == (40, 48)
+                assert sim.distributions().shape == (9, 40, 48)
+                assert sim.params["nx"] == 48
+                sim.forces(), sim.probes()
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    steppers = [threading.Thread(target=stepper) for _ in range(2)]
+    readers = [threading.Thread(target=reader) for _ in range(2)]
+    for t in steppers + readers:
+        t.start()
+    for t in steppers:
+        t.join()
+    stop.set()
+    for t in readers:
+        t.join()
+    assert not errors, errors
+    assert sim.steps_done == 2 * rounds * per_call
+    assert len(sim.average_velocities()) == 2 * rounds * per_call
+    # The same steps in one thread: the same state.
+    alone = d2q9.Simulation(CAVITY_SMALL, backend=backend)
+    alone.step(2 * rounds * per_call)
+    np.testing.assert_array_equal(sim.distributions(), alone.distributions())
+
+
+@pytest.mark.parametrize("backend", ["reference", "opencl"])
+def test_step_in_one_call_is_step_by_step(backend):
+    # step(n) runs in chunks between which it looks for Ctrl-C: the same bits
+    # as steps one at a time (each call is one chunk).
+    one_call = d2q9.Simulation(CYLINDER, backend=backend)
+    one_call.step(300)
+    single = d2q9.Simulation(CYLINDER, backend=backend)
+    for _ in range(300):
+        single.step(1)
+    np.testing.assert_array_equal(one_call.distributions(), single.distributions())
+    np.testing.assert_array_equal(one_call.average_velocities(), single.average_velocities())
+    np.testing.assert_array_equal(one_call.probes()["wake"]["ux"], single.probes()["wake"]["ux"])
+
+
+def test_step_takes_a_non_negative_int():
+    sim = d2q9.Simulation(CAVITY_SMALL, backend="reference")
+    for bad in (True, 1.9, 2.0, "3", None):
+        with pytest.raises(TypeError, match=r"^step\(n\): n is a whole number of steps"):
+            sim.step(bad)
+    assert sim.steps_done == 0
+    with pytest.raises(d2q9.InputError, match=r"^step\(-1\): the number of steps is negative$"):
+        sim.step(-1)
+    with pytest.raises(d2q9.InputError, match=r"^step\(-\d+\): the number of steps is negative$"):
+        sim.step(-2**70)
+    with pytest.raises(d2q9.InputError, match=r"^step\(2147483648\): more steps than a run can count"):
+        sim.step(2**31)
+    with pytest.raises(d2q9.InputError, match=r"^step\(\d+\): more steps than a run can count"):
+        sim.step(2**70)
+    sim.step(np.int64(5))  # an integer with __index__
+    assert sim.steps_done == 5
+    # 5 done and 2**31-1 more would overflow the count: refused, not ignored.
+    with pytest.raises(d2q9.InputError, match=r"^step\(2147483647\): more steps than a run can count \(5 done"):
+        sim.step(2**31 - 1)
+    assert sim.steps_done == 5
+
+
+CTRL_C_CHILD = r"""
+import sys, time, d2q9
+sim = d2q9.Simulation({"grid": {"nx": 256, "ny": 256}, "flow": {"steps": 10, "viscosity": 0.05},
+                       "edges": {"left": "wall", "right": "wall", "bottom": "wall", "top": {"wall_velocity": [0.05, 0.0]}}},
+                      backend="reference")
+print("stepping", flush=True)
+try:
+    sim.step(10**7)  # hours on the reference backend
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    done = sim.steps_done
+    assert len(sim.average_velocities()) == done
+    sim.step(2)  # still usable
+    print("interrupted", done, sim.steps_done, flush=True)
+"""
+
+
+def test_ctrl_c_interrupts_step():
+    import signal
+    child = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=os.environ)
+    try:
+        assert child.stdout.readline() == "stepping\n"
+        time.sleep(1.0)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        # Chunks aim at 0.15 s: well within 10 s even on a loaded machine;
+        # unchunked, the step would hold the signal for hours.
+        out, err = child.communicate(timeout=10)
+        waited = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 0, err
+    words = out.split()
+    assert words[0] == "interrupted", out
+    done, after = int(words[1]), int(words[2])
+    assert 0 < done < 10**7
+    assert after == done + 2
+    assert waited < 10
+
+
+def test_repr_copy_and_pickle(tmp_path):
+    import copy
+    import pickle
+    sim = d2q9.Simulation(CYLINDER, backend="reference")
+    sim.step(3)
+    assert repr(sim) == f"<d2q9.Simulation {CYLINDER!r}, backend='reference', precision='float', steps_done=3/300>"
+    from_dict = d2q9.Simulation(CAVITY_SMALL, backend="reference", device=0, precision="double")
+    assert repr(from_dict) == ("<d2q9.Simulation problem dict, backend='reference', device=0, precision='double', "
+                               "steps_done=0/1000>")
+    message = r"^d2q9\.Simulation cannot be copied or pickled: it holds device state; use checkpoint\(\)/resume\(\)$"
+    for refuse in (copy.copy, copy.deepcopy, pickle.dumps, lambda s: pickle.dumps(s, protocol=0)):
+        for obj in (sim, sim._sim):
+            with pytest.raises(TypeError, match=message):
+                refuse(obj)
+    sim.step(1)
+    assert sim.steps_done == 4
+
+
+def test_device_and_kernels_dir_are_checked(tmp_path):
+    for device in (True, 1.0, "0"):
+        with pytest.raises(TypeError, match=r"^device="):
+            d2q9.Simulation(CAVITY_SMALL, backend="reference", device=device)
+    for backend in ("reference", "opencl"):
+        with pytest.raises(d2q9.InputError, match=r"^device=-2: a device index is 0 or more"):
+            d2q9.Simulation(CAVITY_SMALL, backend=backend, device=-2)
+    with pytest.raises(d2q9.InputError, match=r"^device=7: the reference backend runs on the CPU"):
+        d2q9.Simulation(CAVITY_SMALL, backend="reference", device=7)
+    assert d2q9.Simulation(CAVITY_SMALL, backend="reference", device=0).steps_done == 0
+    for backend in ("reference", "opencl"):
+        with pytest.raises(d2q9.DeviceError, match=r"no d2q9_bgk\.cl in the kernels directory given by kernels_dir=$"):
+            d2q9.Simulation(CAVITY_SMALL, backend=backend, kernels_dir=tmp_path)
+    # The library's device messages, in Python's words.
+    with pytest.raises(d2q9.DeviceError) as e:
+        d2q9.Simulation(CAVITY_SMALL, device=999)
+    assert str(e.value).startswith("device=999 does not exist: there are ")
+    assert "see d2q9-bgk --list-devices" in str(e.value)
+
+
+def test_dict_errors_name_the_keys():
+    with pytest.raises(d2q9.InputError) as e:
+        d2q9.Simulation(dict(CAVITY_SMALL, flow={"steps": 10, "viscosity": -1.0}))
+    assert str(e.value) == "problem dict: flow.viscosity: viscosity must be positive, got -1"
+    with pytest.raises(d2q9.InputError) as e:
+        d2q9.Simulation(dict(CAVITY_SMALL, obstacle=[{"name": "a", "circle": {"center": [5, 5], "radius": 2}},
+                                                     {"name": "b"}]))
+    assert str(e.value) == "problem dict: obstacle[1]: [[obstacle]] needs one of circle, rectangle or mask"
+    with pytest.raises(d2q9.InputError) as e:
+        d2q9.Simulation(dict(CAVITY_SMALL, grid={"nx": 48}))
+    assert str(e.value) == "problem dict: grid: [grid] needs ny"
+
+
+def png_bytes(rows):
+    """A grey 8-bit PNG of `rows` (lists of 0..255)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\0" + bytes(r) for r in rows)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", len(rows[0]), len(rows), 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_dict_strings_beyond_the_bmp_and_relative_masks(tmp_path, monkeypatch):
+    # A character beyond the BMP reaches the library as itself (the name's
+    # own rule refuses it), not as a surrogate pair TOML rejects.
+    with pytest.raises(d2q9.InputError) as e:
+        d2q9.Simulation(dict(CAVITY_SMALL, obstacle=[{"name": "a\U0001F600", "circle": {"center": [5, 5],
+                                                                                          "radius": 2}}]))
+    assert str(e.value).startswith("problem dict: obstacle[0].name: name 'a\U0001F600' must be")
+    # A mask named with one, relative to the current folder...
+    work = tmp_path / "work"
+    work.mkdir()
+    rows = [[255] * 48 for _ in range(40)]
+    for j in range(15, 25):
+        rows[j][20:28] = [0] * 8
+    (work / "block\U0001F600.png").write_bytes(png_bytes(rows))
+    monkeypatch.chdir(work)
+    problem = dict(CAVITY_SMALL, obstacle=[{"name": "block", "mask": "block\U0001F600.png"}])
+    sim = d2q9.Simulation(problem, backend="reference")
+    assert sim.fields()["ux"].shape == (40, 48)
+    sim.step(20)
+    # ...resumed from a checkpoint in another folder, run from a third.
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    sim.checkpoint(saved / "run.ckpt")
+    monkeypatch.chdir(tmp_path)
+    resumed = d2q9.Simulation.resume(saved / "run.ckpt", backend="reference")
+    assert resumed.steps_done == 20
+    resumed.step(10)
+    sim.step(10)
+    np.testing.assert_array_equal(resumed.distributions(), sim.distributions())
+
+
+def test_dict_floats_keep_every_digit():
+    # Written with fewer digits (%g: 0.0123457), omega would differ.
+    sim = d2q9.Simulation(dict(CAVITY_SMALL, flow={"steps": 10, "viscosity": 0.0123456789}), backend="reference")
+    assert sim.params["omega"] == 1.0 / (3.0 * 0.0123456789 + 0.5)
+    assert "viscosity = 0.0123456789\n" in d2q9.problem_text({"flow": {"viscosity": 0.0123456789}})
+    assert d2q9.problem_text({"flow": {"viscosity": 0.1 + 0.2}}) == "\n[flow]\nviscosity = 0.30000000000000004\n"
+
+
+def test_output_failures_are_output_errors(tmp_path):
+    sim = d2q9.Simulation(CAVITY_SMALL, backend="reference")
+    sim.step(2)
+    assert issubclass(d2q9.OutputError, OSError)
+    # /proc/self is a folder where no file can be made.
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc/self: no folder that refuses files to hand")
+    with pytest.raises(d2q9.OutputError, match=r"^/proc/self/av_vels\.dat: "):
+        sim.write_outputs("/proc/self")
+    with pytest.raises(d2q9.OutputError, match=r"^/proc/self/run\.ckpt"):
+        d2q9.Simulation(CYLINDER, backend="reference").checkpoint("/proc/self/run.ckpt")
+    with pytest.raises(d2q9.OutputError, match=r"^/proc/self/run\.ckpt\.problem\.toml: cannot write"):
+        sim.checkpoint("/proc/self/run.ckpt")
+    sim.step(1)
+    assert sim.steps_done == 3
