@@ -8,6 +8,7 @@
 #include <d2q9/d2q9.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -193,8 +194,19 @@ void step_in_chunks(PySimulation& s, long long n) {
       "d2q9.Simulation cannot be copied or pickled: it holds device state; use checkpoint()/resume()");
 }
 
-d2q9::Problem problem_from(const std::string& path, const std::string& obstacles) {
-  return d2q9::load_problem(path, obstacles);
+// The check a Simulation on `backend` in `precision` makes of the problem's
+// params, run before the mask is built (a grid too large is refused at once).
+std::function<void(const d2q9::Params&)> runs_on(const std::string& name, const std::string& backend,
+                                                 const std::string& precision) {
+  d2q9::SimulationOptions options;
+  options.backend = backend_named(backend);
+  options.precision = precision_named(precision);
+  return [name, options](const d2q9::Params& p) { d2q9::check_problem_runs(p, name, options); };
+}
+
+d2q9::Problem problem_from(const std::string& path, const std::string& obstacles, const std::string& backend,
+                           const std::string& precision) {
+  return d2q9::load_problem(path, obstacles, runs_on(path, backend, precision));
 }
 
 }  // namespace
@@ -209,11 +221,15 @@ PYBIND11_MODULE(_d2q9, m) {
   py::register_exception<OutputError>(m, "OutputError", PyExc_OSError);
 
   py::class_<d2q9::Problem>(m, "Problem")
-      .def_static("load", &problem_from, py::arg("path"), py::arg("obstacles") = "",
-                  "A problem file (.toml), or a .params file and its obstacle file")
-      .def_static("parse", [](const std::string& text, const std::string& name) {
-        return d2q9::parse_problem_file(text, name);
-      }, py::arg("text"), py::arg("name"), "A problem file's text; `name` is what errors call it");
+      .def_static("load", &problem_from, py::arg("path"), py::arg("obstacles") = "", py::arg("backend") = "opencl",
+                  py::arg("precision") = "float",
+                  "A problem file (.toml), or a .params file and its obstacle file, checked for a Simulation on "
+                  "`backend` in `precision`")
+      .def_static("parse", [](const std::string& text, const std::string& name, const std::string& backend,
+                              const std::string& precision) {
+        return d2q9::parse_problem_file(text, name, runs_on(name, backend, precision));
+      }, py::arg("text"), py::arg("name"), py::arg("backend") = "opencl", py::arg("precision") = "float",
+         "A problem file's text; `name` is what errors call it");
 
   py::class_<PySimulation>(m, "Simulation")
       .def(py::init<d2q9::Problem, const std::string&, int, const std::string&, const std::string&>(),
@@ -286,15 +302,13 @@ PYBIND11_MODULE(_d2q9, m) {
       .def("write_outputs", [](PySimulation& s, const std::string& dir) {
         writing([&] { locked(s, [&](d2q9::Simulation& sim) { sim.write_outputs(dir); }); });
       }, py::arg("dir"))
-      .def("_checkpoint", [](PySimulation& s, const std::string& path, const std::string& problem_file) {
+      .def("_check_checkpoint_target", [](PySimulation& s, const std::string& path, bool overwrite) {
+        locked(s, [&](d2q9::Simulation& sim) { sim.check_checkpoint_target(path, overwrite); });
+      })
+      .def("_checkpoint", [](PySimulation& s, const std::string& path, const std::string& problem_file, bool overwrite) {
         writing([&] {
           locked(s, [&](d2q9::Simulation& sim) {
-            d2q9::Checkpoint c = sim.checkpoint();
-            // As d2q9-bgk records a problem-file run: the file twice, its extensions' fingerprint second.
-            c.run.param_file = c.run.obstacle_file = problem_file;
-            c.run.param_hash = d2q9::file_hash(problem_file);
-            c.run.obstacle_hash = d2q9::extensions_fingerprint(sim.params().extensions);
-            d2q9::write_checkpoint(path, c);
+            sim.save_checkpoint(path, d2q9::problem_file_record(problem_file, sim.params()), overwrite);
           });
         });
       })

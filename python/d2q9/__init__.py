@@ -15,6 +15,7 @@ d2q9.OutputError (an output or checkpoint that could not be written).
 import math
 import operator
 import os
+import tempfile
 import re
 
 import numpy as np
@@ -138,20 +139,22 @@ def _dict_error(message, keys):
     return re.sub(re.escape(DICT_PROBLEM_NAME) + r":(\d+):", key_of, message)
 
 
-def _load(problem, obstacles):
-    """(the library's Problem, its file's path or None, its TOML text for a dict or None)"""
+def _load(problem, obstacles, backend, precision):
+    """(the library's Problem, its file's path or None, its TOML text for a dict or None), checked for
+    a Simulation on backend in precision before its mask is built"""
     if isinstance(problem, dict):
         if obstacles is not None:
             raise InputError(f"{DICT_PROBLEM_NAME}: obstacles= goes with a .params file, not a dict")
         lines, keys = _problem_lines(problem)
         text = "\n".join(lines) + "\n"
         try:
-            return _d2q9.Problem.parse(text, DICT_PROBLEM_NAME), None, text
+            return _d2q9.Problem.parse(text, DICT_PROBLEM_NAME, backend, precision), None, text
         except InputError as e:
             raise InputError(_dict_error(str(e), keys)) from None
     if isinstance(problem, (str, os.PathLike)):
         path = os.path.abspath(os.fspath(problem))
-        return _d2q9.Problem.load(path, os.fspath(obstacles) if obstacles is not None else ""), path, None
+        return (_d2q9.Problem.load(path, os.fspath(obstacles) if obstacles is not None else "", backend, precision),
+                path, None)
     raise InputError(f"a problem is a path or a dict, not a {type(problem).__name__}")
 
 
@@ -165,6 +168,34 @@ def _device_index(device):
     if index < 0:
         raise InputError(f"device={index}: a device index is 0 or more (None: the backend's default)")
     return index
+
+
+def _write_own_text(path, text):
+    """Writes text to path whole (a temporary beside it, renamed over it),
+    unless path holds other text already: that file is not ours to replace."""
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            if f.read() == text:
+                return
+        raise InputError(f"{path}: exists and holds other text than this problem; a checkpoint of a dict problem "
+                         "keeps its problem there: choose another checkpoint path, or move that file")
+    except FileNotFoundError:
+        pass
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as e:
+        raise InputError(f"{path}: exists and is not this problem's text ({e.__class__.__name__}); choose another "
+                         "checkpoint path, or move that file") from e
+    folder = os.path.dirname(path)
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=os.path.basename(path) + ".tmp.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as e:
+        raise OutputError(f"{path}: cannot write the problem file ({e.strerror or e})") from e
 
 
 class Simulation:
@@ -182,7 +213,10 @@ class Simulation:
 
     def __init__(self, problem, backend="opencl", device=None, precision="float", obstacles=None,
                  kernels_dir=None):
-        self._problem, self._path, self._text = _load(problem, obstacles)
+        if not isinstance(backend, str) or not isinstance(precision, str):
+            raise TypeError("backend and precision are names (str): backend 'opencl', 'cuda' or 'reference'; "
+                            "precision 'float', 'double', 'fp16s' or 'fp16c'")
+        self._problem, self._path, self._text = _load(problem, obstacles, backend, precision)
         if obstacles is not None:
             self._obstacles = os.path.abspath(os.fspath(obstacles))
         else:
@@ -270,22 +304,25 @@ class Simulation:
         into dir, made if missing: the bytes d2q9-bgk writes."""
         self._sim.write_outputs(os.fspath(dir))
 
-    def checkpoint(self, path):
+    def checkpoint(self, path, overwrite=False):
         """Saves the run to path. It names its problem's file, which resume()
         reads again; a dict-built problem is written beside it as
-        <path>.problem.toml."""
+        <path>.problem.toml. Refused (InputError), with nothing written, where
+        path is one of the problem's input files, a folder or other non-file,
+        a file that is not a checkpoint, or another problem's checkpoint
+        (unless overwrite=True); a checkpoint of this problem it replaces. A
+        <path>.problem.toml that holds other text is never replaced."""
         path = os.path.abspath(os.fspath(path))
         if self._obstacles is not None:
             raise InputError(f"{path}: checkpoints of .params problems are made by d2q9-bgk (--checkpoint-every)")
+        if not isinstance(overwrite, bool):
+            raise TypeError(f"overwrite is True or False, not a {type(overwrite).__name__}")
+        self._sim._check_checkpoint_target(path, overwrite)
         problem_file = self._path
         if problem_file is None:
             problem_file = path + ".problem.toml"
-            try:
-                with open(problem_file, "w", encoding="utf-8") as f:
-                    f.write(self._text)
-            except OSError as e:
-                raise OutputError(f"{problem_file}: cannot write the problem file ({e.strerror or e})") from e
-        self._sim._checkpoint(path, problem_file)
+            _write_own_text(problem_file, self._text)
+        self._sim._checkpoint(path, problem_file, overwrite)
 
     @classmethod
     def resume(cls, path, backend="opencl", device=None, kernels_dir=None):

@@ -477,14 +477,152 @@ def test_output_failures_are_output_errors(tmp_path):
     sim = d2q9.Simulation(CAVITY_SMALL, backend="reference")
     sim.step(2)
     assert issubclass(d2q9.OutputError, OSError)
-    # /proc/self is a folder where no file can be made.
+    # /proc/self is a folder where no file can be made: refused before anything is written.
     if not os.path.isdir("/proc/self"):
         pytest.skip("no /proc/self: no folder that refuses files to hand")
-    with pytest.raises(d2q9.OutputError, match=r"^/proc/self/av_vels\.dat: "):
+    with pytest.raises(d2q9.InputError, match=r"^/proc/self/av_vels\.dat: cannot create file"):
         sim.write_outputs("/proc/self")
-    with pytest.raises(d2q9.OutputError, match=r"^/proc/self/run\.ckpt"):
+    with pytest.raises(d2q9.InputError, match=r"^/proc/self/run\.ckpt"):
         d2q9.Simulation(CYLINDER, backend="reference").checkpoint("/proc/self/run.ckpt")
-    with pytest.raises(d2q9.OutputError, match=r"^/proc/self/run\.ckpt\.problem\.toml: cannot write"):
+    with pytest.raises(d2q9.InputError, match=r"^/proc/self/run\.ckpt"):
         sim.checkpoint("/proc/self/run.ckpt")
     sim.step(1)
     assert sim.steps_done == 3
+    # A write that fails part-way (a file-size limit: EFBIG) is an OutputError, and replaces nothing.
+    script = f"""
+import resource, signal, sys, d2q9
+sim = d2q9.Simulation({CAVITY_SMALL!r}, backend="reference")
+sim.step(2)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+try:
+    sim.write_outputs({str(tmp_path)!r})
+except d2q9.OutputError as e:
+    print("OutputError", e)
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("OutputError " + str(tmp_path) + "/final_state.dat: write failed (File too large)"), r.stdout
+    assert os.listdir(tmp_path) == []
+
+
+# --- The library's promises, the same from Python (issue 56) -----------------------------------
+
+CAVITY_DICT = {"grid": {"nx": 16, "ny": 12}, "flow": {"steps": 20, "viscosity": 0.1, "body_force": [1e-5, 0.0]}}
+
+
+def test_values_float_cannot_hold_are_refused_as_the_command_line_refuses_them(tmp_path):
+    cases = [
+        ({"viscosity": 1e300}, "omega 3.33333e-301 is too small for precision float"),
+        ({"viscosity": 0.1, "wall_velocity": [1e-300, 0.0]}, "wall_velocity[0] 1e-300 is too small for precision float"),
+        ({"viscosity": 0.1, "density": 1e39}, "density 1e+39 is too large for precision float"),
+        ({"viscosity": 0.1, "body_force": [0.0, 1e39]}, "body_force[1] 1e+39 is too large for precision float"),
+        ({"viscosity": 0.1, "accel": 1e39}, "accel 1e+39 is too large for precision float"),
+        ({"omega": 1.99999999}, "omega 1.99999999 is 2 in precision float, outside (0, 2)"),
+    ]
+    for flow, message in cases:
+        problem = {"grid": {"nx": 16, "ny": 12}, "flow": {"steps": 5, **flow}}
+        if "wall_velocity" in flow:
+            problem["flow"].pop("wall_velocity")
+            problem["edges"] = {"top": {"wall_velocity": flow["wall_velocity"]}, "bottom": "wall"}
+        with pytest.raises(d2q9.InputError) as e:
+            d2q9.Simulation(problem, backend="reference")
+        assert message in str(e.value), (flow, str(e.value))
+        # The same file through the command line: the same words.
+        path = tmp_path / "p.toml"
+        path.write_text(d2q9.problem_text(problem))
+        r = run_bgk("-b", "reference", "-o", str(tmp_path / "out"), str(path))
+        assert r.returncode == 1 and message in r.stderr, (flow, r.stderr)
+    # Double holds what float cannot.
+    d2q9.Simulation({"grid": {"nx": 16, "ny": 12}, "flow": {"steps": 5, "viscosity": 0.1, "density": 1e39}},
+                    backend="reference", precision="double")
+
+
+def test_a_grid_too_large_for_memory_is_refused_before_it_is_built():
+    t0 = time.monotonic()
+    with pytest.raises(d2q9.DeviceError, match="of host memory"):
+        d2q9.Simulation({"grid": {"nx": 40000, "ny": 40000}, "flow": {"steps": 10, "viscosity": 0.1}},
+                        backend="reference")
+    # From the grid's size alone: building its 1.6 GB mask first took seconds.
+    assert time.monotonic() - t0 < 2
+
+
+def test_checkpoint_never_lands_on_an_input_a_folder_or_a_users_file(tmp_path):
+    problem = tmp_path / "my.toml"
+    problem.write_text(d2q9.problem_text(CAVITY_DICT))
+    s = d2q9.Simulation(str(problem), backend="reference")
+    s.step(3)
+    with pytest.raises(d2q9.InputError, match="is an input of this run"):
+        s.checkpoint(problem)
+    assert problem.read_text() == d2q9.problem_text(CAVITY_DICT)
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(d2q9.InputError, match="is a directory"):
+        s.checkpoint(tmp_path / "folder")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    with pytest.raises(d2q9.InputError, match="is not a checkpoint"):
+        s.checkpoint(notes)
+    assert notes.read_text() == "mine"
+    # Its own checkpoint, again; another problem's only when asked.
+    s.checkpoint(tmp_path / "ck")
+    s.step(2)
+    s.checkpoint(tmp_path / "ck")
+    other = d2q9.Simulation({**CAVITY_DICT, "flow": {**CAVITY_DICT["flow"], "density": 1.1}}, backend="reference")
+    with pytest.raises(d2q9.InputError, match="holds the checkpoint of another run"):
+        other.checkpoint(tmp_path / "ck")
+    assert d2q9.Simulation.resume(tmp_path / "ck", backend="reference").steps_done == 5
+    other.checkpoint(tmp_path / "ck", overwrite=True)
+
+
+def test_a_dict_checkpoint_keeps_a_users_problem_toml_and_leaves_nothing_when_refused(tmp_path):
+    s = d2q9.Simulation(CAVITY_DICT, backend="reference")
+    s.step(2)
+    # A folder as the path: refused before <path>.problem.toml is written.
+    (tmp_path / "d").mkdir()
+    with pytest.raises(d2q9.InputError, match="is a directory"):
+        s.checkpoint(tmp_path / "d")
+    assert sorted(os.listdir(tmp_path)) == ["d"]
+    # A user's file where the problem would go: kept, and the checkpoint refused.
+    (tmp_path / "ck.problem.toml").write_text("my own notes\n")
+    with pytest.raises(d2q9.InputError, match="holds other text than this problem"):
+        s.checkpoint(tmp_path / "ck")
+    assert (tmp_path / "ck.problem.toml").read_text() == "my own notes\n"
+    assert not (tmp_path / "ck").exists()
+    # Elsewhere: written, and written again over its own text.
+    s.checkpoint(tmp_path / "ck2")
+    s.step(1)
+    s.checkpoint(tmp_path / "ck2")
+    assert d2q9.Simulation.resume(tmp_path / "ck2", backend="reference").steps_done == 3
+
+
+def test_an_unstable_run_refuses_to_step_on_or_write(tmp_path):
+    s = d2q9.Simulation({"grid": {"nx": 16, "ny": 16}, "flow": {"steps": 500, "omega": 1.99, "body_force": [0.05, 0.0]}},
+                        backend="reference")
+    with pytest.raises(d2q9.InstabilityError) as first:
+        s.step(500)
+    done = s.steps_done
+    with pytest.raises(d2q9.InstabilityError) as again:
+        s.step(2000)
+    assert str(again.value) == str(first.value) and s.steps_done == done
+    for write in (lambda: s.write_outputs(tmp_path / "out"), lambda: s.checkpoint(tmp_path / "ck")):
+        with pytest.raises(d2q9.InstabilityError):
+            write()
+    assert os.listdir(tmp_path) == []
+
+
+def test_write_outputs_refuses_a_folder_or_read_only_target_and_replaces_nothing(tmp_path):
+    s = d2q9.Simulation(CAVITY_DICT, backend="reference")
+    s.step(3)
+    (tmp_path / "final_state.dat").mkdir()
+    with pytest.raises(d2q9.InputError, match="is a directory, not a file"):
+        s.write_outputs(tmp_path)
+    assert sorted(os.listdir(tmp_path)) == ["final_state.dat"]
+    os.rmdir(tmp_path / "final_state.dat")
+    (tmp_path / "av_vels.dat").write_text("mine")
+    os.chmod(tmp_path / "av_vels.dat", 0o444)
+    with pytest.raises(d2q9.InputError, match="is read-only"):
+        s.write_outputs(tmp_path)
+    assert (tmp_path / "av_vels.dat").read_text() == "mine"
+    os.chmod(tmp_path / "av_vels.dat", 0o644)
+    s.write_outputs(tmp_path)
+    assert sorted(os.listdir(tmp_path)) == [".d2q9-outputs.json", "av_vels.dat", "final_state.dat"]
