@@ -354,8 +354,7 @@ ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, 
   // body force, the velocity it leaves is moments_of's (m + F/2) / rho), so the
   // new state's velocity is u, to rounding: no second density and division.
   // av_vels may differ by rounding (the contract), so float takes the
-  // hardware's square root: a correctly rounded one cost NVIDIA's OpenCL 9%
-  // of fp16s at 4096^2 on an H100.
+  // hardware's square root, which is cheaper than a correctly rounded one.
   const real speed = blocked ? (real)0 : SPEED_SQRT(m.u_sq);
 
   if (blocked) rebound(g, blocked, f);

@@ -40,9 +40,8 @@ ALWAYS_INLINE void interpolate_links(const int* code, const real* own, real* g) 
 
 // The cell's link bytes from device memory and, where it has a curved link,
 // its stored state and the pull corrected on those links. Returns whether it
-// has one: most cells have none and skip the loads of their own state (a
-// curved cylinder's run on PoCL: 1.05x the staircase's loop time, 1.38x
-// when every cell loaded it; results/nvidia-h100/curved-walls/).
+// has one: most cells have none and skip the loads of their own state, so a
+// curved wall costs little more than a staircase.
 ALWAYS_INLINE int pull_links(__global const stored* src, __global const uchar* obstacles, const idx_t cell, int* code,
                              real* own, real* g) {
   int any = 0;

@@ -153,10 +153,9 @@ ALWAYS_INLINE real as_stored(const int k, const real value) {
 // Work-items per compute unit that propagate_rebound_collide should keep
 // resident. Large grids are bound by how many loads are in flight, so CUDA
 // (cl/cuda_prelude.h) turns this into __launch_bounds__, capping registers at
-// 40 in float; on an H200 that raised 4096^2 and 8192^2 by about 3 points of
-// copy bandwidth. OpenCL C has no per-kernel hint, and NVIDIA's OpenCL
-// compiler did not speed up under -cl-nv-maxrregcount. Double precision
-// needs its registers, so it gets no cap.
+// 40 in float so that more loads are in flight. OpenCL C has no per-kernel
+// hint, and NVIDIA's OpenCL compiler does not speed up under
+// -cl-nv-maxrregcount. Double precision needs its registers, so it gets no cap.
 #ifndef OCCUPANCY_HINT
 #define OCCUPANCY_HINT(items)
 #endif
@@ -166,10 +165,8 @@ ALWAYS_INLINE real as_stored(const int k, const real value) {
 #else
 #define ONE_STEP_KERNEL __kernel OCCUPANCY_HINT(1536)
 // The blocked kernel's local memory leaves room for four work-groups of 256
-// per compute unit (48 KB each); registers past 64 left fewer: a cylinder
-// with a curved wall took 80 (3 groups), with a sponge 92 (2 groups), and
-// ran at 0.7x the staircase's rate (H200, 4000x2400,
-// results/nvidia-h200/real-problems/). Capped to keep the four resident;
+// per compute unit (48 KB each); registers past 64 leave fewer, and a curved
+// wall's or a sponge's code would take more. Capped to keep the four resident;
 // NVIDIA's OpenCL build gets the same cap (-cl-nv-maxrregcount, cl_common.cpp).
 #define BLOCKED_KERNEL __kernel OCCUPANCY_HINT(1024)
 #endif

@@ -156,11 +156,10 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // bit there: open_edges and absorb leave those cells as they are, and they
 // have no links to interpolate and no force to add. The test is uniform per
 // work-group, so the plain steps run at the staircase box's pace instead of
-// paying every feature's registers and spills on every cell (H200, the
-// 4000x2400 cylinder with everything: 0.50 -> 0.67 of the box,
-// results/nvidia-h200/tile-classes-f913612/). The host's tile_order starts
-// the special tiles first (blocked_tile_order, launch_plan.cpp).
-// Not on CPU devices with a moving wall: PoCL 3.1's LLVM 15 crashed (SLP
+// paying every feature's registers and spills on every cell. The host's
+// tile_order starts the special tiles first (blocked_tile_order,
+// launch_plan.cpp).
+// Not on CPU devices with a moving wall: PoCL 3.1's LLVM 15 crashes (SLP
 // vectorizer, a segfault while building) on the two classes' steps there in
 // 16-bit and double precision.
 #if (defined(INLET) || defined(OUTLET) || defined(SPONGE) || defined(CURVED_LINKS) || defined(FORCE_BODIES) || \
@@ -248,19 +247,18 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
   // last step computes only the tile: the window of w x h cells from
   // (margin, margin). With 16-bit storage the items walk exactly that
   // window, in order, so that no item idles on a halo cell that is no
-  // longer exact (whole warps of them diverged through the collision
-  // before). Float and double walk the whole region and skip the cells
-  // outside the window, as before: each item then sums |u| over the same
-  // cells in the same order, and av_vels.dat keeps its bytes (a walk of the
-  // window measured 1-2% faster there, within noise; 16-bit tiles changed
-  // size, and their sums order, anyway).
+  // longer exact (whole warps of them would diverge through the collision).
+  // Float and double walk the whole region and skip the cells outside the
+  // window, because the walk decides which item sums |u| of which cell, and
+  // so av_vels.dat's bytes, and the window's walk gains them nothing beyond
+  // noise.
   const int margin = last ? BLOCK_STEPS : s;
 #ifdef CURVED_SIDE
   if (full) {
     // The curved cells' corrected pulls (and their links' forces) first, one
-    // cell per item: spread through the walk below, they sent most warps of
-    // a wall's tile down the long path, and every launch waited on that tile
-    // (H200, 1000x600 cylinder: a 60 us tile in a 64 us launch). The walk
+    // cell per item: spread through the walk below, they would send most
+    // warps of a wall's tile down the long path, and every launch would wait
+    // on that tile. The walk
     // then reads the corrected pull from the cell's slot. The link bytes
     // come from device memory (a few cells' only): local memory sets the tile.
     for (int side = lid; side < curved_count; side += WG_SIZE) {
@@ -635,9 +633,8 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
 #define BLOCKED_STEP_ARGS                                                                                     \
   s, steps, step, accelerate_next, x0, y0, lid, dst, obstacles, &region, region_mask, accelerated_row, sums \
       CURVED_SIDE_ARGS PROBE_ARGS
-  // Unrolled: each step's slots (odd or even in the AA order) are then known
-  // when compiled, and the sums live in registers (H100, float 8192^2: 86.7
-  // -> 95.3 GLUPS CUDA, 86.4 -> 96.0 OpenCL; results/nvidia-h100/blocked-inplace/unroll.txt).
+  // Unrolled so that each step's slots (odd or even in the AA order) are
+  // known when compiled and the sums stay in registers.
 #ifdef TILE_CLASSES
   if (!tile_special) {
 #pragma unroll
@@ -645,10 +642,9 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   } else
 #endif
   {
-// With a sponge, unrolled by two only (its code in every step's copy spilled
-// under the register cap): the 4000x2400 cylinder with everything on 4.58 ->
-// 4.28 s on an H100; a curved wall alone is faster fully unrolled (3.76
-// against 4.10 s): results/nvidia-h100/real-problems/unroll-and-cap.txt.
+// With a sponge, unrolled by two only, because its code in every step's copy
+// spills under the register cap; a curved wall alone runs faster fully
+// unrolled.
 #ifdef SPONGE
 #pragma unroll 2
 #else

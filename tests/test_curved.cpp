@@ -267,9 +267,8 @@ TEST_CASE("blocked kernel: curved cells' forces do not depend on the order their
   // A region's curved cells take side-buffer slots by atomics: in no fixed
   // order on GPUs, in the items' order on PoCL. The same run with the
   // region's cells loaded backwards (so slots taken in another order) must
-  // write the same bits, forces included. Seen failing with each cell's link
-  // force added by the item that took its slot (7b5caa5: forces.csv differed
-  // between runs on an H200).
+  // write the same bits, forces included: a cell's link force added by the
+  // item that took its slot would make forces.csv differ between runs.
   const Problem pr = problem(kCylinder);
   SolverConfig c = config(Precision::Float, {8, 2}, KernelVariant::Blocked);
   c.launch.tile = {12, 9};  // the whole cylinder in one tile's region

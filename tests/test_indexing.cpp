@@ -65,8 +65,8 @@ TEST_CASE("indexing: the kernels with 64-bit indices give the same bits as with 
 }
 
 // A small grid cannot show an index cut to 32 bits, so the kernel source is
-// read: every cell or value index a helper takes is an idx_t. (An int `i` in
-// store16 once crashed 16-bit runs of 16384^2 on an H200.)
+// read: every cell or value index a helper takes is an idx_t, since an int
+// overflows on grids whose 9 x nx x ny values pass 2^31 (16384^2 and up).
 TEST_CASE("indexing: the kernels take cell and value indices as idx_t, never int") {
   std::istringstream in(d2q9::read_kernel_source(D2Q9_KERNELS_DIR, d2q9::kKernelFile));  // every part
   std::string line;

@@ -163,7 +163,7 @@ TEST_CASE("launch decision: the GPU defaults of the H100 data, and MPI slabs") {
   CHECK(b.plan.local == LocalSize{256, 1});
   CHECK(b.reason == "blocked: the default on GPUs in float (several steps per launch)");
   // Blocked in every precision at every size, on OpenCL and CUDA
-  // (results/nvidia-h100/blocked-inplace/final/table.md): fp16c too, and
+  // (docs/performance.md, Kernel variants): fp16c too, and
   // lattices that live in the L2 cache too (fp16s 512^2, float 512^2).
   const Params p256 = d2q9::test::make_params(256, 256, 100), p512 = d2q9::test::make_params(512, 512, 100);
   for (const DeviceLimits& gpu : {h100(), h100_cuda()}) {
@@ -250,9 +250,9 @@ TEST_CASE("launch decision: blocked under MPI slabs needs a tile row per rank") 
 TEST_SUITE_END();
 
 TEST_CASE("launch decision: a chunk holds at least two whole blocked launches, however large the grid") {
-  // Four GPUs' weak scaling at 16384^2 each: a 16384x65536 grid's 1.37 million
-  // tiles once made the chunk 2 steps (the host's bound on a chunk's values),
-  // so every blocked launch ran 2 steps instead of 4.
+  // A 16384x65536 grid has 1.37 million tiles: the host's bound on a chunk's
+  // values alone would make its chunk 2 steps, and every blocked launch 2
+  // steps instead of 4.
   for (const auto& [nx, ny] : std::vector<std::pair<int, int>>{{16384, 65536}, {16384, 32768}, {40000, 40000}, {1024, 1024}}) {
     CAPTURE(nx);
     CAPTURE(ny);

@@ -319,7 +319,7 @@ TEST_CASE("strouhal: the shedding cylinder gives St with its uncertainty, and th
   CHECK(std::fabs(w["Cl"]["mean"].get<double>()) < 0.2 * w["Cl"]["amplitude"].get<double>());
   CHECK(contains(r.out, "Forces over:\t\t\tsteps " + std::to_string(first) + "-" + std::to_string(last) + " (the " +
                             std::to_string(st["periods"].get<int>()) + " whole periods of the Strouhal estimate)"));
-  // The last step's, as before.
+  // Cd: the last step's, as forces.csv's last row.
   CHECK(j["forces"]["cylinder"]["Cd"].get<double>() == doctest::Approx(csv.cols.at("cylinder_Cd").back()).epsilon(1e-10));
 }
 

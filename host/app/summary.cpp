@@ -145,7 +145,7 @@ std::string summary_json(const RunSummary& s) {
     };
     nlohmann::ordered_json bodies = nlohmann::ordered_json::object();
     for (const BodyForce& b : s.measured->bodies) {
-      // Fx, Fy, Cd, Cl: the last step's, as before; "window": over the summary's window.
+      // Fx, Fy, Cd, Cl: the last step's, as forces.csv's last row; "window": over the summary's window.
       nlohmann::ordered_json body = {{"Fx", b.fx}, {"Fy", b.fy}};
       if (b.cd) body["Cd"] = *b.cd, body["Cl"] = *b.cl;
       nlohmann::ordered_json over = {{"Fx", stats(b.fx_window)}, {"Fy", stats(b.fy_window)}};

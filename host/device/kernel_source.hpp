@@ -56,10 +56,9 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
                                         bool every_kernel = false);
 // The defines of the blocked kernel's twin without PROBES_IN_LAUNCH, which
 // runs the launches that sample no probe (StepLaunch::samples_inside); empty
-// where `defines` hold none. The sampling code (its registers, its reads at
-// each launch's start) cost an H200's 1000x600 cylinder loop 4.0% (OpenCL)
-// and 0.6% (CUDA) with probes built in but sampled only at the end; with the
-// twin, 0.2% and 0.1% (results/nvidia-h200/probes-twin-49c7d33/).
+// where `defines` hold none. The twin exists because the sampling code (its
+// registers, its reads at each launch's start) slows every launch it is
+// built into, sampling or not.
 std::vector<std::string> defines_without_probes(const std::vector<std::string>& defines);
 
 // The defines of a one-step plan of that shape, every one-step kernel built

@@ -38,9 +38,9 @@ std::string LaunchCandidate::text() const {
 
 bool is_rusticl(const DeviceLimits& device) { return device.platform == "rusticl"; }
 
-// Measured on a 2-core EPYC (results/cpu-implementations/): PoCL runs a row
-// per work-item 3-10x faster than any other variant; rusticl's llvmpipe runs
-// fused fastest (0.9-2.4 MLUPS), fused-rows slowest (0.5).
+// Each CPU implementation's fastest variant (docs/performance.md): PoCL runs
+// a row per work-item fastest; rusticl's llvmpipe runs fused fastest and
+// fused-rows slowest.
 KernelVariant cpu_default_variant(const DeviceLimits& device) {
   return is_rusticl(device) ? KernelVariant::Fused : KernelVariant::FusedRows;
 }
@@ -152,10 +152,8 @@ namespace {
 // or taller than the grid, if that gives each compute unit two tiles; on
 // smaller grids the largest power-of-two square that fits, halved (height
 // first: rows stay coalesced) down to 8 cells until there is a tile for each
-// compute unit. On the H100 (float, 4 steps; results/nvidia-h100/
-// blocked-inplace/launch-table/small.txt) that gave 16x16 at 256^2 (32.2
-// GLUPS; 28x14 halved from the largest square 27.7, 14x14 28.5, 17x17 27.4)
-// and 8x8 at 128^2 (12.4; 14x8 10.9).
+// compute unit, since a compute unit without a tile costs more than a
+// smaller tile's extra halo.
 // Under MPI slabs (`ranks` of them), each slab is whole tile rows: an
 // automatic tile is made short enough for a tile row per rank, and a given
 // one that leaves fewer tile rows than ranks is refused.
@@ -305,10 +303,9 @@ LaunchPlan plan_variant(const Params& params, const DeviceLimits& device, const 
     plan.chunk_steps = request.chunk_steps;
   } else {
     // An even number of whole launches per chunk, so that every chunk starts
-    // from the same buffer; at least two, whatever the grid: the host's bound
-    // on a chunk's values alone cut the largest grids' blocked launches short
-    // (four H100s, weak scaling at 16384^2 per GPU: a 16384x65536 grid got
-    // chunks of 2 steps, launches of 2 instead of 4, 0.57 of one GPU's rate).
+    // from the same buffer; at least two, whatever the grid, so that the
+    // host's bound on a chunk's values never cuts the largest grids' blocked
+    // launches short.
     const int unit = 2 * plan.steps_per_launch();
     plan.chunk_steps = std::max(1, std::min({params.max_iters, kMaxChunkSteps,
                                              std::max(unit, kMaxChunkValues / plan.num_groups())}));

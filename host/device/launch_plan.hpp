@@ -46,7 +46,7 @@ struct DeviceLimits {
 };
 
 // The OpenCL CPU implementations whose defaults were measured
-// (results/cpu-implementations/): Mesa's rusticl (llvmpipe), and PoCL, whose
+// (docs/performance.md): Mesa's rusticl (llvmpipe), and PoCL, whose
 // rule every other CPU implementation takes.
 bool is_rusticl(const DeviceLimits& device);
 
@@ -166,9 +166,9 @@ int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precis
 
 // Whether a blocked kernel (the whole grid's or a slab's) samples probes in its launches
 // (PROBES_IN_LAUNCH): wherever the problem has probes, between its steps and
-// after its last, so that no launch of sample_cells follows (on an H200 one
-// after each 4-step launch cost a 1000x600 cylinder with probes every step
-// 60% of its loop). Only the tiles holding probes carry the sampling code
+// after its last, so that no launch of sample_cells follows (a launch of its
+// own after each blocked launch costs a small grid much of its loop).
+// Only the tiles holding probes carry the sampling code
 // (the kernel's tile classes): problems without probes compile none of it.
 bool blocked_samples_inside(const Params& params, const LaunchPlan& plan);
 
@@ -193,27 +193,20 @@ std::vector<int> blocked_sample_index(const LaunchPlan& plan, int nx, int halo_d
 std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& mask, const LaunchPlan& plan);
 
 // Steps per launch the blocked kernel runs unless asked otherwise: with its
-// region in one copy, 4 was the fastest at every size from 512^2 to 8192^2
-// and in every precision on an H100 (3, 5 and 6 slower; 4 was already the
-// default up to 256^2): results/nvidia-h100/blocked-inplace/.
+// region in one copy, 4 is the fastest at every size and precision measured
+// (docs/performance.md, Kernel variants).
 constexpr int kDefaultBlockSteps = 4;
 
 // The plan's variant for records: its name, with steps per launch and tile
 // for blocked ("blocked-4-17x17").
 std::string variant_text(const LaunchPlan& plan);
 
-// The default on GPUs follows the data: d2q9-bench, blocked against fused,
-// 128^2 to 8192^2, every precision, CUDA and OpenCL on an H100, the blocked
-// kernel with its region in one copy and its steps unrolled
-// (results/nvidia-h100/blocked-inplace/final/table.md). Blocked was the
-// faster at 54 of the 56 points and within 0.3% at the other two (CUDA
-// fp16c 2048^2 and 4096^2): float 2.5x fused at 8192^2, double 2.0x, fp16s
-// 1.6x, fp16c 1.0x (its conversions, not memory, set the pace of either).
-// So GPUs run blocked everywhere; the fp16c crossings and the L2 rule of
-// the two-copy kernel (fused for lattices that live in the cache) are gone.
+// GPUs run blocked everywhere, because blocked (its region in one copy, its
+// steps unrolled) is faster than fused, or level with it, at every size and
+// precision measured on CUDA and OpenCL (docs/performance.md, Kernel variants).
 
 // The variant "auto" stands for on a CPU device without a shape given, per
-// implementation, from the measurements in results/cpu-implementations/:
+// implementation, from the measurements (docs/performance.md):
 // fused-rows (a row per work-item, no barriers) on PoCL and any other,
 // blocked on rusticl's llvmpipe, whose work-groups of at most 32 items each
 // run as one SIMD loop.

@@ -185,10 +185,9 @@ void StepLoop::choose_halo_path() {
   // Staged: through memory the ranks of one host share, or MPI messages.
   // Each device pins that memory where it can: its edge rows are read into
   // it and its halo rows written from the neighbours' parts, no host copy.
-  // Else copied from one pinned buffer to the other by several threads
-  // (Open MPI's shared-memory messages, one core's copies in and out, took
-  // 0.65-0.73 ms per exchange of 1.2 MB each way on four H200s, longer than
-  // a 2048-row slab's launch).
+  // Else copied from one pinned buffer to the other by several threads,
+  // because Open MPI's shared-memory messages copy in and out with one core,
+  // which takes longer than a large slab's launch.
   const int copy_threads = !direct && asked != "mpi" ? links_->share_edges(edge_bytes_) : 0;
   const bool shared = copy_threads > 0;
   if (!direct && !shared && asked != "mpi") why_not += std::string(why_not.empty() ? "" : "; ") + "ranks on several hosts";
@@ -279,9 +278,8 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
   av_vels_ = &av_vels;
   const int first_step = static_cast<int>(av_vels.size());
   if (sample_every_ > 0) {
-    // Room for the run's samples at once: grown half by half, the vector's
-    // copies and fresh pages took an H200's 1000x600 cylinder with probes
-    // every step from 0.30 to 0.35 s (20000 steps).
+    // Room for the run's samples at once, so that the loop pays for no
+    // vector copies and fresh pages as the samples grow.
     const std::size_t rows = pending_steps_.size() + reading_steps_.size() +
                              static_cast<std::size_t>((first_step + steps) / sample_every_ - first_step / sample_every_);
     samples_.steps.reserve(samples_.steps.size() + rows);
@@ -616,9 +614,8 @@ void StepLoop::take_samples_read() {
   const std::size_t row_bytes = kSpeeds * device_samples_ * stored_size(precision_);
   for (std::size_t r = 0; r < reading_steps_.size(); ++r) {
     // Converted as read_cells' values are: the same bytes in probes.csv.
-    // (Row by row in place: a vector per row, and a file read per row
-    // finding the threads to convert with, kept the device of an H200's
-    // 1000x600 cylinder with probes every step idle for 0.15 s of 0.4.)
+    // (Row by row in place, because a vector per row, and a file read per
+    // row finding the threads to convert with, would leave the device idle.)
     if (device_samples_ > 0)
       append_cells_from_device(raw.data() + r * row_bytes, device_samples_, precision_, params_.density, samples_.values);
     samples_.steps.push_back(reading_steps_[r]);

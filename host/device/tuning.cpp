@@ -242,8 +242,7 @@ LaunchChoice choose_launch(const SolverFactory& make, const Params& params, bool
   double best_s = best ? best->seconds_per_step : -1.0;
   if (best && default_s > 0 && !same(best->launch, search.default_launch)) {
     // The default is timed first, possibly before the device has reached its
-    // clocks (an H200 over OpenCL timed it 15% slow): time both again,
-    // alternately, and judge by each one's best.
+    // clocks: time both again, alternately, and judge by each one's best.
     for (int round = 0; round < 2; ++round) {
       const auto again = time_launches(make, {search.default_launch, best->launch}, search.timer);
       if (again[0].seconds_per_step > 0) default_s = std::min(default_s, again[0].seconds_per_step);

@@ -1,6 +1,6 @@
-// Large host copies split over a few threads kept for the team's life: one
-// core's memcpy moved the 1.2 MB of edge rows each way of a four-H200 run
-// in about as long as a slab's launch.
+// Large host copies split over a few threads kept for the team's life,
+// because one core's memcpy of a large slab's edge rows takes about as long
+// as the slab's launch.
 #pragma once
 
 #include <condition_variable>

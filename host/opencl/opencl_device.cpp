@@ -312,8 +312,8 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
 
 // Each speed's halo_depth_ rows are consecutive in its plane, and the
 // blocked kernel's halos (several rows) take all nine planes: one
-// rectangular copy for them, whose rows are the planes (a middle slab's 36
-// copies a launch became 4; no speed measurable on four H200s).
+// rectangular copy for them, whose rows are the planes, so that a launch
+// queues one copy per edge instead of one per speed.
 void OpenCLDevice::copy_edge_rows(bool read, int state, int row, const int* speeds, int count, unsigned char* host,
                                   const std::vector<cl::Event>* after, cl::Event* done) {
   const std::size_t bytes = halo_depth_ * row_bytes_;
@@ -370,10 +370,9 @@ void OpenCLDevice::write_halos(int state, const EdgeBuffers& from) {
   });
 }
 
-// A buffer made over the memory (CL_MEM_USE_HOST_PTR) and kept: NVIDIA's
-// driver then copies to and from that memory as from its own pinned memory
-// (4 x 1.18 MB in 105 us, pinned 107 us, the same memory not so given 540
-// us, one H200); PoCL's buffer is that memory.
+// A buffer made over the memory (CL_MEM_USE_HOST_PTR) and kept, because
+// NVIDIA's driver then copies to and from that memory as fast as from its own
+// pinned memory (docs/mpi.md, Halo paths); PoCL's buffer is that memory.
 bool OpenCLDevice::pin_host_memory(unsigned char* p, std::size_t bytes) {
   try {
     host_memory_.emplace_back(lattice_.context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, bytes, p);

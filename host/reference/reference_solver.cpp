@@ -339,8 +339,7 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
 
 // std::fma is one instruction where the CPU has FMA, and a library call where
 // the build cannot assume it (no -march): a clone for FMA CPUs, picked when
-// the program loads, keeps the oracle fast (float 256x256: 15 -> 49 MLUPS on
-// the CI machine) and exact alike.
+// the program loads, keeps the oracle fast and exact alike.
 template <typename Real>
 inline __attribute__((always_inline)) void collide_any(const Collision<Real>& c, CollisionOperator op) {
   switch (op) {
