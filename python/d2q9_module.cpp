@@ -26,7 +26,7 @@ namespace {
 
 d2q9::Backend backend_named(const std::string& name) {
   if (auto b = d2q9::parse_backend(name)) return *b;
-  throw d2q9::InputError("backend \"" + name + "\": expected opencl, cuda or reference");
+  throw d2q9::InputError("backend \"" + name + "\": expected " + d2q9::backend_names());
 }
 
 d2q9::Precision precision_named(const std::string& name) {

@@ -275,7 +275,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
 
   const std::string backend = vm["backend"].as<std::string>();
   const std::optional<Backend> parsed = parse_backend(backend);
-  if (!parsed) throw UsageError("--backend must be opencl, cuda or reference, got '" + backend + "'");
+  if (!parsed) throw UsageError("--backend must be " + backend_names() + ", got '" + backend + "'");
   o.backend = *parsed;
   if (vm.count("device")) o.device = parse_non_negative(vm["device"].as<std::string>(), "--device");
   o.local_size = parse_local_size(vm["local-size"].as<std::string>());

@@ -19,9 +19,19 @@ const char* to_string(Backend b) {
 }
 
 std::optional<Backend> parse_backend(const std::string& text) {
-  for (Backend b : {Backend::Reference, Backend::OpenCL, Backend::Cuda})
+  for (Backend b : kBackends)
     if (text == to_string(b)) return b;
   return std::nullopt;
+}
+
+std::string backend_names(bool devices_only) {
+  std::vector<std::string> names;
+  for (Backend b : kBackends)
+    if (!devices_only || b != Backend::Reference) names.push_back(to_string(b));
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
 }
 
 std::vector<double> Solver::cell_distributions(const std::vector<std::size_t>& cells) {

@@ -16,10 +16,15 @@
 namespace d2q9 {
 
 enum class Backend { Reference, OpenCL, Cuda };
+// Every backend, built or not, in the order the programs list them.
+constexpr Backend kBackends[] = {Backend::OpenCL, Backend::Cuda, Backend::Reference};
 
 const char* to_string(Backend b);
 // "reference", "opencl" or "cuda" (built or not); nullopt otherwise.
 std::optional<Backend> parse_backend(const std::string& text);
+// The backends' names for a message: "opencl, cuda or reference"; with
+// `devices_only`, "opencl or cuda".
+std::string backend_names(bool devices_only = false);
 
 // Which device a backend runs on and how it builds its kernels.
 struct DeviceConfig {

@@ -323,7 +323,7 @@ Setup read_setup(const po::variables_map& vm, bool sweep) {
   const bool quick = vm.count("quick") > 0;
   const std::optional<Backend> parsed = parse_backend(vm["backend"].as<std::string>());
   if (!parsed || *parsed == Backend::Reference)
-    throw UsageError("--backend must be opencl or cuda, got '" + vm["backend"].as<std::string>() + "'");
+    throw UsageError("--backend must be " + backend_names(true) + ", got '" + vm["backend"].as<std::string>() + "'");
   s.backend = *parsed;
   s.base.device.device = vm["device"].as<int>();
   s.precisions = parse_precisions(vm["precision"].as<std::string>());

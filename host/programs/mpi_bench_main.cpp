@@ -93,7 +93,7 @@ BenchOptions parse(int argc, char* argv[]) {
     throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + p + "'");
   const std::string b = vm["backend"].as<std::string>();
   const auto backend = parse_backend(b);
-  if (!backend || *backend == Backend::Reference) throw UsageError("--backend must be opencl or cuda, got '" + b + "'");
+  if (!backend || *backend == Backend::Reference) throw UsageError("--backend must be " + backend_names(true) + ", got '" + b + "'");
   o.backend = *backend;
   if (vm.count("device")) o.device = vm["device"].as<int>();
   if (vm.count("kernels-dir")) o.kernels_dir = vm["kernels-dir"].as<std::string>();
