@@ -12,7 +12,6 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -72,15 +71,10 @@ std::string pythonic(std::string what) {
   return what;
 }
 
-// The kernels' file, which a kernels folder holds (host/device/kernel_source.cpp).
-const char* const kKernelFile = "d2q9_bgk.cl";
-
-// A Simulation and the problem it was made from (what Python asks of it
-// besides the Simulation's own: the measurements' settings). Every call on
+// A Simulation. Every call on
 // the Simulation holds `lock`, taken with the GIL released (never the other
 // way round), so that calls from several Python threads take turns.
 struct PySimulation {
-  d2q9::Measurements measure;
   std::unique_ptr<d2q9::Simulation> sim;
   std::mutex lock;
 
@@ -88,26 +82,16 @@ struct PySimulation {
                const std::string& kernels_dir) {
     d2q9::SimulationOptions options;
     options.backend = backend_named(backend);
-    if (device < -1) throw d2q9::InputError("device=" + std::to_string(device) + ": a device index is 0 or more");
-    if (options.backend == d2q9::Backend::Reference) {
-      // The serial reference runs on the CPU and builds no kernels: refuse
-      // what it would otherwise ignore, as the device backends refuse it.
-      if (device > 0)
-        throw d2q9::InputError("device=" + std::to_string(device) +
-                               ": the reference backend runs on the CPU and has no devices (device=None or 0)");
-      std::error_code ec;
-      if (!kernels_dir.empty() && !std::filesystem::is_regular_file(kernels_dir + "/" + kKernelFile, ec))
-        throw d2q9::DeviceError(kernels_dir + ": no " + kKernelFile + " in the kernels directory given by kernels_dir=");
-    }
     options.device = device;
     options.precision = precision_named(precision);
     options.kernels_dir = kernels_dir;
-    measure = problem.measure;
     py::gil_scoped_release unlocked;  // building kernels takes a while
     try {
       sim = std::make_unique<d2q9::Simulation>(std::move(problem), options);
     } catch (const d2q9::DeviceError& e) {
       throw d2q9::DeviceError(pythonic(e.what()));
+    } catch (const d2q9::InputError& e) {
+      throw d2q9::InputError(pythonic(e.what()));
     }
   }
 };
@@ -276,16 +260,14 @@ PYBIND11_MODULE(_d2q9, m) {
         return vector(locked(s, [](d2q9::Simulation& sim) { return sim.average_velocities(); }));
       })
       .def("_force_series", [](PySimulation& s) {
-        auto [bodies, first, series] = locked(s, [](d2q9::Simulation& sim) {
+        // The library's coefficients, the very doubles forces.csv prints.
+        auto [bodies, first, series, coefficients, with_coefficients] = locked(s, [](d2q9::Simulation& sim) {
           const d2q9::MeasurementLog& log = sim.measurements();
-          return std::make_tuple(log.bodies(), log.forces_from(), log.force_series());
+          return std::make_tuple(log.bodies(), log.forces_from(), log.force_series(), log.coefficient_series(),
+                                 log.coefficients());
         });
-        return py::make_tuple(bodies, first, vector(series));
-      })
-      .def("_force_scale", [](const PySimulation& s) -> py::object {
-        // C = 2 F / (density velocity^2 length), as forces.csv's Cd and Cl.
-        if (!s.measure.coefficients()) return py::none();
-        return py::float_(s.measure.density * *s.measure.velocity * *s.measure.velocity * *s.measure.length / 2.0);
+        return py::make_tuple(bodies, first, vector(series),
+                              with_coefficients ? py::object(vector(coefficients)) : py::object(py::none()));
       })
       .def("_probe_series", [](PySimulation& s) {
         // The log's own doubles, not probes.csv's 13 digits.

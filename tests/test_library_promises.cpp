@@ -234,6 +234,36 @@ TEST_CASE("library promises: step counts that would overflow are refused") {
   CHECK(error_of<InputError>([&] { sim.step(-1); }) == "step(-1): the number of steps is negative");
 }
 
+TEST_CASE("library promises: the reference refuses a device and a kernels folder it would ignore") {
+  TempDir dir;
+  SimulationOptions o = reference();
+  o.device = 7;
+  CHECK(error_of<InputError>([&] { Simulation(parse_problem_file(kCavity, "p.toml"), o); }) ==
+        "--device 7: the reference backend runs on the CPU and has no devices (give none, or 0)");
+  o.device = -2;
+  CHECK(error_of<InputError>([&] { Simulation(parse_problem_file(kCavity, "p.toml"), o); }) ==
+        "--device -2: a device index is 0 or more");
+  o.device = 0;
+  o.kernels_dir = dir.path;  // no kernels in it
+  CHECK(contains(error_of<DeviceError>([&] { Simulation(parse_problem_file(kCavity, "p.toml"), o); }),
+                 dir.path + ": no d2q9_bgk.cl in the kernels directory"));
+  o.kernels_dir.clear();
+  CHECK(Simulation(parse_problem_file(kCavity, "p.toml"), o).steps_done() == 0);
+}
+
+TEST_CASE("library promises: forces.csv's coefficients are the log's, for every way in") {
+  Simulation sim(parse_problem_file("[grid]\nnx = 40\nny = 20\n[flow]\nsteps = 10\nviscosity = 0.1\n"
+                                    "body_force = [1e-5, 0.0]\n[[obstacle]]\nname = \"box\"\n"
+                                    "rectangle = { from = [10, 8], to = [13, 11] }\n"
+                                    "[forces]\nvelocity = 0.01\nlength = 4\n", "f.toml"),
+                 reference());
+  sim.step(3);
+  const std::vector<double> f = sim.measurements().force_series(), c = sim.measurements().coefficient_series();
+  REQUIRE(f.size() == 6);
+  REQUIRE(c.size() == 6);
+  for (std::size_t i = 0; i < f.size(); ++i) CHECK(c[i] == 2.0 * f[i] / (1.0 * 0.01 * 0.01 * 4));
+}
+
 TEST_CASE("library promises: two files for one path in one process get their own temporaries") {
   TempDir dir;
   AtomicFile a(dir.file("x")), b(dir.file("x"));

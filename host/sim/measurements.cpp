@@ -170,6 +170,14 @@ double MeasurementLog::coefficient(double force) const {
   return 2.0 * force / (m_.density * *m_.velocity * *m_.velocity * *m_.length);
 }
 
+std::vector<double> MeasurementLog::coefficient_series() const {
+  std::vector<double> c;
+  if (!m_.coefficients()) return c;
+  c.reserve(force_series().size());
+  for (double f : force_series()) c.push_back(coefficient(f));
+  return c;
+}
+
 void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
   if (forces_csv) {
     std::string text = "step";

@@ -126,6 +126,11 @@ class MeasurementLog {
   const std::vector<int>& probe_steps() const { return probe_steps_; }
   const std::vector<double>& probe_series() const { return probe_values_; }
   const std::vector<Probe>& probe_list() const { return m_.probes; }
+  // force_series() as coefficients, C = 2 F / (density velocity^2 length),
+  // each as forces.csv's Cd and Cl; empty where [forces] gives no velocity
+  // and length.
+  std::vector<double> coefficient_series() const;
+  bool coefficients() const { return m_.coefficients(); }
 
  private:
   double coefficient(double force) const;

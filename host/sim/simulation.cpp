@@ -43,6 +43,15 @@ const Params& checked_params(const Problem& problem, const SimulationOptions& op
 }
 
 SolverConfig solver_config(const SimulationOptions& options) {
+  if (options.device < -1)
+    throw InputError("--device " + std::to_string(options.device) + ": a device index is 0 or more");
+  if (options.backend == Backend::Reference) {
+    // The serial reference has no devices and builds no kernels: what it would ignore is refused.
+    if (options.device > 0)
+      throw InputError("--device " + std::to_string(options.device) +
+                       ": the reference backend runs on the CPU and has no devices (give none, or 0)");
+    if (!options.kernels_dir.empty()) find_kernels_dir(options.kernels_dir);
+  }
   SolverConfig config;
   config.device = {options.device, options.precision,
                    options.backend == Backend::Reference ? "" : find_kernels_dir(options.kernels_dir)};

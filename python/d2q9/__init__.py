@@ -270,8 +270,7 @@ class Simulation:
     def forces(self):
         """Per measured body: step, fx, fy (and cd, cl when [forces] gives velocity
         and length) arrays, one entry per step, as forces.csv."""
-        bodies, first, series = self._sim._force_series()
-        scale = self._sim._force_scale()
+        bodies, first, series, coefficients = self._sim._force_series()
         per_step = 2 * len(bodies)
         out = {}
         if not bodies:
@@ -281,8 +280,9 @@ class Simulation:
         for b, name in enumerate(bodies):
             fx, fy = rows[:, 2 * b].copy(), rows[:, 2 * b + 1].copy()
             body = {"step": steps, "fx": fx, "fy": fy}
-            if scale is not None:
-                body["cd"], body["cl"] = fx / scale, fy / scale
+            if coefficients is not None:
+                c = coefficients.reshape(-1, per_step)
+                body["cd"], body["cl"] = c[:, 2 * b].copy(), c[:, 2 * b + 1].copy()
             out[name] = body
         return out
 
