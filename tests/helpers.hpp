@@ -116,10 +116,12 @@ inline double max_relative_difference(const std::vector<double>& a, const std::v
 
 #ifdef D2Q9_MPIEXEC
 // mpirun as CI runs it: as root, more ranks than cores. The vader transport's
-// single-copy mode needs ptrace rights that containers often withhold.
+// single-copy mode needs ptrace rights that containers often withhold. The
+// time-out ends a hang (a rank waiting for one that failed), and is generous
+// because three ranks of a PoCL run on a loaded 2-core machine take minutes.
 inline std::string mpirun_command(int ranks) {
   return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                     "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 120 '") +
+                     "OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 600 '") +
          D2Q9_MPIEXEC + "' --oversubscribe -np " + std::to_string(ranks);
 }
 #endif
