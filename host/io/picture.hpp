@@ -95,8 +95,9 @@ RgbImage render_cells(PictureField field, int nx, int ny, const std::vector<Rgb>
 
 // 8-bit RGB PNG; std::runtime_error naming `name` on failure.
 // The picture carries a tEXt chunk kPngSignature ("Software" = "d2q9-bgk")
-// just before its end, by which a later run knows the file as this
-// program's (remove_stale_outputs).
+// just before its end, so that viewers name the program that drew it (a mark
+// is no proof of whose file it is: the output folder's manifest is,
+// io/output_guard.hpp).
 void write_png(std::FILE* out, const RgbImage& image, const std::string& name);
 
 // The bytes of that tEXt chunk, length and CRC included.
