@@ -227,7 +227,11 @@ LocalSize parse_shape(const std::string& text, const std::string& option) {
 
 LocalSize parse_local_size(const std::string& text) { return parse_shape(text, "--local-size"); }
 
-Options parse_command_line(int argc, const char* const argv[]) {
+namespace {
+
+// The parsed options, each also recorded in o.given as typed so that a
+// checkpoint can replay them (resume_options).
+po::variables_map parse_options(int argc, const char* const argv[], Options& o) {
   po::options_description hidden;
   hidden.add_options()("paramfile", po::value<std::string>())("obstaclefile", po::value<std::string>());
   po::options_description all;
@@ -236,7 +240,6 @@ Options parse_command_line(int argc, const char* const argv[]) {
   positional.add("paramfile", 1).add("obstaclefile", 1);
 
   po::variables_map vm;
-  Options o;
   try {
     const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).positional(positional).run();
     for (const po::option& option : parsed.options)
@@ -249,15 +252,19 @@ Options parse_command_line(int argc, const char* const argv[]) {
   } catch (const po::error&) {
     throw UsageError(boost_error_message(argc, argv, all, positional));
   }
+  return vm;
+}
 
+void read_switches(const po::variables_map& vm, Options& o) {
   o.help = vm.count("help") > 0;
   o.version = vm.count("version") > 0;
   o.list_devices = vm.count("list-devices") > 0;
   o.quiet = vm.count("quiet") > 0;
   o.overwrite_checkpoint = vm.count("overwrite-checkpoint") > 0;
   o.tune = vm.count("tune") > 0 || vm.count("autotune") > 0;
-  if (o.help || o.version || o.list_devices) return o;
+}
 
+void read_input_files(const po::variables_map& vm, Options& o) {
   if (vm.count("restart")) o.restart_file = vm["restart"].as<std::string>();
   // With --restart the checkpoint may name the files (see resume_options).
   // A problem file (.toml) describes the obstacles itself.
@@ -272,7 +279,10 @@ Options parse_command_line(int argc, const char* const argv[]) {
     o.param_file = vm["paramfile"].as<std::string>();
     if (!problem_file) o.obstacle_file = vm["obstaclefile"].as<std::string>();
   }
+}
 
+// Backend, device, folders, precision and collision: what is computed, and where.
+void read_device_options(const po::variables_map& vm, Options& o) {
   const std::string backend = vm["backend"].as<std::string>();
   const std::optional<Backend> parsed = parse_backend(backend);
   if (!parsed) throw UsageError("--backend must be " + backend_names() + ", got '" + backend + "'");
@@ -285,6 +295,22 @@ Options parse_command_line(int argc, const char* const argv[]) {
   if (!parse_precision(precision, o.precision))
     throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + precision + "'");
   if (vm.count("collision")) o.collision = parse_collision(vm["collision"].as<std::string>());
+}
+
+// "12,17,1": rows of each rank's slab, bottom to top.
+std::vector<int> parse_slab_rows(const std::string& text) {
+  std::vector<int> rows;
+  std::istringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    rows.push_back(parse_non_negative(item, "--slab-rows entry"));
+    if (rows.back() < 1) throw UsageError("--slab-rows entries must be at least 1, got '0'");
+  }
+  if (rows.empty()) throw UsageError("--slab-rows needs a comma-separated list of row counts");
+  return rows;
+}
+
+// Kernel variant, blocking and slabs: how the steps are launched.
+void read_launch_options(const po::variables_map& vm, Options& o) {
   try {
     o.variant = parse_kernel_variant(vm["kernel-variant"].as<std::string>());
   } catch (const std::invalid_argument& e) {
@@ -295,15 +321,21 @@ Options parse_command_line(int argc, const char* const argv[]) {
     if (o.block_steps < 1) throw UsageError("--block-steps must be at least 1, got '0'");
   }
   if (vm.count("tile")) o.tile = parse_shape(vm["tile"].as<std::string>(), "--tile");
-  if (vm.count("slab-rows")) {
-    std::istringstream list(vm["slab-rows"].as<std::string>());
-    for (std::string item; std::getline(list, item, ',');) {
-      o.slab_rows.push_back(parse_non_negative(item, "--slab-rows entry"));
-      if (o.slab_rows.back() < 1) throw UsageError("--slab-rows entries must be at least 1, got '0'");
-    }
-    if (o.slab_rows.empty()) throw UsageError("--slab-rows needs a comma-separated list of row counts");
-  }
+  if (vm.count("slab-rows")) o.slab_rows = parse_slab_rows(vm["slab-rows"].as<std::string>());
+}
 
+// ParaView chooses its reader by extension, and the extension chooses the format.
+void check_vtk_file_name(const std::string& file) {
+  auto ends_with = [&](const std::string& ext) {
+    return file.size() > ext.size() && file.compare(file.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (!ends_with(".vtk") && !ends_with(".vti") && !ends_with(".pvti"))
+    throw UsageError("--vtk FILE must end in .vti (XML image data), .pvti (XML image data in one piece per MPI "
+                     "rank) or .vtk (legacy VTK), got '" + file + "'");
+}
+
+// The final picture, snapshots, VTK file and summary, and how pictures look.
+void read_output_options(const po::variables_map& vm, Options& o) {
   for (const char* name : {"png", "vtk", "summary-json"})
     if (vm.count(name) && vm[name].as<std::string>().empty())
       throw UsageError(std::string("--") + name + " needs a file name");
@@ -315,13 +347,7 @@ Options parse_command_line(int argc, const char* const argv[]) {
   }
   if (vm.count("vtk")) {
     o.vtk_file = vm["vtk"].as<std::string>();
-    // ParaView chooses its reader by extension, and the extension chooses the format.
-    auto ends_with = [&](const std::string& ext) {
-      return o.vtk_file.size() > ext.size() && o.vtk_file.compare(o.vtk_file.size() - ext.size(), ext.size(), ext) == 0;
-    };
-    if (!ends_with(".vtk") && !ends_with(".vti") && !ends_with(".pvti"))
-      throw UsageError("--vtk FILE must end in .vti (XML image data), .pvti (XML image data in one piece per MPI "
-                       "rank) or .vtk (legacy VTK), got '" + o.vtk_file + "'");
+    check_vtk_file_name(o.vtk_file);
   }
   o.fields = parse_picture_fields(vm["field"].as<std::string>());
   o.scale = parse_picture_scale(vm["scale"].as<std::string>(), o.fields);
@@ -333,22 +359,36 @@ Options parse_command_line(int argc, const char* const argv[]) {
     if (!vm[name].defaulted() && !pictures)
       throw UsageError(std::string("--") + name + " applies to pictures, but --no-png and no PNG snapshots leave none");
   if (vm.count("summary-json")) o.summary_json_file = vm["summary-json"].as<std::string>();
+}
+
+double parse_steady_tolerance(const std::string& text) {
+  std::size_t used = 0;
+  double tol = 0;
+  try {
+    tol = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !(tol > 0) || !std::isfinite(tol))
+    throw UsageError("--until-steady must be a positive number (a relative change, e.g. 1e-6), got '" + text + "'");
+  return tol;
+}
+
+}  // namespace
+
+Options parse_command_line(int argc, const char* const argv[]) {
+  Options o;
+  const po::variables_map vm = parse_options(argc, argv, o);
+  read_switches(vm, o);
+  if (o.help || o.version || o.list_devices) return o;
+  read_input_files(vm, o);
+  read_device_options(vm, o);
+  read_launch_options(vm, o);
+  read_output_options(vm, o);
   if (vm.count("checkpoint-every")) {
     o.checkpoint_every = parse_positive(vm["checkpoint-every"].as<std::string>(), "--checkpoint-every");
   }
-  if (vm.count("until-steady")) {
-    const std::string text = vm["until-steady"].as<std::string>();
-    std::size_t used = 0;
-    double tol = 0;
-    try {
-      tol = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (text.empty() || used != text.size() || !(tol > 0) || !std::isfinite(tol))
-      throw UsageError("--until-steady must be a positive number (a relative change, e.g. 1e-6), got '" + text + "'");
-    o.until_steady = tol;
-  }
+  if (vm.count("until-steady")) o.until_steady = parse_steady_tolerance(vm["until-steady"].as<std::string>());
   return o;
 }
 

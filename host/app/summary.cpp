@@ -62,9 +62,97 @@ void print_summary(std::FILE* out, const RunSummary& s) {
     std::fprintf(out, "Strouhal number:\t\t%s\n", s.measured->strouhal_note.c_str());
 }
 
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json times_json(const RunSummary& s) {
+  const SetupTimes& t = s.times.setup;
+  Json times = {{"inputs_s", s.times.inputs_s},
+                {"setup_s", s.times.setup_s},
+                {"context_s", t.context_s},
+                {"compile_s", t.compile_s},
+                {"kernels_cached", t.kernels_cached},
+                {"upload_s", t.upload_s},
+                {"search_s", s.times.search_s},
+                {"loop_s", s.times.loop_s},
+                {"final_state_s", s.times.final_state_s},
+                {"outputs_s", s.times.outputs_s},
+                {"wall_s", s.times.wall_s}};
+  // Where the loop went, each part named; `other_s` is what none of them
+  // accounts for (the loop's own bookkeeping), so that the parts sum to loop_s.
+  const RunTimes::Loop& l = s.times.loop;
+  const double named = l.steps_s + l.measurements_s + s.times.search_s + l.checkpoints_s + l.snapshots_s +
+                       l.steady_checks_s + l.progress_s;
+  times["loop"] = {{"steps_s", l.steps_s},
+                   {"measurements_s", l.measurements_s},
+                   {"search_s", s.times.search_s},
+                   {"checkpoints_s", l.checkpoints_s},
+                   {"snapshots_s", l.snapshots_s},
+                   {"steady_checks_s", l.steady_checks_s},
+                   {"progress_s", l.progress_s},
+                   {"other_s", s.times.loop_s - named}};
+  if (s.halos.exchanges > 0)
+    times["halos"] = {{"exchanges", s.halos.exchanges},
+                      {"read_wait_s", s.halos.read_wait_s},
+                      {"copies_s", s.halos.copies_s},
+                      {"neighbour_wait_s", s.halos.neighbour_wait_s},
+                      {"write_queue_s", s.halos.write_queue_s}};
+  return times;
+}
+
+Json steady_json(const SteadyOutcome& st, int steps_run, int max_iters) {
+  Json steady = {{"tolerance", st.rule.tolerance},
+                 {"window_steps", st.rule.window},
+                 {"check_every", st.rule.every},
+                 {"steady", st.check.steady},
+                 {"stopped_early", st.check.steady && steps_run < max_iters}};
+  if (st.check.checked)
+    steady["change"] = st.check.change, steady["changed_most"] = st.check.quantity;
+  else
+    steady["change"] = nullptr;
+  steady["message"] = steady_text(st.rule, st.check, steps_run > 0 ? steps_run : max_iters);
+  return steady;
+}
+
+Json window_stats_json(const WindowStats& st) {
+  return Json{{"mean", st.mean}, {"min", st.min}, {"max", st.max}, {"amplitude", st.amplitude()}};
+}
+
+// Fx, Fy, Cd, Cl: the last step's, as forces.csv's last row; "window": over the summary's window.
+Json body_json(const BodyForce& b) {
+  Json body = {{"Fx", b.fx}, {"Fy", b.fy}};
+  if (b.cd) body["Cd"] = *b.cd, body["Cl"] = *b.cl;
+  Json over = {{"Fx", window_stats_json(b.fx_window)}, {"Fy", window_stats_json(b.fy_window)}};
+  if (b.cd_window) over["Cd"] = window_stats_json(*b.cd_window), over["Cl"] = window_stats_json(*b.cl_window);
+  body["window"] = over;
+  return body;
+}
+
+// Adds "forces", "forces_window" (where bodies are measured) and "strouhal" to j.
+void add_measurements(Json& j, const MeasurementSummary& m) {
+  Json bodies = Json::object();
+  for (const BodyForce& b : m.bodies) bodies[b.name] = body_json(b);
+  j["forces"] = bodies;
+  const ForceWindow& w = m.window;
+  if (!m.bodies.empty())
+    j["forces_window"] = {{"first_step", w.first_step}, {"last_step", w.last_step}, {"rule", w.rule}};
+  if (m.strouhal)
+    j["strouhal"] = {{"value", m.strouhal->value},
+                     {"uncertainty", m.strouhal->uncertainty},
+                     {"from", m.strouhal->source},
+                     {"periods", m.strouhal->periods},
+                     {"first_step", m.strouhal->first_step},
+                     {"last_step", m.strouhal->last_step}};
+  else
+    j["strouhal"] = {{"value", nullptr}, {"note", m.strouhal_note}};
+}
+
+}  // namespace
+
 std::string summary_json(const RunSummary& s) {
   const Params& p = s.params;
-  nlohmann::ordered_json j;
+  Json j;
   j["program"] = {{"name", "d2q9-bgk"}, {"version", s.version}, {"commit", s.commit}};
   j["param_file"] = s.param_file;
   j["obstacle_file"] = s.obstacle_file;
@@ -84,37 +172,7 @@ std::string summary_json(const RunSummary& s) {
   j["launch_reason"] = s.launch_reason;
   if (!s.decomposition.empty()) j["mpi_ranks"] = s.decomposition;
   j["setup_s"] = s.times.setup_s;
-  const SetupTimes& t = s.times.setup;
-  j["times"] = {{"inputs_s", s.times.inputs_s},
-                {"setup_s", s.times.setup_s},
-                {"context_s", t.context_s},
-                {"compile_s", t.compile_s},
-                {"kernels_cached", t.kernels_cached},
-                {"upload_s", t.upload_s},
-                {"search_s", s.times.search_s},
-                {"loop_s", s.times.loop_s},
-                {"final_state_s", s.times.final_state_s},
-                {"outputs_s", s.times.outputs_s},
-                {"wall_s", s.times.wall_s}};
-  // Where the loop went, each part named; `other_s` is what none of them
-  // accounts for (the loop's own bookkeeping), so that the parts sum to loop_s.
-  const RunTimes::Loop& l = s.times.loop;
-  const double named = l.steps_s + l.measurements_s + s.times.search_s + l.checkpoints_s + l.snapshots_s +
-                       l.steady_checks_s + l.progress_s;
-  j["times"]["loop"] = {{"steps_s", l.steps_s},
-                        {"measurements_s", l.measurements_s},
-                        {"search_s", s.times.search_s},
-                        {"checkpoints_s", l.checkpoints_s},
-                        {"snapshots_s", l.snapshots_s},
-                        {"steady_checks_s", l.steady_checks_s},
-                        {"progress_s", l.progress_s},
-                        {"other_s", s.times.loop_s - named}};
-  if (s.halos.exchanges > 0)
-    j["times"]["halos"] = {{"exchanges", s.halos.exchanges},
-                           {"read_wait_s", s.halos.read_wait_s},
-                           {"copies_s", s.halos.copies_s},
-                           {"neighbour_wait_s", s.halos.neighbour_wait_s},
-                           {"write_queue_s", s.halos.write_queue_s}};
+  j["times"] = times_json(s);
   j["elapsed_s"] = s.elapsed_s;
   j["user_cpu_s"] = s.user_cpu_s;
   j["system_cpu_s"] = s.system_cpu_s;
@@ -122,50 +180,10 @@ std::string summary_json(const RunSummary& s) {
   j["reynolds_number"] = s.reynolds_number();
   j["final_average_velocity"] = s.final_average_velocity;
   j["steps_run"] = s.steps_run > 0 ? s.steps_run : p.max_iters;  // av_vels.dat's lines
-  if (s.steady) {
-    const SteadyOutcome& st = *s.steady;
-    nlohmann::ordered_json steady = {{"tolerance", st.rule.tolerance},
-                                     {"window_steps", st.rule.window},
-                                     {"check_every", st.rule.every},
-                                     {"steady", st.check.steady},
-                                     {"stopped_early", st.check.steady && s.steps_run < p.max_iters}};
-    if (st.check.checked)
-      steady["change"] = st.check.change, steady["changed_most"] = st.check.quantity;
-    else
-      steady["change"] = nullptr;
-    steady["message"] = steady_text(st.rule, st.check, s.steps_run > 0 ? s.steps_run : p.max_iters);
-    j["until_steady"] = steady;
-  }
+  if (s.steady) j["until_steady"] = steady_json(*s.steady, s.steps_run, p.max_iters);
   j["collision"] = to_string(p.extensions.collision);
   if (p.extensions.collision == CollisionOperator::Trt) j["trt_magic"] = p.extensions.trt_magic;
-  if (s.measured) {
-    const ForceWindow& w = s.measured->window;
-    auto stats = [](const WindowStats& st) {
-      return nlohmann::ordered_json{{"mean", st.mean}, {"min", st.min}, {"max", st.max}, {"amplitude", st.amplitude()}};
-    };
-    nlohmann::ordered_json bodies = nlohmann::ordered_json::object();
-    for (const BodyForce& b : s.measured->bodies) {
-      // Fx, Fy, Cd, Cl: the last step's, as forces.csv's last row; "window": over the summary's window.
-      nlohmann::ordered_json body = {{"Fx", b.fx}, {"Fy", b.fy}};
-      if (b.cd) body["Cd"] = *b.cd, body["Cl"] = *b.cl;
-      nlohmann::ordered_json over = {{"Fx", stats(b.fx_window)}, {"Fy", stats(b.fy_window)}};
-      if (b.cd_window) over["Cd"] = stats(*b.cd_window), over["Cl"] = stats(*b.cl_window);
-      body["window"] = over;
-      bodies[b.name] = body;
-    }
-    j["forces"] = bodies;
-    if (!s.measured->bodies.empty())
-      j["forces_window"] = {{"first_step", w.first_step}, {"last_step", w.last_step}, {"rule", w.rule}};
-    if (s.measured->strouhal)
-      j["strouhal"] = {{"value", s.measured->strouhal->value},
-                       {"uncertainty", s.measured->strouhal->uncertainty},
-                       {"from", s.measured->strouhal->source},
-                       {"periods", s.measured->strouhal->periods},
-                       {"first_step", s.measured->strouhal->first_step},
-                       {"last_step", s.measured->strouhal->last_step}};
-    else
-      j["strouhal"] = {{"value", nullptr}, {"note", s.measured->strouhal_note}};
-  }
+  if (s.measured) add_measurements(j, *s.measured);
   return j.dump(2) + "\n";
 }
 

@@ -182,13 +182,20 @@ std::vector<std::string> defines_without_probes(const std::vector<std::string>& 
   return out;
 }
 
-std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
-                                        const std::optional<SlabRows>& slab,
+namespace {
+
+// The largest power of two below the work-group size: where the in-group sum halves from; 0 for one work-item.
+int reduce_pow2(LocalSize local) {
+  int pow2 = 1;
+  while (pow2 * 2 < local.x * local.y) pow2 *= 2;
+  if (local.x * local.y == 1) pow2 = 0;
+  return pow2;
+}
+
+// The grid, the coursework's constants and the launch shape every kernel is compiled for.
+std::vector<std::string> launch_defines(const Params& params, Precision precision, const LaunchPlan& plan,
                                         bool every_kernel) {
   const LocalSize local = plan.local;
-  int reduce_pow2 = 1;
-  while (reduce_pow2 * 2 < local.x * local.y) reduce_pow2 *= 2;
-  if (local.x * local.y == 1) reduce_pow2 = 0;
   std::vector<std::string> defines = {
       "NX=" + std::to_string(params.nx),
       "NY=" + std::to_string(params.ny),
@@ -197,7 +204,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
       "OMEGA=" + literal(params.omega, precision),
       "LOCAL_SIZE_X=" + std::to_string(local.x),
       "LOCAL_SIZE_Y=" + std::to_string(local.y),
-      "REDUCE_POW2=" + std::to_string(reduce_pow2),
+      "REDUCE_POW2=" + std::to_string(reduce_pow2(local)),
       "ROWS_PER_ITEM=" + std::to_string(plan.rows_per_item),
   };
   if (plan.variant == KernelVariant::Blocked) {
@@ -212,6 +219,11 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
                                                                  : 1;
     defines.push_back("STEP_KERNELS=" + std::to_string(kernels));
   }
+  return defines;
+}
+
+// Index width, the real type and how distributions are stored.
+void add_storage_defines(std::vector<std::string>& defines, const Params& params, Precision precision) {
   if (needs_64bit_indices(params)) defines.push_back("INDEX64=1");
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
   if (is_16bit(precision)) {
@@ -220,7 +232,27 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("STORAGE_SCALE=" + literal(storage.scale(), precision));
     defines.push_back("STORAGE_INV_SCALE=" + literal(storage.inv_scale(), precision));
   }
-  // Each addition to the coursework's model is compiled in only when used.
+}
+
+void add_inlet_defines(std::vector<std::string>& defines, const Params& params, Precision precision,
+                       const std::optional<SlabRows>& slab) {
+  const Extensions& x = params.extensions;
+  defines.push_back("INLET=1");
+  if (x.inlet_parabolic) {
+    Params grid = params;  // a slab's profile is the whole grid's
+    if (slab) grid.ny = slab->grid_ny;
+    defines.push_back("INLET_PARABOLIC=1");
+    defines.push_back("INLET_PROFILE=" + literal(inlet_profile_factor(grid), precision));
+    defines.push_back("INLET_HEIGHT=" + literal(grid.ny - 2.0, precision));
+  } else {
+    defines.push_back("INLET_UX=" + literal(x.inlet_velocity->x, precision));
+    defines.push_back("INLET_UY=" + literal(x.inlet_velocity->y, precision));
+  }
+}
+
+// Each addition to the coursework's model is compiled in only when used.
+void add_extension_defines(std::vector<std::string>& defines, const Params& params, Precision precision,
+                           const LaunchPlan& plan, const std::optional<SlabRows>& slab) {
   const Extensions& x = params.extensions;
   if (x.moving_walls()) {
     defines.push_back("MOVING_WALL=1");
@@ -232,19 +264,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("FORCE_X=" + literal(x.body_force.x, precision));
     defines.push_back("FORCE_Y=" + literal(x.body_force.y, precision));
   }
-  if (x.inlet_velocity) {
-    defines.push_back("INLET=1");
-    if (x.inlet_parabolic) {
-      Params grid = params;  // a slab's profile is the whole grid's
-      if (slab) grid.ny = slab->grid_ny;
-      defines.push_back("INLET_PARABOLIC=1");
-      defines.push_back("INLET_PROFILE=" + literal(inlet_profile_factor(grid), precision));
-      defines.push_back("INLET_HEIGHT=" + literal(grid.ny - 2.0, precision));
-    } else {
-      defines.push_back("INLET_UX=" + literal(x.inlet_velocity->x, precision));
-      defines.push_back("INLET_UY=" + literal(x.inlet_velocity->y, precision));
-    }
-  }
+  if (x.inlet_velocity) add_inlet_defines(defines, params, precision, slab);
   if (x.inlet_velocity && x.inlet_ramp_steps > 0) defines.push_back("INLET_RAMP=" + std::to_string(x.inlet_ramp_steps));
   if (x.measured_bodies > 0) defines.push_back("FORCE_BODIES=" + std::to_string(x.measured_bodies));
   if (x.curved_walls) defines.push_back("CURVED_LINKS=1");
@@ -261,28 +281,47 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
     defines.push_back("SPONGE_RIGHT=" + std::to_string(x.sponge_right));
     defines.push_back("SPONGE_STRENGTH=" + literal(Extensions::kSpongeStrength, precision));
   }
+}
+
+void add_collision_defines(std::vector<std::string>& defines, const Params& params, Precision precision) {
+  const Extensions& x = params.extensions;
   if (x.collision == CollisionOperator::Trt) {
     defines.push_back("COLLISION_TRT=1");
     defines.push_back("OMEGA_MINUS=" + literal(trt_omega_minus(params.omega, x.trt_magic), precision));
   } else if (x.collision == CollisionOperator::Regularised) {
     defines.push_back("COLLISION_REGULARISED=1");
   }
-  if (slab) {
-    defines.push_back("FIRST_ROW=" + std::to_string(slab->first_row));
-    defines.push_back("LAST_ROW=" + std::to_string(slab->last_row));
-    defines.push_back("ACCEL_ROW=" + std::to_string(slab->accel_row));
-    if (plan.variant == KernelVariant::Blocked) {
-      // The blocked kernel steps its halo rows too: it passes collide() the
-      // grid's rows, so ROW_OFFSET stays 0 (cl/d2q9_bgk.cl, BLOCKED_SLAB).
-      defines.push_back("BLOCKED_SLAB=1");
-      defines.push_back("GRID_NY=" + std::to_string(slab->grid_ny));
-      defines.push_back("SLAB_ROW0=" + std::to_string(slab->row_offset));
-      const int rows = slab->last_row - slab->first_row + 1;
-      defines.push_back("SLAB_GROUPS=" + std::to_string(plan.groups_x * ((rows + plan.tile.y - 1) / plan.tile.y)));
-    } else if (x.inlet_parabolic) {
-      defines.push_back("ROW_OFFSET=" + std::to_string(slab->row_offset));
-    }
+}
+
+// The rows an MPI rank's slab steps, and where they lie in the whole grid.
+void add_slab_defines(std::vector<std::string>& defines, const SlabRows& slab, const LaunchPlan& plan,
+                      bool inlet_parabolic) {
+  defines.push_back("FIRST_ROW=" + std::to_string(slab.first_row));
+  defines.push_back("LAST_ROW=" + std::to_string(slab.last_row));
+  defines.push_back("ACCEL_ROW=" + std::to_string(slab.accel_row));
+  if (plan.variant == KernelVariant::Blocked) {
+    // The blocked kernel steps its halo rows too: it passes collide() the
+    // grid's rows, so ROW_OFFSET stays 0 (cl/d2q9_bgk.cl, BLOCKED_SLAB).
+    defines.push_back("BLOCKED_SLAB=1");
+    defines.push_back("GRID_NY=" + std::to_string(slab.grid_ny));
+    defines.push_back("SLAB_ROW0=" + std::to_string(slab.row_offset));
+    const int rows = slab.last_row - slab.first_row + 1;
+    defines.push_back("SLAB_GROUPS=" + std::to_string(plan.groups_x * ((rows + plan.tile.y - 1) / plan.tile.y)));
+  } else if (inlet_parabolic) {
+    defines.push_back("ROW_OFFSET=" + std::to_string(slab.row_offset));
   }
+}
+
+}  // namespace
+
+std::vector<std::string> kernel_defines(const Params& params, Precision precision, const LaunchPlan& plan,
+                                        const std::optional<SlabRows>& slab,
+                                        bool every_kernel) {
+  std::vector<std::string> defines = launch_defines(params, precision, plan, every_kernel);
+  add_storage_defines(defines, params, precision);
+  add_extension_defines(defines, params, precision, plan, slab);
+  add_collision_defines(defines, params, precision);
+  if (slab) add_slab_defines(defines, *slab, plan, params.extensions.inlet_parabolic);
   return defines;
 }
 

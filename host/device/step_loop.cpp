@@ -273,93 +273,120 @@ HaloTimes StepLoop::halo_times() const {
   return t;
 }
 
+// Room for the run's samples at once, so that the loop pays for no vector
+// copies and fresh pages as the samples grow.
+void StepLoop::reserve_samples(int first_step, int steps) {
+  const std::size_t rows = pending_steps_.size() + reading_steps_.size() +
+                           static_cast<std::size_t>((first_step + steps) / sample_every_ - first_step / sample_every_);
+  samples_.steps.reserve(samples_.steps.size() + rows);
+  samples_.values.reserve(samples_.values.size() + rows * kSpeeds * device_samples_);
+}
+
+// The first step's acceleration runs alone, each later one inside the step
+// before it. A slab's halo rows then take the accelerated state.
+void StepLoop::accelerate_first_step() {
+  if (!split() || slab_kernel_rows(own_, params_.ny, halo_depth_).accel_row >= 0) device_->accelerate(current_);
+  if (split()) {
+    read_edges(current_);
+    exchange_halos(current_);
+  }
+}
+
+int StepLoop::chunk_length(int first, int left, bool& probe) {
+  int n = std::min(plan_.chunk_steps, left);
+  // Probes are sampled in and after the chunk's launches (sample_in);
+  // one on the accelerated row ends the chunk at its step instead, to be
+  // sampled as a run() that ended there would leave it: unaccelerated
+  // (the next chunk then starts as a run() does).
+  probe = false;
+  if (sample_every_ > 0 && !sample_in_launches_) {
+    const int to_probe = sample_every_ - first % sample_every_;
+    if (to_probe <= n) n = to_probe, probe = true;
+  } else if (sample_every_ > 0) {
+    n = make_room_for_samples(first, n);
+    // Chunks of whole periods of probes and launches sample alike, so
+    // that CUDA replays their graphs; their launches start where those
+    // of a run without probes do (whole launches a chunk).
+    const int period = std::lcm(sample_every_, plan_.block_steps);
+    if (samples_inside_ && plan_.chunk_steps % plan_.block_steps == 0 && n >= period) n -= n % period;
+  }
+  return n;
+}
+
+void StepLoop::launch_chunk(int half, int n, int first, bool ends, bool probe) {
+  const bool sampling = sample_every_ > 0 && sample_in_launches_;
+  std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first, ends || probe,
+                                                    sampling && !samples_inside_ ? sample_every_ : 0);
+  if (sampling) sample_in(launches);
+  device_->launch(launches);
+  current_ = (current_ + static_cast<int>(launches.size())) % 2;
+  if (probe) {
+    sample_now(first + n);
+    if (!ends && plan_.fused()) device_->accelerate(current_);
+  }
+}
+
+// Each launch (one step, or blocked's several) on its edge bands first, so
+// that their rows' exchange travels while the interior is updated. Probes
+// are sampled in the bands' launches (blocked: each band's tiles their own)
+// or after the step's last band.
+void StepLoop::launch_slab_chunk(int half, int n, int first, bool ends_call, int run_end) {
+  std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first, ends_call,
+                                                    sample_every_ > 0 && !samples_inside_ ? sample_every_ : 0);
+  if (sample_every_ > 0) sample_in(launches);
+  for (const StepLaunch& l : launches) {
+    const bool last = ends_call && l.step + l.steps == run_end;
+    for (int e = 0; e < edge_band_count_; ++e) {
+      StepLaunch band = band_launch(l, edge_bands_[e]);
+      if (e + 1 < edge_band_count_ || interior_.group_rows > 0) band.sample_after_row = -1;
+      device_->launch({band});
+    }
+    if (!last) read_edges(1 - current_);
+    if (interior_.group_rows > 0) device_->launch({band_launch(l, interior_)});
+    device_->flush();
+    continue_sums(true, 0, l.steps);  // host work while the device runs the interior
+    if (!last) exchange_halos(1 - current_);
+    current_ = 1 - current_;
+  }
+}
+
+void StepLoop::read_chunk_partials(int base, int n) {
+  chunks_.emplace_back();
+  ChunkSums& c = chunks_.back();
+  c.slot = device_->read_partials(static_cast<std::size_t>(base) * sums_,
+                                  static_cast<std::size_t>(n) * num_groups_ * sums_);
+  c.steps = n;
+  c.sums.assign(static_cast<std::size_t>(n) * sums_, 0.0);
+  if (rank_ > 0) c.incoming = links_->receive_sums_from_below(c.sums.data(), n * sums_);
+}
+
+void StepLoop::abandon_run() {
+  device_->drain();
+  for (ChunkSums& c : chunks_) device_->release_partials(c.slot);
+  chunks_.clear();
+  av_vels_ = nullptr;
+  pending_steps_.clear();  // the steps they followed may not have run
+}
+
 void StepLoop::run(int steps, std::vector<double>& av_vels) {
   finished_sums_.clear();
   av_vels_ = &av_vels;
   const int first_step = static_cast<int>(av_vels.size());
-  if (sample_every_ > 0) {
-    // Room for the run's samples at once, so that the loop pays for no
-    // vector copies and fresh pages as the samples grow.
-    const std::size_t rows = pending_steps_.size() + reading_steps_.size() +
-                             static_cast<std::size_t>((first_step + steps) / sample_every_ - first_step / sample_every_);
-    samples_.steps.reserve(samples_.steps.size() + rows);
-    samples_.values.reserve(samples_.values.size() + rows * kSpeeds * device_samples_);
-  }
+  if (sample_every_ > 0) reserve_samples(first_step, steps);
   try {
     if (split() && halo_path_.empty()) choose_halo_path();
-    if (steps > 0 && plan_.fused()) {
-      // The first step's acceleration runs alone, each later one inside the
-      // step before it. A slab's halo rows then take the accelerated state.
-      if (!split() || slab_kernel_rows(own_, params_.ny, halo_depth_).accel_row >= 0) device_->accelerate(current_);
-      if (split()) {
-        read_edges(current_);
-        exchange_halos(current_);
-      }
-    }
+    if (steps > 0 && plan_.fused()) accelerate_first_step();
     int half = 0;
     for (int done = 0; done < steps;) {
-      int n = std::min(plan_.chunk_steps, steps - done);
-      // Probes are sampled in and after the chunk's launches (sample_in);
-      // one on the accelerated row ends the chunk at its step instead, to be
-      // sampled as a run() that ended there would leave it: unaccelerated
-      // (the next chunk then starts as a run() does).
       bool probe = false;
-      if (sample_every_ > 0 && !sample_in_launches_) {
-        const int to_probe = sample_every_ - (first_step + done) % sample_every_;
-        if (to_probe <= n) n = to_probe, probe = true;
-      } else if (sample_every_ > 0) {
-        n = make_room_for_samples(first_step + done, n);
-        // Chunks of whole periods of probes and launches sample alike, so
-        // that CUDA replays their graphs; their launches start where those
-        // of a run without probes do (whole launches a chunk).
-        const int period = std::lcm(sample_every_, plan_.block_steps);
-        if (samples_inside_ && plan_.chunk_steps % plan_.block_steps == 0 && n >= period) n -= n % period;
-      }
+      const int n = chunk_length(first_step + done, steps - done, probe);
       const int base = half * plan_.chunk_steps * num_groups_;
       device_->reuse_partials(static_cast<std::size_t>(base) * sums_);  // read back two chunks ago
-      if (!split()) {
-        const bool ends = done + n == steps;
-        const bool sampling = sample_every_ > 0 && sample_in_launches_;
-        std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends || probe,
-                                                          sampling && !samples_inside_ ? sample_every_ : 0);
-        if (sampling) sample_in(launches);
-        device_->launch(launches);
-        current_ = (current_ + static_cast<int>(launches.size())) % 2;
-        if (probe) {
-          sample_now(first_step + done + n);
-          if (!ends && plan_.fused()) device_->accelerate(current_);
-        }
-      } else {
-        // Each launch (one step, or blocked's several) on its edge bands
-        // first, so that their rows' exchange travels while the interior is
-        // updated. Probes are sampled in the bands' launches (blocked: each
-        // band's tiles their own) or after the step's last band.
-        const bool ends_call = done + n == steps;
-        std::vector<StepLaunch> launches = chunk_launches(current_, half, n, first_step + done, ends_call,
-                                                          sample_every_ > 0 && !samples_inside_ ? sample_every_ : 0);
-        if (sample_every_ > 0) sample_in(launches);
-        for (const StepLaunch& l : launches) {
-          const bool last = ends_call && l.step + l.steps == first_step + steps;
-          for (int e = 0; e < edge_band_count_; ++e) {
-            StepLaunch band = band_launch(l, edge_bands_[e]);
-            if (e + 1 < edge_band_count_ || interior_.group_rows > 0) band.sample_after_row = -1;
-            device_->launch({band});
-          }
-          if (!last) read_edges(1 - current_);
-          if (interior_.group_rows > 0) device_->launch({band_launch(l, interior_)});
-          device_->flush();
-          continue_sums(true, 0, l.steps);  // host work while the device runs the interior
-          if (!last) exchange_halos(1 - current_);
-          current_ = 1 - current_;
-        }
-      }
-      chunks_.emplace_back();
-      ChunkSums& c = chunks_.back();
-      c.slot = device_->read_partials(static_cast<std::size_t>(base) * sums_,
-                                      static_cast<std::size_t>(n) * num_groups_ * sums_);
-      c.steps = n;
-      c.sums.assign(static_cast<std::size_t>(n) * sums_, 0.0);
-      if (rank_ > 0) c.incoming = links_->receive_sums_from_below(c.sums.data(), n * sums_);
+      if (!split())
+        launch_chunk(half, n, first_step + done, done + n == steps, probe);
+      else
+        launch_slab_chunk(half, n, first_step + done, done + n == steps, first_step + steps);
+      read_chunk_partials(base, n);
       done += n;
       half = 1 - half;
       if (!split()) {
@@ -379,11 +406,7 @@ void StepLoop::run(int steps, std::vector<double>& av_vels) {
     outgoing_sums_.clear();
     read_samples();
   } catch (...) {
-    device_->drain();
-    for (ChunkSums& c : chunks_) device_->release_partials(c.slot);
-    chunks_.clear();
-    av_vels_ = nullptr;
-    pending_steps_.clear();  // the steps they followed may not have run
+    abandon_run();
     throw;
   }
   if (split()) {

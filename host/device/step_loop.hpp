@@ -109,6 +109,19 @@ class StepLoop final : public Solver, public HoldsRows {
   void exchange_halos(int state);
   // `launch` (of the whole slab) over one band of its group rows.
   StepLaunch band_launch(const StepLaunch& launch, const Band& band) const;
+  // run()'s parts: room for its samples; the first step's acceleration
+  // (fused); the steps of the next chunk from step `first` with `left` to
+  // run (`probe`: it ends at a probe's step, sampled after it); its launches
+  // on one device or on a slab (`ends`, `ends_call`: its last step is the
+  // call's; `run_end`: the call's last step); the read of its partial sums
+  // from buffer offset `base`; and what a failure leaves undone.
+  void reserve_samples(int first_step, int steps);
+  void accelerate_first_step();
+  int chunk_length(int first, int left, bool& probe);
+  void launch_chunk(int half, int n, int first, bool ends, bool probe);
+  void launch_slab_chunk(int half, int n, int first, bool ends_call, int run_end);
+  void read_chunk_partials(int base, int n);
+  void abandon_run();
   // Continues the oldest chunks' sums over this lattice's groups, in group
   // order: a little at a time between steps (`poll`), or waiting for every
   // chunk but the newest `keep`.

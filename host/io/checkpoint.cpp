@@ -353,19 +353,28 @@ bool holds_checkpoint_of(const std::string& path, const Params& params, const Ob
   return read && std::memcmp(found, expected, sizeof expected) == 0;
 }
 
-Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const std::string& filename) {
-  auto fail = [&](const std::string& problem) { return InputError(filename + ": " + problem); };
-  if (size < sizeof kMagic || std::memcmp(bytes, kMagic, sizeof kMagic) != 0)
-    throw fail("not a d2q9-bgk checkpoint (no D2Q9CKPT header)");
-  if (size < kHeaderBytes + kChecksumBytes)
-    throw fail("truncated checkpoint: " + std::to_string(size) + " bytes is shorter than the header");
-  Reader r(bytes, size - kChecksumBytes);
-  r.get<std::uint64_t>();  // magic, checked above
-  const auto version = r.get<std::uint32_t>();
-  if (version > kVersion || version == 0)
-    throw fail("checkpoint format version " + std::to_string(version) + " is not supported (this program reads " +
-               std::to_string(kVersion) + ")");
-  Checkpoint c;
+namespace {
+
+InputError checkpoint_error(const std::string& filename, const std::string& problem) {
+  return InputError(filename + ": " + problem);
+}
+
+// What the header says about the rest of the file.
+struct Header {
+  std::uint32_t version = 0;
+  std::uint32_t real_size = 0;     // bytes per stored value
+  std::uint64_t steps = 0;         // av_vels' values
+  std::uint32_t record_bytes = 0;  // the run record's (version 2 on)
+};
+
+// The header's problem, precision and mask hash go into c; r is left at the run record.
+Header read_header(Reader& r, Checkpoint& c, const std::string& filename) {
+  Header h;
+  r.get<std::uint64_t>();  // magic, checked by the caller
+  h.version = r.get<std::uint32_t>();
+  if (h.version > kVersion || h.version == 0)
+    throw checkpoint_error(filename, "checkpoint format version " + std::to_string(h.version) +
+                                         " is not supported (this program reads " + std::to_string(kVersion) + ")");
   const auto format = r.get<std::uint32_t>();
   bool known = false;
   for (Precision p : {Precision::Float, Precision::Double, Precision::Fp16s, Precision::Fp16c})
@@ -374,8 +383,9 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
       known = true;
     }
   if (!known)
-    throw fail("corrupt checkpoint: value format " + std::to_string(format) + " is none of float, double, fp16s, fp16c");
-  const std::uint32_t real_size = format & 0xffffu;
+    throw checkpoint_error(filename, "corrupt checkpoint: value format " + std::to_string(format) +
+                                         " is none of float, double, fp16s, fp16c");
+  h.real_size = format & 0xffffu;
   c.params.nx = r.get<std::int32_t>();
   c.params.ny = r.get<std::int32_t>();
   c.params.max_iters = r.get<std::int32_t>();
@@ -384,82 +394,96 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   c.params.accel = r.get<double>();
   c.params.omega = r.get<double>();
   c.mask_hash = r.get<std::uint64_t>();
-  const auto steps = r.get<std::uint64_t>();
-  std::uint32_t record_bytes = 0;
-  if (version >= 2) {
-    if (r.remaining() < sizeof record_bytes) throw fail("truncated checkpoint: it ends inside the header");
-    record_bytes = r.get<std::uint32_t>();
-    if (record_bytes > kMaxRecordBytes || record_bytes > r.remaining())
-      throw fail("truncated or corrupt checkpoint: a run record of " + std::to_string(record_bytes) +
-                 " bytes does not fit in the file");
+  h.steps = r.get<std::uint64_t>();
+  if (h.version >= 2) {
+    if (r.remaining() < sizeof h.record_bytes)
+      throw checkpoint_error(filename, "truncated checkpoint: it ends inside the header");
+    h.record_bytes = r.get<std::uint32_t>();
+    if (h.record_bytes > kMaxRecordBytes || h.record_bytes > r.remaining())
+      throw checkpoint_error(filename, "truncated or corrupt checkpoint: a run record of " +
+                                           std::to_string(h.record_bytes) + " bytes does not fit in the file");
   }
+  return h;
+}
 
-  // Sizes are checked against the bytes present before anything is allocated.
+void check_header_values(const Checkpoint& c, std::uint64_t steps, const std::string& filename) {
   const std::string problem = invalid_params(c.params);
-  if (!problem.empty()) throw fail("corrupt checkpoint: " + problem);
+  if (!problem.empty()) throw checkpoint_error(filename, "corrupt checkpoint: " + problem);
   if (steps > static_cast<std::uint64_t>(c.params.max_iters))
-    throw fail("corrupt checkpoint: " + std::to_string(steps) + " steps done of maxIters " +
-               std::to_string(c.params.max_iters));
-  const std::uint64_t cells = c.params.cells();
-  const std::uint64_t per_cell = kSpeeds * real_size;
-  const std::uint64_t av_bytes = steps * sizeof(double);
-  // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
-  unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes +
-                             (version >= 2 ? sizeof record_bytes + record_bytes : 0) + kChecksumBytes;
-  // Version 3: the series between av_vels and the distributions, each
-  // checked against the bytes left before it is read.
-  std::vector<std::pair<std::size_t, std::uint64_t>> series_at;  // name length, count
-  std::size_t series_bytes = 0;
-  if (version >= 3 && needed + sizeof(std::uint32_t) <= size) {
-    const std::size_t at = static_cast<std::size_t>(needed - cells * per_cell - kChecksumBytes);
-    Reader s(bytes + at, size - kChecksumBytes - at - static_cast<std::size_t>(cells * per_cell));
-    auto fits = [&](unsigned __int128 n) { return n <= s.remaining(); };
-    const auto count = s.get<std::uint32_t>();
-    series_bytes = sizeof(std::uint32_t);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      if (!fits(sizeof(std::uint32_t))) throw fail("truncated or corrupt checkpoint: its series run past the file");
-      const auto name_size = s.get<std::uint32_t>();
-      if (!fits(name_size + sizeof(std::uint64_t))) throw fail("truncated or corrupt checkpoint: its series run past the file");
-      std::string skipped(name_size, '\0');
-      s.get_bytes(skipped.data(), name_size);
-      const auto values = s.get<std::uint64_t>();
-      if (!fits(static_cast<unsigned __int128>(values) * sizeof(double)))
-        throw fail("truncated or corrupt checkpoint: its series run past the file");
-      s.skip(values * sizeof(double));
-      series_at.emplace_back(name_size, values);
-      series_bytes += sizeof(std::uint32_t) + name_size + sizeof(std::uint64_t) + values * sizeof(double);
-    }
-  } else if (version >= 3) {
-    series_bytes = sizeof(std::uint32_t);  // reported below as too short
-  }
-  needed += series_bytes;
-  if (needed != size)
-    throw fail("truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, but a " +
-               std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid after " +
-               std::to_string(steps) + " steps needs " +
-               (needed >> 64 ? std::string("more than 2^64") : std::to_string(static_cast<std::uint64_t>(needed))));
+    throw checkpoint_error(filename, "corrupt checkpoint: " + std::to_string(steps) + " steps done of maxIters " +
+                                         std::to_string(c.params.max_iters));
+}
 
+// Where version 3's series lie: each one's name length and count, and the bytes of them all.
+struct SeriesLayout {
+  std::vector<std::pair<std::size_t, std::uint64_t>> at;  // name length, count
+  std::size_t bytes = 0;
+};
+
+// The series lie between av_vels (ending `needed` bytes before the distributions
+// and checksum) and the distributions; each is checked against the bytes left before it is read.
+SeriesLayout scan_series(const unsigned char* bytes, std::size_t size, unsigned __int128 needed,
+                         std::uint64_t distribution_bytes, const std::string& filename) {
+  SeriesLayout series;
+  if (!(needed + sizeof(std::uint32_t) <= size)) {
+    series.bytes = sizeof(std::uint32_t);  // reported by the caller as too short
+    return series;
+  }
+  const std::size_t at = static_cast<std::size_t>(needed - distribution_bytes - kChecksumBytes);
+  Reader s(bytes + at, size - kChecksumBytes - at - static_cast<std::size_t>(distribution_bytes));
+  auto fits = [&](unsigned __int128 n) { return n <= s.remaining(); };
+  const auto past_the_file = [&] {
+    return checkpoint_error(filename, "truncated or corrupt checkpoint: its series run past the file");
+  };
+  const auto count = s.get<std::uint32_t>();
+  series.bytes = sizeof(std::uint32_t);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (!fits(sizeof(std::uint32_t))) throw past_the_file();
+    const auto name_size = s.get<std::uint32_t>();
+    if (!fits(name_size + sizeof(std::uint64_t))) throw past_the_file();
+    std::string skipped(name_size, '\0');
+    s.get_bytes(skipped.data(), name_size);
+    const auto values = s.get<std::uint64_t>();
+    if (!fits(static_cast<unsigned __int128>(values) * sizeof(double))) throw past_the_file();
+    s.skip(values * sizeof(double));
+    series.at.emplace_back(name_size, values);
+    series.bytes += sizeof(std::uint32_t) + name_size + sizeof(std::uint64_t) + values * sizeof(double);
+  }
+  return series;
+}
+
+void check_file_size(unsigned __int128 needed, std::size_t size, const Params& params, std::uint64_t steps,
+                     const std::string& filename) {
+  if (needed != size)
+    throw checkpoint_error(filename, "truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, but a " +
+                                         std::to_string(params.nx) + "x" + std::to_string(params.ny) + " grid after " +
+                                         std::to_string(steps) + " steps needs " +
+                                         (needed >> 64 ? std::string("more than 2^64")
+                                                       : std::to_string(static_cast<std::uint64_t>(needed))));
+}
+
+void check_checksum(const unsigned char* bytes, std::size_t size, const std::string& filename) {
   std::uint64_t stored_checksum;
   std::memcpy(&stored_checksum, bytes + size - kChecksumBytes, sizeof stored_checksum);
   if (XXH3_64bits(bytes, size - kChecksumBytes) != stored_checksum)
-    throw fail("corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
+    throw checkpoint_error(filename,
+                           "corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
+}
 
-  std::string record(record_bytes, '\0');
-  r.get_bytes(record.data(), record_bytes);
-  c.run = parse_record(record, filename);
-  r.get_values<double>(c.av_vels, steps);
-  if (version >= 3) {
+void read_series(Reader& r, const SeriesLayout& series, Checkpoint& c) {
+  r.get<std::uint32_t>();
+  for (const auto& [name_size, count] : series.at) {
     r.get<std::uint32_t>();
-    for (const auto& [name_size, count] : series_at) {
-      r.get<std::uint32_t>();
-      std::string name(name_size, '\0');
-      r.get_bytes(name.data(), name_size);
-      r.get<std::uint64_t>();
-      std::vector<double> values;
-      r.get_values<double>(values, count);
-      c.series.emplace_back(std::move(name), std::move(values));
-    }
+    std::string name(name_size, '\0');
+    r.get_bytes(name.data(), name_size);
+    r.get<std::uint64_t>();
+    std::vector<double> values;
+    r.get_values<double>(values, count);
+    c.series.emplace_back(std::move(name), std::move(values));
   }
+}
+
+void read_distributions(Reader& r, Checkpoint& c, std::uint64_t cells) {
   if (is_16bit(c.precision)) {
     std::vector<std::uint16_t> codes(kSpeeds * cells);
     r.get_bytes(codes.data(), codes.size() * sizeof(std::uint16_t));
@@ -470,6 +494,39 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   } else {
     r.get_values<double>(c.f, kSpeeds * cells);
   }
+}
+
+}  // namespace
+
+Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const std::string& filename) {
+  if (size < sizeof kMagic || std::memcmp(bytes, kMagic, sizeof kMagic) != 0)
+    throw checkpoint_error(filename, "not a d2q9-bgk checkpoint (no D2Q9CKPT header)");
+  if (size < kHeaderBytes + kChecksumBytes)
+    throw checkpoint_error(filename, "truncated checkpoint: " + std::to_string(size) + " bytes is shorter than the header");
+  Reader r(bytes, size - kChecksumBytes);
+  Checkpoint c;
+  const Header h = read_header(r, c, filename);
+
+  // Sizes are checked against the bytes present before anything is allocated.
+  check_header_values(c, h.steps, filename);
+  const std::uint64_t cells = c.params.cells();
+  const std::uint64_t per_cell = kSpeeds * h.real_size;
+  const std::uint64_t av_bytes = h.steps * sizeof(double);
+  // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
+  unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes +
+                             (h.version >= 2 ? sizeof h.record_bytes + h.record_bytes : 0) + kChecksumBytes;
+  SeriesLayout series;
+  if (h.version >= 3) series = scan_series(bytes, size, needed, cells * per_cell, filename);
+  needed += series.bytes;
+  check_file_size(needed, size, c.params, h.steps, filename);
+  check_checksum(bytes, size, filename);
+
+  std::string record(h.record_bytes, '\0');
+  r.get_bytes(record.data(), h.record_bytes);
+  c.run = parse_record(record, filename);
+  r.get_values<double>(c.av_vels, h.steps);
+  if (h.version >= 3) read_series(r, series, c);
+  read_distributions(r, c, cells);
   return c;
 }
 

@@ -761,6 +761,25 @@ class Parser {
   }
 
   ObstacleMask build_mask() const {
+    ObstacleMask mask = grid_mask();
+    mark_edge_walls(mask);
+    const std::string dir = file_.find('/') == std::string::npos ? "" : file_.substr(0, file_.rfind('/') + 1);
+    for (const ShapeSpec& s : shapes_) {
+      const std::uint8_t shape_byte = static_cast<std::uint8_t>(kWall | s.body << kBodyShift);
+      if (s.kind == ShapeSpec::Rectangle)
+        mark_rectangle(mask, s, shape_byte);
+      else if (s.kind == ShapeSpec::Circle)
+        mark_circle(mask, s, shape_byte);
+      else
+        mark_png_mask(mask, s, shape_byte, s.path[0] == '/' ? s.path : dir + s.path);
+    }
+    if (mask.fluid_cells() == 0) fail(last_obstacle_line(), "every cell is blocked; there is no fluid to simulate");
+    if (params_.extensions.curved_walls) add_curved_links(mask);
+    return mask;
+  }
+
+  // Every cell fluid; a grid too large for memory is this file's error, at its [grid].
+  ObstacleMask grid_mask() const {
     const int nx = params_.nx, ny = params_.ny;
     ObstacleMask mask;
     try {
@@ -770,6 +789,11 @@ class Parser {
     } catch (const std::length_error&) {
       fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) + " is too large to hold in memory");
     }
+    return mask;
+  }
+
+  void mark_edge_walls(ObstacleMask& mask) const {
+    const int nx = params_.nx, ny = params_.ny;
     auto set = [&](long long i, long long j, std::uint8_t kind) {
       mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)] = kind;
     };
@@ -784,74 +808,84 @@ class Parser {
       if (edges_[e].kind == EdgeSpec::Moving) edge_cells(e, kMovingWall);
     for (int e = 0; e < 4; ++e)
       if (edges_[e].kind == EdgeSpec::Wall) edge_cells(e, kWall);
+  }
+
+  // The line of the last wall edge or obstacle: where a grid with no fluid left is reported.
+  unsigned last_obstacle_line() const {
     unsigned last_line = 0;
     for (int e = 0; e < 4; ++e)
       if (edges_[e].kind == EdgeSpec::Wall || edges_[e].kind == EdgeSpec::Moving) last_line = std::max(last_line, edges_[e].line);
+    for (const ShapeSpec& s : shapes_) last_line = std::max(last_line, s.line);
+    return last_line;
+  }
 
-    const std::string dir = file_.find('/') == std::string::npos ? "" : file_.substr(0, file_.rfind('/') + 1);
-    for (const ShapeSpec& s : shapes_) {
-      last_line = std::max(last_line, s.line);
-      const std::uint8_t shape_byte = static_cast<std::uint8_t>(kWall | s.body << kBodyShift);
-      // A cell takes one body's force: two measured bodies may not share it.
-      auto set = [&](long long i, long long j, std::uint8_t kind) {
-        std::uint8_t& cell = mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)];
-        const int other = cell >> kBodyShift;
-        if (s.body != 0 && other != 0 && other != s.body)
-          fail(s.line, "this obstacle (body " + measure_.bodies[s.body - 1] + ") overlaps body " +
-                           measure_.bodies[other - 1] + " at cell (" + std::to_string(i) + ", " + std::to_string(j) +
-                           "): measured bodies may not share cells, whose force would go to one of them");
-        cell = kind;
-      };
-      if (s.kind == ShapeSpec::Rectangle) {
-        for (long long j = s.from[1]; j <= s.to[1]; ++j)
-          for (long long i = s.from[0]; i <= s.to[0]; ++i) set(i, j, shape_byte);
-      } else if (s.kind == ShapeSpec::Circle) {
-        // The bounding box, clipped to the grid before any conversion to an integer.
-        const double r = s.radius, cx = s.center.x, cy = s.center.y;
-        const double i0 = std::max(0.0, std::ceil(cx - r)), i1 = std::min(nx - 1.0, std::floor(cx + r));
-        const double j0 = std::max(0.0, std::ceil(cy - r)), j1 = std::min(ny - 1.0, std::floor(cy + r));
-        std::size_t covered = 0;
-        for (double j = j0; j <= j1; ++j)
-          for (double i = i0; i <= i1; ++i)
-            if ((i - cx) * (i - cx) + (j - cy) * (j - cy) <= r * r) {
-              set(static_cast<long long>(i), static_cast<long long>(j), shape_byte);
-              ++covered;
-            }
-        if (covered == 0)
-          fail(s.line, "circle center = " + vec_text(s.center) + ", radius = " + shortest_text(r) +
-                           " covers no cell of the grid (cells are at whole (i, j), 0 <= i < " + std::to_string(nx) +
-                           ", 0 <= j < " + std::to_string(ny) + ")");
-      } else {
-        const std::string path = s.path[0] == '/' ? s.path : dir + s.path;
-        // A PNG holds at most a few bytes per pixel, with room for metadata.
-        const std::uint64_t cap = (std::uint64_t{1} << 20) + 16 * static_cast<std::uint64_t>(params_.cells());
-        PngMask picture;
-        try {
-          picture = read_png_mask(path, nx, ny, cap);
-          read_files_.push_back(path);
-        } catch (const InputError& e) {
-          fail(s.line, std::string("mask ") + e.what());
+  // A cell takes one body's force: two measured bodies may not share it.
+  void mark_shape_cell(ObstacleMask& mask, const ShapeSpec& s, long long i, long long j, std::uint8_t kind) const {
+    const int nx = params_.nx;
+    std::uint8_t& cell = mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)];
+    const int other = cell >> kBodyShift;
+    if (s.body != 0 && other != 0 && other != s.body)
+      fail(s.line, "this obstacle (body " + measure_.bodies[s.body - 1] + ") overlaps body " +
+                       measure_.bodies[other - 1] + " at cell (" + std::to_string(i) + ", " + std::to_string(j) +
+                       "): measured bodies may not share cells, whose force would go to one of them");
+    cell = kind;
+  }
+
+  void mark_rectangle(ObstacleMask& mask, const ShapeSpec& s, std::uint8_t shape_byte) const {
+    for (long long j = s.from[1]; j <= s.to[1]; ++j)
+      for (long long i = s.from[0]; i <= s.to[0]; ++i) mark_shape_cell(mask, s, i, j, shape_byte);
+  }
+
+  // The cells whose centres lie in the circle; one that covers none is an error.
+  void mark_circle(ObstacleMask& mask, const ShapeSpec& s, std::uint8_t shape_byte) const {
+    const int nx = params_.nx, ny = params_.ny;
+    // The bounding box, clipped to the grid before any conversion to an integer.
+    const double r = s.radius, cx = s.center.x, cy = s.center.y;
+    const double i0 = std::max(0.0, std::ceil(cx - r)), i1 = std::min(nx - 1.0, std::floor(cx + r));
+    const double j0 = std::max(0.0, std::ceil(cy - r)), j1 = std::min(ny - 1.0, std::floor(cy + r));
+    std::size_t covered = 0;
+    for (double j = j0; j <= j1; ++j)
+      for (double i = i0; i <= i1; ++i)
+        if ((i - cx) * (i - cx) + (j - cy) * (j - cy) <= r * r) {
+          mark_shape_cell(mask, s, static_cast<long long>(i), static_cast<long long>(j), shape_byte);
+          ++covered;
         }
-        // The picture's top row is the grid's top row, j = ny-1.
-        for (int y = 0; y < ny; ++y)
-          for (int x = 0; x < nx; ++x)
-            if (picture.at(x, y)) set(x, ny - 1 - y, shape_byte);
-      }
+    if (covered == 0)
+      fail(s.line, "circle center = " + vec_text(s.center) + ", radius = " + shortest_text(r) +
+                       " covers no cell of the grid (cells are at whole (i, j), 0 <= i < " + std::to_string(nx) +
+                       ", 0 <= j < " + std::to_string(ny) + ")");
+  }
+
+  // `path`: the mask's file, relative ones from the problem file's folder.
+  void mark_png_mask(ObstacleMask& mask, const ShapeSpec& s, std::uint8_t shape_byte, const std::string& path) const {
+    const int nx = params_.nx, ny = params_.ny;
+    // A PNG holds at most a few bytes per pixel, with room for metadata.
+    const std::uint64_t cap = (std::uint64_t{1} << 20) + 16 * static_cast<std::uint64_t>(params_.cells());
+    PngMask picture;
+    try {
+      picture = read_png_mask(path, nx, ny, cap);
+      read_files_.push_back(path);
+    } catch (const InputError& e) {
+      fail(s.line, std::string("mask ") + e.what());
     }
-    if (mask.fluid_cells() == 0) fail(last_line, "every cell is blocked; there is no fluid to simulate");
-    if (params_.extensions.curved_walls) {
-      std::vector<Circle> circles;
-      for (const ShapeSpec& s : shapes_)
-        if (s.interpolated) circles.push_back({s.center, s.radius});
-      try {
-        const auto open = [](const EdgeSpec& e) { return e.kind == EdgeSpec::Inlet || e.kind == EdgeSpec::Outlet; };
-        mask.links = circle_links(mask, circles, open(edges_[0]) || open(edges_[1]));
-      } catch (const std::bad_alloc&) {
-        fail(line_of(*grid_), "grid " + std::to_string(nx) + "x" + std::to_string(ny) +
-                                  " is too large to hold with curved walls' links in memory");
-      }
+    // The picture's top row is the grid's top row, j = ny-1.
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x)
+        if (picture.at(x, y)) mark_shape_cell(mask, s, x, ny - 1 - y, shape_byte);
+  }
+
+  // Interpolated bounce-back links of the circles marked interpolated.
+  void add_curved_links(ObstacleMask& mask) const {
+    std::vector<Circle> circles;
+    for (const ShapeSpec& s : shapes_)
+      if (s.interpolated) circles.push_back({s.center, s.radius});
+    try {
+      const auto open = [](const EdgeSpec& e) { return e.kind == EdgeSpec::Inlet || e.kind == EdgeSpec::Outlet; };
+      mask.links = circle_links(mask, circles, open(edges_[0]) || open(edges_[1]));
+    } catch (const std::bad_alloc&) {
+      fail(line_of(*grid_), "grid " + std::to_string(params_.nx) + "x" + std::to_string(params_.ny) +
+                                " is too large to hold with curved walls' links in memory");
     }
-    return mask;
   }
 
   std::string file_;

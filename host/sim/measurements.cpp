@@ -231,6 +231,70 @@ void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
   }
 }
 
+namespace {
+
+// The first body's lift over the steps recorded; its noise floor is 1% of the mean drag over their second half.
+Oscillation lift_oscillation(const std::vector<double>& forces, std::size_t per_step, std::size_t steps) {
+  std::vector<double> lift(steps);
+  double drag = 0;
+  for (std::size_t t = steps / 2; t < steps; ++t) drag += std::fabs(forces[t * per_step]) / static_cast<double>(steps - steps / 2);
+  for (std::size_t t = 0; t < steps; ++t) lift[t] = forces[t * per_step + 1];
+  return analyse_oscillation(lift, 1, drag);
+}
+
+// uy of the first probe in each row of probe values (rho, ux, uy of each probe).
+std::vector<double> first_probe_uy(const std::vector<double>& probe_values, std::size_t rows, std::size_t probes) {
+  std::vector<double> uy;
+  for (std::size_t r = 0; r < rows; ++r) uy.push_back(probe_values[r * 3 * probes + 2]);
+  return uy;
+}
+
+// St = f L / U of a stationary oscillation, over the steps its periods span.
+StrouhalEstimate strouhal_estimate(const Oscillation& o, const Measurements& m, const std::string& source,
+                                   int first_step, int last_step) {
+  StrouhalEstimate st{0, 0, source, o.periods, first_step, last_step};
+  st.value = o.frequency * *m.length / *m.velocity;
+  st.uncertainty = o.frequency_sd * *m.length / *m.velocity;
+  return st;
+}
+
+// The estimate's whole periods, else the steady window, else the last 10% of the steps.
+ForceWindow force_window(const std::optional<StrouhalEstimate>& strouhal, int forces_from, int last_step,
+                         int steady_window) {
+  ForceWindow w;
+  w.last_step = last_step;
+  if (strouhal && strouhal->last_step > strouhal->first_step) {
+    w.first_step = std::max(forces_from + 1, strouhal->first_step);
+    w.last_step = std::min(last_step, strouhal->last_step);
+    w.rule = "the " + std::to_string(strouhal->periods) + " whole periods of the Strouhal estimate";
+  } else if (steady_window > 0) {
+    w.first_step = std::max(forces_from + 1, last_step - steady_window + 1);
+    w.rule = "the last " + std::to_string(steady_window) + " steps, judged steady";
+  } else {
+    w.first_step = std::max(forces_from + 1, last_step - std::max(1, (last_step + 9) / 10) + 1);
+    w.rule = "the last 10% of the steps";
+  }
+  return w;
+}
+
+// Mean, min and max over the window of one force (`column` of each step's Fx, Fy per body).
+WindowStats window_stats(const std::vector<double>& forces, std::size_t per_step, std::size_t column,
+                         const ForceWindow& w, int forces_from) {
+  WindowStats st;
+  double sum = 0;
+  st.min = st.max = forces[static_cast<std::size_t>(w.first_step - forces_from - 1) * per_step + column];
+  for (int step = w.first_step; step <= w.last_step; ++step) {
+    const double v = forces[static_cast<std::size_t>(step - forces_from - 1) * per_step + column];
+    sum += v;
+    st.min = std::min(st.min, v);
+    st.max = std::max(st.max, v);
+  }
+  st.mean = sum / (w.last_step - w.first_step + 1);
+  return st;
+}
+
+}  // namespace
+
 MeasurementSummary MeasurementLog::summary(int steady_window) const {
   MeasurementSummary s;
   const std::size_t per_step = 2 * m_.bodies.size();
@@ -242,56 +306,30 @@ MeasurementSummary MeasurementLog::summary(int steady_window) const {
   } else {
     std::string why;
     if (steps > 0) {
-      // The lift's noise floor is 1% of the mean drag.
-      std::vector<double> lift(steps);
-      double drag = 0;
-      for (std::size_t t = steps / 2; t < steps; ++t) drag += std::fabs(forces_[t * per_step]) / static_cast<double>(steps - steps / 2);
-      for (std::size_t t = 0; t < steps; ++t) lift[t] = forces_[t * per_step + 1];
-      const Oscillation o = analyse_oscillation(lift, 1, drag);
-      if (o.stationary) {
-        // Sample t is step forces_from_ + t + 1.
-        s.strouhal = StrouhalEstimate{0, 0, "lift of " + m_.bodies[0], o.periods,
-                                      forces_from_ + static_cast<int>(std::floor(o.first_crossing)) + 2,
-                                      forces_from_ + static_cast<int>(std::floor(o.last_crossing)) + 1};
-        s.strouhal->value = o.frequency * *m_.length / *m_.velocity;
-        s.strouhal->uncertainty = o.frequency_sd * *m_.length / *m_.velocity;
-      } else {
+      const Oscillation o = lift_oscillation(forces_, per_step, steps);
+      if (o.stationary)  // sample t is step forces_from_ + t + 1
+        s.strouhal = strouhal_estimate(o, m_, "lift of " + m_.bodies[0],
+                                       forces_from_ + static_cast<int>(std::floor(o.first_crossing)) + 2,
+                                       forces_from_ + static_cast<int>(std::floor(o.last_crossing)) + 1);
+      else
         why = "the lift of " + m_.bodies[0] + " " + o.why;
-      }
     }
     if (!s.strouhal && !probe_steps_.empty()) {
-      std::vector<double> uy;
-      for (std::size_t r = 0; r < probe_steps_.size(); ++r) uy.push_back(probe_values_[r * 3 * m_.probes.size() + 2]);
       // uy's noise floor is 1% of the reference velocity.
-      const Oscillation o = analyse_oscillation(uy, m_.probe_every, *m_.velocity);
-      if (o.stationary) {
-        // Row r is step probe_steps_[0] + r * every.
-        const double at0 = probe_steps_[0];
-        s.strouhal = StrouhalEstimate{0, 0, "uy at probe " + m_.probes[0].name, o.periods,
-                                      static_cast<int>(std::floor(at0 + o.first_crossing * m_.probe_every)) + 1,
-                                      static_cast<int>(std::floor(at0 + o.last_crossing * m_.probe_every))};
-        s.strouhal->value = o.frequency * *m_.length / *m_.velocity;
-        s.strouhal->uncertainty = o.frequency_sd * *m_.length / *m_.velocity;
-      } else {
+      const Oscillation o = analyse_oscillation(first_probe_uy(probe_values_, probe_steps_.size(), m_.probes.size()),
+                                                m_.probe_every, *m_.velocity);
+      const double at0 = probe_steps_[0];  // row r is step probe_steps_[0] + r * every
+      if (o.stationary)
+        s.strouhal = strouhal_estimate(o, m_, "uy at probe " + m_.probes[0].name,
+                                       static_cast<int>(std::floor(at0 + o.first_crossing * m_.probe_every)) + 1,
+                                       static_cast<int>(std::floor(at0 + o.last_crossing * m_.probe_every)));
+      else
         why += (why.empty() ? "" : "; ") + ("uy at probe " + m_.probes[0].name + " " + o.why);
-      }
     }
     if (!s.strouhal) s.strouhal_note = "no estimate: " + (why.empty() ? std::string("nothing measured") : why);
   }
-  // The window: the estimate's whole periods, else the steady window, else the last 10% of the steps.
-  ForceWindow& w = s.window;
-  w.last_step = last_step;
-  if (s.strouhal && s.strouhal->last_step > s.strouhal->first_step) {
-    w.first_step = std::max(forces_from_ + 1, s.strouhal->first_step);
-    w.last_step = std::min(last_step, s.strouhal->last_step);
-    w.rule = "the " + std::to_string(s.strouhal->periods) + " whole periods of the Strouhal estimate";
-  } else if (steady_window > 0) {
-    w.first_step = std::max(forces_from_ + 1, last_step - steady_window + 1);
-    w.rule = "the last " + std::to_string(steady_window) + " steps, judged steady";
-  } else {
-    w.first_step = std::max(forces_from_ + 1, last_step - std::max(1, (last_step + 9) / 10) + 1);
-    w.rule = "the last 10% of the steps";
-  }
+  s.window = force_window(s.strouhal, forces_from_, last_step, steady_window);
+  const ForceWindow& w = s.window;
   for (std::size_t b = 0; b < m_.bodies.size(); ++b) {
     BodyForce f;
     f.name = m_.bodies[b];
@@ -299,18 +337,8 @@ MeasurementSummary MeasurementLog::summary(int steady_window) const {
       f.fx = forces_[(steps - 1) * per_step + 2 * b];
       f.fy = forces_[(steps - 1) * per_step + 2 * b + 1];
       if (m_.coefficients()) f.cd = coefficient(f.fx), f.cl = coefficient(f.fy);
-      for (int c = 0; c < 2; ++c) {
-        WindowStats& st = c == 0 ? f.fx_window : f.fy_window;
-        double sum = 0;
-        st.min = st.max = forces_[static_cast<std::size_t>(w.first_step - forces_from_ - 1) * per_step + 2 * b + c];
-        for (int step = w.first_step; step <= w.last_step; ++step) {
-          const double v = forces_[static_cast<std::size_t>(step - forces_from_ - 1) * per_step + 2 * b + c];
-          sum += v;
-          st.min = std::min(st.min, v);
-          st.max = std::max(st.max, v);
-        }
-        st.mean = sum / (w.last_step - w.first_step + 1);
-      }
+      f.fx_window = window_stats(forces_, per_step, 2 * b, w, forces_from_);
+      f.fy_window = window_stats(forces_, per_step, 2 * b + 1, w, forces_from_);
       if (m_.coefficients()) {
         // C = k F with k > 0: the coefficient's mean, min and max are k times the force's.
         auto scaled = [&](const WindowStats& st) { return WindowStats{coefficient(st.mean), coefficient(st.min), coefficient(st.max)}; };
