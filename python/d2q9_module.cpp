@@ -193,6 +193,84 @@ d2q9::Problem problem_from(const std::string& path, const std::string& obstacles
   return d2q9::load_problem(path, obstacles, runs_on(path, backend, precision));
 }
 
+// What Python reads of a simulation: its fields, distributions and series,
+// copied under its lock and handed over as numpy arrays.
+void bind_reads(py::class_<PySimulation>& simulation) {
+  simulation
+    .def("fields", [](PySimulation& s) {
+      const d2q9::FlowFields f = locked(s, [](d2q9::Simulation& sim) { return sim.fields(); });
+      py::dict d;
+      d["density"] = grid(f.density, f.ny, f.nx);
+      d["ux"] = grid(f.ux, f.ny, f.nx);
+      d["uy"] = grid(f.uy, f.ny, f.nx);
+      d["speed"] = grid(f.speed, f.ny, f.nx);
+      d["vorticity"] = grid(f.vorticity, f.ny, f.nx);
+      return d;
+    })
+    .def("distributions", [](PySimulation& s) {
+      int nx = 0, ny = 0;
+      const std::vector<double> f = locked(s, [&](d2q9::Simulation& sim) {
+        nx = sim.params().nx;
+        ny = sim.params().ny;
+        return sim.distributions();
+      });
+      py::array_t<double> a({9, ny, nx});
+      std::copy(f.begin(), f.end(), a.mutable_data());
+      return a;
+    })
+    .def("average_velocities", [](PySimulation& s) {
+      return vector(locked(s, [](d2q9::Simulation& sim) { return sim.average_velocities(); }));
+    })
+    .def("_force_series", [](PySimulation& s) {
+      // The library's coefficients, the very doubles forces.csv prints.
+      auto [bodies, first, series, coefficients, with_coefficients] = locked(s, [](d2q9::Simulation& sim) {
+        const d2q9::MeasurementLog& log = sim.measurements();
+        return std::make_tuple(log.bodies(), log.forces_from(), log.force_series(), log.coefficient_series(),
+                               log.coefficients());
+      });
+      return py::make_tuple(bodies, first, vector(series),
+                            with_coefficients ? py::object(vector(coefficients)) : py::object(py::none()));
+    })
+    .def("_probe_series", [](PySimulation& s) {
+      // The log's own doubles, not probes.csv's 13 digits.
+      auto [names, steps, series] = locked(s, [](d2q9::Simulation& sim) {
+        const d2q9::MeasurementLog& log = sim.measurements();
+        std::vector<std::string> probe_names;
+        for (const d2q9::Probe& p : log.probe_list()) probe_names.push_back(p.name);
+        return std::make_tuple(probe_names, log.probe_steps(), log.probe_series());
+      });
+      py::array_t<std::int64_t> step_array(static_cast<py::ssize_t>(steps.size()));
+      std::copy(steps.begin(), steps.end(), step_array.mutable_data());
+      return py::make_tuple(names, step_array, vector(series));
+    });
+}
+
+// What a simulation writes and restores (the library's checks and files),
+// and the copies it refuses.
+void bind_writes(py::class_<PySimulation>& simulation) {
+  simulation
+    .def("write_outputs", [](PySimulation& s, const std::string& dir) {
+      writing([&] { locked(s, [&](d2q9::Simulation& sim) { sim.write_outputs(dir); }); });
+    }, py::arg("dir"))
+    .def("_check_checkpoint_target", [](PySimulation& s, const std::string& path, bool overwrite) {
+      locked(s, [&](d2q9::Simulation& sim) { sim.check_checkpoint_target(path, overwrite); });
+    })
+    .def("_checkpoint", [](PySimulation& s, const std::string& path, const std::string& problem_file, bool overwrite) {
+      writing([&] {
+        locked(s, [&](d2q9::Simulation& sim) {
+          sim.save_checkpoint(path, d2q9::problem_file_record(problem_file, sim.params()), overwrite);
+        });
+      });
+    })
+    .def("_resume", [](PySimulation& s, const std::string& path) {
+      locked(s, [&](d2q9::Simulation& sim) { sim.resume(d2q9::read_checkpoint(path), path); });
+    })
+    .def("__copy__", [](py::handle self) { refuse_copy(self); })
+    .def("__deepcopy__", [](py::handle self, py::handle) { refuse_copy(self); })
+    .def("__reduce_ex__", [](py::handle self, py::handle) { refuse_copy(self); })
+    .def("__reduce__", [](py::handle self) { refuse_copy(self); });
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_d2q9, m) {
@@ -215,92 +293,29 @@ PYBIND11_MODULE(_d2q9, m) {
       }, py::arg("text"), py::arg("name"), py::arg("backend") = "opencl", py::arg("precision") = "float",
          "A problem file's text; `name` is what errors call it");
 
-  py::class_<PySimulation>(m, "Simulation")
-      .def(py::init<d2q9::Problem, const std::string&, int, const std::string&, const std::string&>(),
-           py::arg("problem"), py::arg("backend"), py::arg("device"), py::arg("precision"), py::arg("kernels_dir"))
-      .def("step", [](PySimulation& s, py::handle n) { step_in_chunks(s, steps_argument(n)); }, py::arg("steps"))
-      .def_property_readonly("steps_done", [](PySimulation& s) {
-        return locked(s, [](d2q9::Simulation& sim) { return sim.steps_done(); });
-      })
-      .def_property_readonly("params", [](PySimulation& s) {
-        const d2q9::Params p = locked(s, [](d2q9::Simulation& sim) { return sim.params(); });
-        py::dict d;
-        d["nx"] = p.nx;
-        d["ny"] = p.ny;
-        d["steps"] = p.max_iters;
-        d["density"] = p.density;
-        d["accel"] = p.accel;
-        d["omega"] = p.omega;
-        d["viscosity"] = p.viscosity();
-        d["reynolds_dim"] = p.reynolds_dim;
-        return d;
-      })
-      .def("fields", [](PySimulation& s) {
-        const d2q9::FlowFields f = locked(s, [](d2q9::Simulation& sim) { return sim.fields(); });
-        py::dict d;
-        d["density"] = grid(f.density, f.ny, f.nx);
-        d["ux"] = grid(f.ux, f.ny, f.nx);
-        d["uy"] = grid(f.uy, f.ny, f.nx);
-        d["speed"] = grid(f.speed, f.ny, f.nx);
-        d["vorticity"] = grid(f.vorticity, f.ny, f.nx);
-        return d;
-      })
-      .def("distributions", [](PySimulation& s) {
-        int nx = 0, ny = 0;
-        const std::vector<double> f = locked(s, [&](d2q9::Simulation& sim) {
-          nx = sim.params().nx;
-          ny = sim.params().ny;
-          return sim.distributions();
-        });
-        py::array_t<double> a({9, ny, nx});
-        std::copy(f.begin(), f.end(), a.mutable_data());
-        return a;
-      })
-      .def("average_velocities", [](PySimulation& s) {
-        return vector(locked(s, [](d2q9::Simulation& sim) { return sim.average_velocities(); }));
-      })
-      .def("_force_series", [](PySimulation& s) {
-        // The library's coefficients, the very doubles forces.csv prints.
-        auto [bodies, first, series, coefficients, with_coefficients] = locked(s, [](d2q9::Simulation& sim) {
-          const d2q9::MeasurementLog& log = sim.measurements();
-          return std::make_tuple(log.bodies(), log.forces_from(), log.force_series(), log.coefficient_series(),
-                                 log.coefficients());
-        });
-        return py::make_tuple(bodies, first, vector(series),
-                              with_coefficients ? py::object(vector(coefficients)) : py::object(py::none()));
-      })
-      .def("_probe_series", [](PySimulation& s) {
-        // The log's own doubles, not probes.csv's 13 digits.
-        auto [names, steps, series] = locked(s, [](d2q9::Simulation& sim) {
-          const d2q9::MeasurementLog& log = sim.measurements();
-          std::vector<std::string> probe_names;
-          for (const d2q9::Probe& p : log.probe_list()) probe_names.push_back(p.name);
-          return std::make_tuple(probe_names, log.probe_steps(), log.probe_series());
-        });
-        py::array_t<std::int64_t> step_array(static_cast<py::ssize_t>(steps.size()));
-        std::copy(steps.begin(), steps.end(), step_array.mutable_data());
-        return py::make_tuple(names, step_array, vector(series));
-      })
-      .def("write_outputs", [](PySimulation& s, const std::string& dir) {
-        writing([&] { locked(s, [&](d2q9::Simulation& sim) { sim.write_outputs(dir); }); });
-      }, py::arg("dir"))
-      .def("_check_checkpoint_target", [](PySimulation& s, const std::string& path, bool overwrite) {
-        locked(s, [&](d2q9::Simulation& sim) { sim.check_checkpoint_target(path, overwrite); });
-      })
-      .def("_checkpoint", [](PySimulation& s, const std::string& path, const std::string& problem_file, bool overwrite) {
-        writing([&] {
-          locked(s, [&](d2q9::Simulation& sim) {
-            sim.save_checkpoint(path, d2q9::problem_file_record(problem_file, sim.params()), overwrite);
-          });
-        });
-      })
-      .def("_resume", [](PySimulation& s, const std::string& path) {
-        locked(s, [&](d2q9::Simulation& sim) { sim.resume(d2q9::read_checkpoint(path), path); });
-      })
-      .def("__copy__", [](py::handle self) { refuse_copy(self); })
-      .def("__deepcopy__", [](py::handle self, py::handle) { refuse_copy(self); })
-      .def("__reduce_ex__", [](py::handle self, py::handle) { refuse_copy(self); })
-      .def("__reduce__", [](py::handle self) { refuse_copy(self); });
+  py::class_<PySimulation> simulation(m, "Simulation");
+  simulation
+    .def(py::init<d2q9::Problem, const std::string&, int, const std::string&, const std::string&>(),
+         py::arg("problem"), py::arg("backend"), py::arg("device"), py::arg("precision"), py::arg("kernels_dir"))
+    .def("step", [](PySimulation& s, py::handle n) { step_in_chunks(s, steps_argument(n)); }, py::arg("steps"))
+    .def_property_readonly("steps_done", [](PySimulation& s) {
+      return locked(s, [](d2q9::Simulation& sim) { return sim.steps_done(); });
+    })
+    .def_property_readonly("params", [](PySimulation& s) {
+      const d2q9::Params p = locked(s, [](d2q9::Simulation& sim) { return sim.params(); });
+      py::dict d;
+      d["nx"] = p.nx;
+      d["ny"] = p.ny;
+      d["steps"] = p.max_iters;
+      d["density"] = p.density;
+      d["accel"] = p.accel;
+      d["omega"] = p.omega;
+      d["viscosity"] = p.viscosity();
+      d["reynolds_dim"] = p.reynolds_dim;
+      return d;
+    });
+  bind_reads(simulation);
+  bind_writes(simulation);
 
   m.def("_checkpoint_record", [](const std::string& path) {
     const d2q9::Checkpoint c = d2q9::read_checkpoint(path);
