@@ -366,6 +366,24 @@ InterruptedError interrupted_while_writing(int sig, const std::string& output_di
                                    " are unchanged");
 }
 
+// The simulation on every rank, resumed where a checkpoint says; the ranks
+// agree on any failure before one of them could wait for another.
+std::unique_ptr<Simulation> start_simulation(RunInputs& in, const Options& given, Ranks& ranks) {
+  const Options& o = in.o;
+  std::unique_ptr<Simulation> sim;
+  std::exception_ptr failure;
+  try {
+    sim = std::make_unique<Simulation>(std::move(in.problem), simulation_options(o, given, ranks));
+    if (o.tune && !o.quiet) print_tuning_table(sim->solver(), sim->search_now_table(), sim->launch_reason());
+    if (!o.restart_file.empty()) sim->resume(std::move(in.restart), o.restart_file);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  ranks.agree(failure);
+  in.restart = Checkpoint();  // not held through the run
+  return sim;
+}
+
 // The outputs replace their targets as one: a signal now waits until they are done.
 void commit_with_signals_held(OutputSet& outputs) {
   sigset_t stop, previous;
@@ -403,16 +421,7 @@ void run(const Options& given, Ranks& ranks) {
 
   const Measurements measure = in.problem.measure;
   const std::vector<std::string> inputs = run_input_files(o, in.problem.read_files);
-  std::optional<Simulation> sim;
-  try {
-    sim.emplace(std::move(in.problem), simulation_options(o, given, ranks));
-    if (o.tune && !o.quiet) print_tuning_table(sim->solver(), sim->search_now_table(), sim->launch_reason());
-    if (!o.restart_file.empty()) sim->resume(std::move(in.restart), o.restart_file);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  ranks.agree(failure);
-  in.restart = Checkpoint();  // not held through the run
+  const std::unique_ptr<Simulation> sim = start_simulation(in, given, ranks);
   const Params& params = sim->params();
   const ObstacleMask& mask = sim->mask();
   times.setup_s = wall.lap();
