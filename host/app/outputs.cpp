@@ -130,7 +130,9 @@ void check_checkpoint_target(const Options& o, const std::string& path, const st
   std::vector<std::string> inputs = run_input_files(o, problem_reads);
   // The checkpoint this run continues from is its own to replace.
   inputs.erase(std::remove_if(inputs.begin(), inputs.end(),
-                              [&](const std::string& input) { return input == o.restart_file; }),
+                              [&](const std::string& input) {
+                                return !o.restart_file.empty() && same_file(input, o.restart_file);
+                              }),
                inputs.end());
   const auto continued = [&](const std::string& p) { return !o.restart_file.empty() && same_file(p, o.restart_file); };
   d2q9::check_checkpoint_target(path, inputs, o.overwrite_checkpoint, continued,
