@@ -56,15 +56,15 @@ std::string base_name(const std::string& path) {
 
 ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, int max_iters, bool check, int ranks) {
   ExtraOutputs x;
-  if (!measure.bodies.empty()) x.forces_csv = o.output_dir + "/forces.csv";
-  if (!measure.probes.empty()) x.probes_csv = o.output_dir + "/probes.csv";
+  if (!measure.bodies.empty()) x.forces_csv = o.output_dir + "/" + kForcesFile;
+  if (!measure.probes.empty()) x.probes_csv = o.output_dir + "/" + kProbesFile;
   x.fields = o.fields;
   x.scale = o.scale;
   if (!o.no_png) {
     const bool both = x.fields.size() > 1;
     for (PictureField field : x.fields) {
       std::string name = o.png_file;
-      if (name.empty()) name = field == PictureField::Speed ? "final_state.png" : "final_state_vorticity.png";
+      if (name.empty()) name = field == PictureField::Speed ? kSpeedPictureFile : kVorticityPictureFile;
       else if (both && field == PictureField::Vorticity) name = vorticity_picture_name(name);
       x.pictures.push_back({field, output_path(o.output_dir, name)});
     }
@@ -95,7 +95,7 @@ ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, i
 }
 
 std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& extra) {
-  std::vector<std::string> files = {o.output_dir + "/av_vels.dat", o.output_dir + "/final_state.dat"};
+  std::vector<std::string> files = {o.output_dir + "/" + kAvVelsFile, o.output_dir + "/" + kFinalStateFile};
   for (const std::string* p : {&extra.forces_csv, &extra.probes_csv})
     if (!p->empty()) files.push_back(*p);
   for (const PictureFile& p : extra.pictures) files.push_back(p.path);

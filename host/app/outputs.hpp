@@ -8,6 +8,7 @@
 #include "app/cli.hpp"
 #include "core/ranks.hpp"
 #include "io/output.hpp"
+#include "io/output_guard.hpp"
 #include "io/picture.hpp"
 #include "problem/problem.hpp"
 #include "io/vtk_output.hpp"

@@ -351,8 +351,8 @@ void add_run_outputs(OutputSet& outputs, Ranks& ranks, const Options& o, const E
                      const Simulation& sim, ViewWriter& views, const StateRows& state) {
   const std::vector<double>& av_vels = sim.average_velocities();
   check_final_state(ranks, sim.params(), sim.mask(), state, av_vels.size() - 1);
-  ranks.on_root([&] { write_av_vels(outputs.add(o.output_dir + "/av_vels.dat"), av_vels); });
-  add_final_state(outputs, ranks, o.output_dir + "/final_state.dat", sim.params(), sim.mask(), state);
+  ranks.on_root([&] { write_av_vels(outputs.add(o.output_dir + "/" + kAvVelsFile), av_vels); });
+  add_final_state(outputs, ranks, o.output_dir + "/" + kFinalStateFile, sim.params(), sim.mask(), state);
   views.add_final_outputs(outputs, ranks, state);
   ranks.on_root([&] {
     sim.measurements().write(extra.forces_csv.empty() ? nullptr : outputs.add(extra.forces_csv),

@@ -127,8 +127,8 @@ void check_output_targets(const std::vector<std::string>& outputs, const std::ve
 }
 
 const std::vector<std::string>& own_output_names() {
-  static const std::vector<std::string> names = {"av_vels.dat",    "final_state.dat", "forces.csv",
-                                                 "probes.csv",     "final_state.png", "final_state_vorticity.png"};
+  static const std::vector<std::string> names = {kAvVelsFile, kFinalStateFile,   kForcesFile,
+                                                 kProbesFile, kSpeedPictureFile, kVorticityPictureFile};
   return names;
 }
 

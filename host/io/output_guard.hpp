@@ -26,8 +26,15 @@ void check_output_targets(const std::vector<std::string>& outputs, const std::ve
 // itself (any write since changes the status-change time).
 constexpr const char* kOutputManifest = ".d2q9-outputs.json";
 
-// The names a run gives its outputs in its output folder by itself; the
-// clean-up considers no other file.
+// The names a run gives its outputs in its output folder by itself, declared
+// once: the writers (the command line's and Simulation::write_outputs) and
+// the clean-up, which considers no other file, read them.
+constexpr const char* kAvVelsFile = "av_vels.dat";
+constexpr const char* kFinalStateFile = "final_state.dat";
+constexpr const char* kForcesFile = "forces.csv";
+constexpr const char* kProbesFile = "probes.csv";
+constexpr const char* kSpeedPictureFile = "final_state.png";
+constexpr const char* kVorticityPictureFile = "final_state_vorticity.png";
 const std::vector<std::string>& own_output_names();
 
 // After a run's outputs are in place in `dir`: each file under

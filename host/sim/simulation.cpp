@@ -253,9 +253,9 @@ FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->di
 void Simulation::write_outputs(const std::string& dir) {
   refuse_if_unstable();
   make_output_dir(dir);
-  std::vector<std::string> paths = {dir + "/av_vels.dat", dir + "/final_state.dat"};
-  if (measurements_.forces()) paths.push_back(dir + "/forces.csv");
-  if (measurements_.probes()) paths.push_back(dir + "/probes.csv");
+  std::vector<std::string> paths = {dir + "/" + kAvVelsFile, dir + "/" + kFinalStateFile};
+  if (measurements_.forces()) paths.push_back(dir + "/" + kForcesFile);
+  if (measurements_.probes()) paths.push_back(dir + "/" + kProbesFile);
   check_output_targets(paths, input_files_);
   const std::vector<double> f = solver_->distributions();
   check_distributions(params_, mask_, f, av_vels_.empty() ? 0 : av_vels_.size() - 1);
