@@ -228,31 +228,39 @@ ALWAYS_INLINE void collide_fluid(const real* g, const cell_moments m, real* f) {
 
 #ifdef SPONGE
 // --- Absorbing layers (Xu & Sagaut, J. Comput. Phys. 245, 14, 2013): in the
-// SPONGE_LEFT columns from the inlet and the SPONGE_RIGHT columns to the
-// outlet, the post-collision state relaxes toward the far field's
-// equilibrium (the inlet's velocity, OUTLET_DENSITY) at a rate rising as the
-// square of the depth to SPONGE_STRENGTH at the edge. Density and momentum are
-// damped alike, so the layer's acoustic impedance is the flow's: sound enters
-// it without reflecting and fades, instead of ringing between the inlet and
-// the outlet.
-ALWAYS_INLINE real sponge_rate(const int ii) {
+// SPONGE_<EDGE> cells beside an open edge, the post-collision state relaxes
+// toward the far field's equilibrium (far_field: the inlet's velocity at
+// FAR_DENSITY) at a rate rising as the square of the depth to SPONGE_STRENGTH
+// at the edge; where two layers meet, the deeper one's. Density and momentum
+// are damped alike, so the layer's acoustic impedance is the flow's: sound
+// enters it without reflecting and fades, instead of ringing between the
+// inlet and the outlet.
+ALWAYS_INLINE real sponge_rate(const int ii, const int jj) {
   real depth = (real)0;
+  (void)jj;
 #if SPONGE_LEFT > 0
   if (ii < SPONGE_LEFT) depth = (real)(SPONGE_LEFT - ii) / (real)SPONGE_LEFT;
 #endif
 #if SPONGE_RIGHT > 0
   if (ii >= NX - SPONGE_RIGHT) depth = (real)(ii - (NX - SPONGE_RIGHT) + 1) / (real)SPONGE_RIGHT;
 #endif
+#if SPONGE_BOTTOM > 0
+  if (jj + ROW_OFFSET < SPONGE_BOTTOM) depth = fmax(depth, (real)(SPONGE_BOTTOM - (jj + ROW_OFFSET)) / (real)SPONGE_BOTTOM);
+#endif
+#if SPONGE_TOP > 0
+  if (jj + ROW_OFFSET >= GRID_NY - SPONGE_TOP)
+    depth = fmax(depth, (real)(jj + ROW_OFFSET - (GRID_NY - SPONGE_TOP) + 1) / (real)SPONGE_TOP);
+#endif
   return (real)SPONGE_STRENGTH * (depth * depth);
 }
 
 // f_k += s (feq_k(far field) - f_k), one fma per speed.
 ALWAYS_INLINE void absorb(const int ii, const int jj, const int t, real* f) {
-  const real s = sponge_rate(ii);
+  const real s = sponge_rate(ii, jj);
   if (s == (real)0) return;
-  const inflow_velocity v = inflow(jj, t);
+  const far_velocity v = far_field(ii, jj, t);
   const real a = fma(fma(v.ux, v.ux, v.uy * v.uy), (real)-1.5, (real)1);
-  const real rho = (real)OUTLET_DENSITY;
+  const real rho = (real)FAR_DENSITY;
   const real q0 = W0 * rho, q1 = W1 * rho, q2 = W2 * rho;
   const real u5 = v.ux + v.uy, u6 = v.uy - v.ux;
   f[0] = fma(s, q0 * a - f[0], f[0]);
@@ -267,39 +275,61 @@ ALWAYS_INLINE void absorb(const int ii, const int jj, const int t, real* f) {
 }
 #endif
 
-// --- Obstacles and the accelerated row.
+// --- Walls: the kinds of obstacle cell and the accelerated row.
 
 #ifdef MOVING_WALL
-// What a wall moving at (WALL_UX, WALL_UY) adds to the distribution of speed
-// (ex, ey) it bounces back: 2 w rho (e.u_w) / c^2 (Ladd, J. Fluid Mech. 271,
-// 285, 1994), with the problem's density.
-ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey) {
-  return (real)6 * w * (real)DENSITY * ((real)ex * (real)WALL_UX + (real)ey * (real)WALL_UY);
+// Each moving wall number's velocity (ux, uy), the host's table.
+__constant real wall_velocities[2 * WALL_NUMBERS] = WALL_VELOCITIES;
+
+// What a wall moving at (ux, uy) adds to the distribution of speed (ex, ey)
+// it bounces back: 2 w rho (e.u_w) / c^2 (Ladd, J. Fluid Mech. 271, 285,
+// 1994), with the problem's density.
+ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey, const real ux, const real uy) {
+  return (real)6 * w * (real)DENSITY * ((real)ex * ux + (real)ey * uy);
 }
 
-ALWAYS_INLINE void add_wall_momentum(real* f) {
-  f[1] += wall_term(W1, 1, 0);
-  f[2] += wall_term(W1, 0, 1);
-  f[3] += wall_term(W1, -1, 0);
-  f[4] += wall_term(W1, 0, -1);
-  f[5] += wall_term(W2, 1, 1);
-  f[6] += wall_term(W2, -1, 1);
-  f[7] += wall_term(W2, -1, -1);
-  f[8] += wall_term(W2, 1, -1);
+ALWAYS_INLINE void add_wall_momentum(real* f, const int number) {
+  const real ux = wall_velocities[2 * number], uy = wall_velocities[2 * number + 1];
+  f[1] += wall_term(W1, 1, 0, ux, uy);
+  f[2] += wall_term(W1, 0, 1, ux, uy);
+  f[3] += wall_term(W1, -1, 0, ux, uy);
+  f[4] += wall_term(W1, 0, -1, ux, uy);
+  f[5] += wall_term(W2, 1, 1, ux, uy);
+  f[6] += wall_term(W2, -1, 1, ux, uy);
+  f[7] += wall_term(W2, -1, -1, ux, uy);
+  f[8] += wall_term(W2, 1, -1, ux, uy);
 }
 #endif
 
-// Rebound of an obstacle cell: each distribution goes back where it came
-// from; f0 never changes. Cells of kind 2 are a moving wall (MOVING_WALL),
-// which gives what it bounces back its momentum.
-ALWAYS_INLINE void rebound(const real* g, const int blocked, real* f) {
+#ifdef FREE_SLIP
+// A free-slip wall cell reflects what arrives as a mirror does: across x
+// (a wall along y) 1<->3, 5<->6, 7<->8, across y 2<->4, 5<->8, 6<->7; the
+// tangential momentum goes on, so the wall has no friction.
+ALWAYS_INLINE void reflect(const real* g, const int across_x, real* f) {
+  f[1] = across_x ? g[3] : g[1];
+  f[2] = across_x ? g[2] : g[4];
+  f[3] = across_x ? g[1] : g[3];
+  f[4] = across_x ? g[4] : g[2];
+  f[5] = across_x ? g[6] : g[8];
+  f[6] = across_x ? g[5] : g[7];
+  f[7] = across_x ? g[8] : g[6];
+  f[8] = across_x ? g[7] : g[5];
+}
+#endif
+
+// An obstacle cell of kind `cell`: each distribution goes back where it came
+// from (f0 never changes); a moving wall (MOVING_WALL) gives what it bounces
+// back its momentum; a free-slip wall (FREE_SLIP) reflects it instead.
+ALWAYS_INLINE void rebound(const real* g, const int cell, real* f) {
   f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
   f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
 #ifdef MOVING_WALL
-  if ((blocked & 3) == 2) add_wall_momentum(f);
-#else
-  (void)blocked;
+  if (CELL_CLASS(cell) == CELL_MOVING_WALL) add_wall_momentum(f, CELL_NUMBER(cell));
 #endif
+#ifdef FREE_SLIP
+  if (CELL_CLASS(cell) == CELL_FREE_SLIP) reflect(g, CELL_NUMBER(cell) == FREE_SLIP_ACROSS_X, f);
+#endif
+  (void)cell;
 }
 
 // The next step's accelerate_flow on a fluid cell of row ACCEL_ROW, with the
@@ -319,8 +349,9 @@ ALWAYS_INLINE void accelerate_cell(real* f) {
   }
 }
 
-// The new state f of a cell from its incoming distributions g: rebound on
-// obstacles, collision on fluid. t is the step's number (the inlet's ramp).
+// The new state f of a cell of kind `cell` (cl/cell_kinds.cl) from its
+// incoming distributions g: rebound on obstacles, collision on fluid, an open
+// boundary's unknowns set first. t is the step's number (the inlet's ramp).
 // Returns |u| (0 on obstacles), as the coursework's av_velocity measures it.
 // With `accelerate` (the cell is in row ACCEL_ROW and a next step follows) it
 // then applies that step's accelerate_flow.
@@ -328,16 +359,17 @@ ALWAYS_INLINE void accelerate_cell(real* f) {
 // Every cell is collided and obstacles then keep their bounced-back values:
 // branch-free, so CPU compilers can vectorise across work-items and GPU warps
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
-// `edges`: whether the cell may lie on an open edge or in a sponge (0 only
-// where it provably does not: the blocked kernel's plain tiles).
-ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, const int jj, const int t,
+// `edges`: whether the cell may be an open boundary or lie in a sponge (0
+// only where it provably does not: the blocked kernel's plain tiles).
+ALWAYS_INLINE real collide_cell(const real* g, const int cell, const int ii, const int jj, const int t,
                                 const int accelerate, const int edges, real* f) {
   (void)edges;
-#if defined(INLET) || defined(OUTLET)
-  // g with the open edges' unknowns set; rebound keeps g. Copied without a
-  // loop, which would keep the rows kernel scalar on CPUs (see store()).
+  const int obstacle = CELL_CLASS(cell) != CELL_FLUID;
+#ifdef OPEN_EDGES
+  // g with an open boundary's unknowns set; rebound keeps g. Copied without
+  // a loop, which would keep the rows kernel scalar on CPUs (see store()).
   real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
-  if (edges && !blocked) open_edges(ii, jj, t, g_open);
+  if (edges && !obstacle && cell) open_boundary(CELL_NUMBER(cell), ii, jj, t, g_open);
   g = g_open;
 #else
   (void)ii;
@@ -355,15 +387,15 @@ ALWAYS_INLINE real collide_cell(const real* g, const int blocked, const int ii, 
   // new state's velocity is u, to rounding: no second density and division.
   // av_vels may differ by rounding (the contract), so float takes the
   // hardware's square root, which is cheaper than a correctly rounded one.
-  const real speed = blocked ? (real)0 : SPEED_SQRT(m.u_sq);
+  const real speed = obstacle ? (real)0 : SPEED_SQRT(m.u_sq);
 
-  if (blocked) rebound(g, blocked, f);
-  if (accelerate && !blocked) accelerate_cell(f);
+  if (obstacle) rebound(g, cell, f);
+  if (accelerate && !obstacle) accelerate_cell(f);
   return speed;
 }
-ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const int jj, const int t,
+ALWAYS_INLINE real collide(const real* g, const int cell, const int ii, const int jj, const int t,
                            const int accelerate, real* f) {
-  return collide_cell(g, blocked, ii, jj, t, accelerate, 1, f);
+  return collide_cell(g, cell, ii, jj, t, accelerate, 1, f);
 }
 
 // Sums `value` over the work-group in a fixed order (tree in local memory)
@@ -403,7 +435,7 @@ ALWAYS_INLINE real collide(const real* g, const int blocked, const int ii, const
 // Without measured bodies (FORCE_BODIES) there is nothing to add.
 ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, const real* f) {
 #ifdef FORCE_BODIES
-  const int body = blocked >> 2;
+  const int body = CELL_CLASS(blocked) != CELL_FLUID ? CELL_NUMBER(blocked) : 0;  // open boundaries are fluid
   // Only a measured body's cells add anything: the rest (nearly every cell)
   // skip the arithmetic, which would add +0 (a sum that starts at +0 and
   // adds finite values is never -0, so skipping +0 changes no bit).

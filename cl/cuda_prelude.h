@@ -14,6 +14,7 @@
 #define __kernel extern "C" __global__
 #define __global
 #define __local __shared__
+#define __constant __constant__
 // A function parameter pointing into local memory: CUDA takes a plain (generic)
 // pointer, which inlining resolves to shared memory.
 #define LOCAL_ARG

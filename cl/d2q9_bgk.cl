@@ -32,21 +32,23 @@
 //                        (ROW_OFFSET is not set) and takes first_group_row
 // and, only for problems that use them (problem files, docs/problem-files.md),
 // each compiled in alone so that coursework kernels stay as they are:
-//   MOVING_WALL with WALL_UX, WALL_UY   obstacle cells of kind 2 move (bounce-back with momentum)
+//   MOVING_WALL with WALL_NUMBERS, WALL_VELOCITIES   the velocity of each moving
+//                                       wall number (cells of kind CELL_MOVING_WALL)
+//   FREE_SLIP                           cells of kind CELL_FREE_SLIP (reflect)
 //   BODY_FORCE with FORCE_X, FORCE_Y    force per unit volume on the fluid (Guo forcing)
-//   INLET with INLET_UX, INLET_UY       Zou/He velocity inlet on column 0
-//     or INLET_PARABOLIC with INLET_PROFILE, INLET_HEIGHT (Poiseuille's profile)
-//     and INLET_RAMP                    steps over which the inlet's velocity rises from 0
-//   OUTLET with OUTLET_DENSITY          Zou/He pressure outlet on column NX-1
-//   SPONGE with SPONGE_LEFT, SPONGE_RIGHT, SPONGE_STRENGTH   absorbing layers
-//                                       beside the inlet and the outlet (absorb)
+//   OPEN_EDGES with <EDGE>_INLET or <EDGE>_OUTLET and their values
+//                                       Zou/He velocity inlets and pressure
+//                                       outlets on any edge (open_edges.cl)
+//     and INLET_RAMP                    steps over which the inlets' velocity rises from 0
+//   SPONGE with SPONGE_<EDGE>, SPONGE_STRENGTH, FAR_FIELD_<EDGE>, FAR_DENSITY
+//                                       absorbing layers beside open edges (absorb)
 //   COLLISION_TRT with OMEGA_MINUS      two-relaxation-time collision (trt_pair)
 //   COLLISION_REGULARISED               regularised BGK collision
 //   CURVED_LINKS        curved walls (interpolated bounce-back): `obstacles`
 //                       holds 8 planes of link bytes after the obstacle bytes
 //   FORCE_BODIES        bodies whose force is measured (momentum exchange): an
-//                       obstacle byte's bits 2-7 hold its body (1..FORCE_BODIES,
-//                       0: not measured), bits 0-1 its kind; each work-group's
+//                       obstacle byte's number (cell_kinds.cl) is its body
+//                       (1..FORCE_BODIES; 0: not measured); each work-group's
 //                       partial sums then hold |u| and (Fx, Fy) per body
 // With halo rows the pull never wraps in y.
 //
@@ -57,6 +59,10 @@
 // _blocked: a slab launches its edge rows and its interior separately) and step, the number
 // of the launch's first step counted from the run's start (read only with
 // INLET_RAMP).
+//
+// Each cell's byte in `obstacles` is its kind (cell_kinds.cl): the cell
+// physics (cell_physics.cl, open_edges.cl, curved_walls.cl) updates a cell
+// as its kind says; the launch schemes (launch_*.cl) only move data.
 //
 // The arithmetic contract (docs/arithmetic.md): the stored distributions are
 // bit-identical across backends and the serial reference. Each operation is
@@ -76,6 +82,7 @@
 
 // The program is these parts in this order, joined by the host
 // (host/device/kernel_source.cpp: read_kernel_source) for OpenCL and NVRTC alike.
+#include "cell_kinds.cl"
 #include "lattice.cl"
 #include "launch_common.cl"
 #include "curved_walls.cl"

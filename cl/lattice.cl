@@ -148,6 +148,9 @@ ALWAYS_INLINE real as_stored(const int k, const real value) {
 #ifndef ROW_OFFSET
 #define ROW_OFFSET 0  // the whole grid's row of local row 0 (slabs: their first row - 1)
 #endif
+#ifndef GRID_NY
+#define GRID_NY NY  // the whole grid's rows (a slab's lattice holds some of them)
+#endif
 #define WG_SIZE (LOCAL_SIZE_X * LOCAL_SIZE_Y)
 
 // Work-items per compute unit that propagate_rebound_collide should keep

@@ -162,21 +162,19 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // Not on CPU devices with a moving wall: PoCL 3.1's LLVM 15 crashes (SLP
 // vectorizer, a segfault while building) on the two classes' steps there in
 // 16-bit and double precision.
-#if (defined(INLET) || defined(OUTLET) || defined(SPONGE) || defined(CURVED_LINKS) || defined(FORCE_BODIES) || \
-     defined(PROBES_IN_LAUNCH)) &&                                                                         \
+#if (defined(OPEN_EDGES) || defined(CURVED_LINKS) || defined(FORCE_BODIES) || defined(PROBES_IN_LAUNCH)) && \
     !(defined(UNIFORM_BARRIERS) && defined(MOVING_WALL))
 #define TILE_CLASSES 1
 #endif
 
-// Whether region cell (column ii, its mask byte, whether it has curved
-// links) makes its tile's region special (TILE_CLASSES).
-ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
+// Whether region cell (column ii, grid row jj, its kind, whether it has
+// curved links) makes its tile's region special (TILE_CLASSES): a kind with
+// code of its own (an open boundary, a measured body's wall), a curved link,
+// or a place in a sponge.
+ALWAYS_INLINE int special_cell(const int ii, const int jj, const int cell, const int links) {
   int special = 0;
-#ifdef INLET
-  special |= ii == 0;
-#endif
-#ifdef OUTLET
-  special |= ii == NX - 1;
+#ifdef OPEN_EDGES
+  special |= CELL_CLASS(cell) == CELL_FLUID && cell != 0;
 #endif
 #if defined(SPONGE) && SPONGE_LEFT > 0
   special |= ii < SPONGE_LEFT;
@@ -184,11 +182,18 @@ ALWAYS_INLINE int special_cell(const int ii, const int mask, const int links) {
 #if defined(SPONGE) && SPONGE_RIGHT > 0
   special |= ii >= NX - SPONGE_RIGHT;
 #endif
-#ifdef FORCE_BODIES
-  special |= (mask >> 2) != 0;
+#if defined(SPONGE) && SPONGE_BOTTOM > 0
+  special |= jj < SPONGE_BOTTOM;
 #endif
-  special |= links && !mask;
+#if defined(SPONGE) && SPONGE_TOP > 0
+  special |= jj >= GRID_NY - SPONGE_TOP;
+#endif
+#ifdef FORCE_BODIES
+  special |= CELL_CLASS(cell) != CELL_FLUID && CELL_NUMBER(cell) != 0;
+#endif
+  special |= links && !cell;
   (void)ii;
+  (void)jj;
   return special;
 }
 
@@ -525,7 +530,7 @@ ALWAYS_INLINE int load_region(__global const stored* src, __global const uchar* 
     }
 #endif
 #ifdef TILE_CLASSES
-    special |= special_cell(wrap(x0 + rx, NX), obstacles[cell], any);
+    special |= special_cell(wrap(x0 + rx, NX), REGION_GRID_ROW(y0 + ry), obstacles[cell], any);
 #endif
   }
   for (int ry = lid; ry < REGION_Y; ry += WG_SIZE) accelerated_row[ry] = REGION_GRID_ROW(y0 + ry) == REGION_ACCEL_ROW;

@@ -108,7 +108,7 @@ TEST_CASE("audit: problem files take a whole float as an integer, and list every
   const Problem pr = parse_problem_file(grid + "[edges]\nleft = { inlet_velocity = [0.01, 0.0], sponge = 3.0 }\n"
                                                "right = { outlet_density = 1.0 }\n",
                                         "p.toml");
-  CHECK(pr.params.extensions.sponge_left == 3);
+  CHECK(pr.params.extensions.sponge(Edge::Left) == 3);
   CHECK(problem_error(grid + "[edges]\nleft = { inlet_velocity = [0.01, 0.0], sponge = 3.5 }\n"
                              "right = { outlet_density = 1.0 }\n") == "p.toml:8: sponge must be an integer, got 3.5");
   CHECK(problem_error(grid + "[xyzzy]\na = 1\n") ==

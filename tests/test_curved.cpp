@@ -547,7 +547,7 @@ circle = { center = [2.0, 15.2], radius = 1.7 }
     // Fluid cells: a wall cell's stored values are no part of the flow (the
     // wall corners' pulls do wrap across the edge; nothing reaches the fluid).
     for (std::size_t cell = 0; cell < cells; ++cell) {
-      if (low.mask.kinds[cell]) continue;
+      if (is_obstacle(low.mask.kinds[cell])) continue;
       bool same = true;
       for (int k = 0; k < kSpeeds; ++k) same = same && a[k * cells + cell] == c[k * cells + cell];
       if (same) continue;

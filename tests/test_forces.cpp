@@ -124,9 +124,9 @@ circle = { center = [8.0, 6.0], radius = 1.0 }
   // Naming without [forces]: the named bodies are measured.
   CHECK(pr.measure.bodies == std::vector<std::string>{"a"});
   CHECK(pr.params.extensions.measured_bodies == 1);
-  CHECK(cell_body(pr.mask.kinds[3 + 3 * 12]) == 1);
-  CHECK(cell_body(pr.mask.kinds[8 + 6 * 12]) == 1);
-  CHECK(cell_body(pr.mask.kinds[0]) == 0);  // the edge walls are not measured
+  CHECK(cell_body(pr.mask.kinds[3 + 3 * 12], 1) == 1);
+  CHECK(cell_body(pr.mask.kinds[8 + 6 * 12], 1) == 1);
+  CHECK(cell_body(pr.mask.kinds[0], 1) == 0);  // the edge walls are not measured
   CHECK(cell_kind(pr.mask.kinds[3 + 3 * 12]) == kWall);
   const std::vector<double> f = reference_forces(pr, Precision::Double);
   for (double v : f) CHECK(std::fabs(v) < 1e-15);
@@ -162,7 +162,7 @@ TEST_CASE("forces: a parabolic inlet sets Poiseuille's profile on column 0") {
   const std::string moving = "bottom = { wall_velocity = [0.01, 0.0] }";
   text.replace(text.find(moving), moving.size(), "bottom = \"wall\"");
   const Problem pr = problem(text);
-  CHECK(pr.params.extensions.inlet_parabolic);
+  CHECK(pr.params.extensions.inlet()->parabolic);
   const RunOutput out = d2q9::test::reference(pr.params, pr.mask, Precision::Double);
   const double h = pr.params.ny - 2;
   for (int j = 1; j < pr.params.ny - 1; ++j) {
@@ -267,7 +267,7 @@ TEST_CASE("forces: the examples in --help, docs/forces-and-probes.md and inputs/
     CHECK(pr.measure.bodies == std::vector<std::string>{"cylinder"});
     CHECK(pr.measure.coefficients());
     CHECK(pr.measure.probes.size() == 2);
-    CHECK(pr.params.extensions.inlet_parabolic);
+    CHECK(pr.params.extensions.inlet()->parabolic);
     CHECK(pr.params.extensions.collision == CollisionOperator::Trt);
     CHECK(pr.params.extensions.curved_walls);
   }

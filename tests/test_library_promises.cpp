@@ -58,10 +58,13 @@ Params every_value_set() {
   p.accel = 0.001;
   p.omega = 1.5;
   Extensions& e = p.extensions;
-  e.wall_velocity = {0.01, 0.02};
+  e.wall_velocities = {{0.01, 0.02}};
   e.body_force = {1e-5, 2e-5};
-  e.inlet_velocity = Vec2{0.03, 0.04};
-  e.outlet_density = 1.0;
+  OpenBoundary inlet, outlet;
+  inlet.velocity = {0.03, 0.04};
+  outlet.kind = OpenBoundary::Kind::PressureOutlet;
+  outlet.edge = Edge::Right;
+  e.open_boundaries = {inlet, outlet};
   e.collision = CollisionOperator::Trt;
   e.trt_magic = 0.25;
   return p;
@@ -73,13 +76,13 @@ TEST_CASE("library promises: every key and component float cannot hold is refuse
   const std::vector<std::pair<std::string, std::function<void(Params&, double)>>> keys = {
       {"density", [](Params& p, double v) { p.density = v; }},
       {"accel", [](Params& p, double v) { p.accel = v; }},
-      {"wall_velocity[0]", [](Params& p, double v) { p.extensions.wall_velocity.x = v; }},
-      {"wall_velocity[1]", [](Params& p, double v) { p.extensions.wall_velocity.y = v; }},
+      {"wall_velocity[0]", [](Params& p, double v) { p.extensions.wall_velocities[0].x = v; }},
+      {"wall_velocity[1]", [](Params& p, double v) { p.extensions.wall_velocities[0].y = v; }},
       {"body_force[0]", [](Params& p, double v) { p.extensions.body_force.x = v; }},
       {"body_force[1]", [](Params& p, double v) { p.extensions.body_force.y = v; }},
-      {"inlet_velocity[0]", [](Params& p, double v) { p.extensions.inlet_velocity->x = v; }},
-      {"inlet_velocity[1]", [](Params& p, double v) { p.extensions.inlet_velocity->y = v; }},
-      {"outlet_density", [](Params& p, double v) { p.extensions.outlet_density = v; }},
+      {"inlet_velocity[0]", [](Params& p, double v) { p.extensions.open_boundaries[0].velocity.x = v; }},
+      {"inlet_velocity[1]", [](Params& p, double v) { p.extensions.open_boundaries[0].velocity.y = v; }},
+      {"outlet_density", [](Params& p, double v) { p.extensions.open_boundaries[1].density = v; }},
       {"magic", [](Params& p, double v) { p.extensions.trt_magic = v; }},
   };
   CHECK_NOTHROW(check_params_fit_precision(every_value_set(), Precision::Float, "p.toml"));

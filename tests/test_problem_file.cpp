@@ -84,10 +84,9 @@ TEST_CASE("problem file: a lid-driven cavity gives its params, its moving lid an
   CHECK(p.params.accel == 0.0);
   CHECK(p.params.omega == 1.0 / (3.0 * 0.0756 + 0.5));
   const Extensions& e = p.params.extensions;
-  CHECK(e.wall_velocity == Vec2{0.1, 0.0});
+  CHECK(e.wall_velocities == std::vector<Vec2>{{0.1, 0.0}});
   CHECK(e.body_force == Vec2{});
-  CHECK_FALSE(e.inlet_velocity.has_value());
-  CHECK_FALSE(e.outlet_density.has_value());
+  CHECK(e.open_boundaries.empty());
   REQUIRE(p.mask.nx == 12);
   REQUIRE(p.mask.ny == 10);
   for (int j = 0; j < 10; ++j)
@@ -138,26 +137,28 @@ TEST_CASE("problem file: inlet and outlet set their extensions and leave their e
                                            "right = { outlet_density = 1.0 }\nbottom = \"wall\"\ntop = \"wall\"\n",
                                        "p.toml");
   const Extensions& e = p.params.extensions;
-  REQUIRE(e.inlet_velocity.has_value());
-  CHECK(*e.inlet_velocity == Vec2{0.05, 0.0});
-  REQUIRE(e.outlet_density.has_value());
-  CHECK(*e.outlet_density == 1.0);
+  REQUIRE(e.inlet() != nullptr);
+  CHECK(e.inlet()->edge == Edge::Left);
+  CHECK(e.inlet()->velocity == Vec2{0.05, 0.0});
+  REQUIRE(e.outlet_density().has_value());
+  CHECK(*e.outlet_density() == 1.0);
+  CHECK(e.open_at(Edge::Right)->kind == OpenBoundary::Kind::PressureOutlet);
   CHECK_FALSE(e.moving_walls());
+  // The open edges' fluid cells carry their edge's number; the corners are the walls'.
   for (int j = 0; j < 6; ++j) {
-    const std::uint8_t expected = j == 0 || j == 5 ? kWall : kFluid;
-    CHECK(cell(p.mask, 0, j) == expected);
-    CHECK(cell(p.mask, 7, j) == expected);
+    CHECK(cell(p.mask, 0, j) == (j == 0 || j == 5 ? kWall : cell_byte(kFluid, 1)));
+    CHECK(cell(p.mask, 7, j) == (j == 0 || j == 5 ? kWall : cell_byte(kFluid, 2)));
   }
   CHECK(p.mask.fluid_cells() == 8 * 4);
 }
 
-TEST_CASE("problem file: moving walls share one velocity, and corners with static walls are static") {
+TEST_CASE("problem file: moving walls alike share number 0, and corners with static walls are static") {
   // Couette between two lids moving alike, walls left and right: all four corners static.
   const Problem p = parse_problem_file(std::string(kGridFlow) +
                                            "[edges]\nbottom = { wall_velocity = [0.05, 0] }\ntop = { wall_velocity = [0.05, 0.0] }\n"
                                            "left = \"wall\"\nright = \"wall\"\n",
                                        "p.toml");
-  CHECK(p.params.extensions.wall_velocity == Vec2{0.05, 0.0});
+  CHECK(p.params.extensions.wall_velocities == std::vector<Vec2>{{0.05, 0.0}});
   for (int i = 0; i < 8; ++i) {
     const std::uint8_t expected = i == 0 || i == 7 ? kWall : kMovingWall;
     CHECK(cell(p.mask, i, 0) == expected);
@@ -280,7 +281,8 @@ TEST_CASE("problem file: every error names the file and line, with a suggestion 
       {g + "viscosty = 0.1\n", "p.toml:7: unknown key 'viscosty' in [flow]; did you mean 'viscosity'?"},
       {g + "[edges]\ntpo = \"wall\"\n", "p.toml:8: unknown key 'tpo' in [edges]; did you mean 'top'?"},
       {g + "[edges]\ntop = \"wal\"\n",
-       "p.toml:8: top must be \"periodic\", \"wall\" or a table such as { wall_velocity = [0.1, 0.0] }, got \"wal\"; did you mean \"wall\"?"},
+       "p.toml:8: top must be \"periodic\", \"wall\", \"free_slip\" or a table such as { wall_velocity = [0.1, 0.0] }, got \"wal\"; "
+       "did you mean \"wall\"?"},
       {g + "[edges]\ntop = \"wall_velocity\"\n", "p.toml:8: top = \"wall_velocity\" needs its value: write top = { wall_velocity = ... }"},
       {g + "[edges]\ntop = { wall_speed = [0.1, 0] }\n",
        "p.toml:8: unknown key 'wall_speed' in top = { ... } (known keys: wall_velocity, inlet_velocity, outlet_density, sponge)"},
@@ -319,34 +321,47 @@ TEST_CASE("problem file: every error names the file and line, with a suggestion 
        "p.toml:8: top is a wall but bottom is periodic (the default): periodic edges come in pairs, left with right and bottom with top"},
       {g + "[edges]\nleft = \"periodic\"\nright = { outlet_density = 1.0 }\n",
        "p.toml:9: right is an outlet but left is periodic (line 8): periodic edges come in pairs, left with right and bottom with top"},
-      {g + "[edges]\nright = { inlet_velocity = [0.1, 0] }\nleft = \"wall\"\n",
-       "p.toml:8: inlet_velocity is for the left edge only (the flow enters at i = 0), not right"},
-      {g + "[edges]\nleft = { outlet_density = 1.0 }\nright = \"wall\"\n",
-       "p.toml:8: outlet_density is for the right edge only (the flow leaves at i = nx-1), not left"},
+      {g + "[edges]\nbottom = { inlet_velocity = [0, 0.1] }\n",
+       "p.toml:8: bottom is an inlet but top is periodic (the default): periodic edges come in pairs, left with right and bottom with top"},
+      {g + "[edges]\nbottom = { inlet_velocity = { parabolic = 0.1 } }\ntop = { outlet_density = 1.0 }\n"
+           "left = { outlet_density = 1.0 }\nright = \"wall\"\n",
+       "p.toml:8: a parabolic inlet flows between walls: left and right must be walls, not an outlet"},
       {g + "[edges]\nright = { outlet_density = 0.0 }\nleft = \"wall\"\n", "p.toml:8: outlet_density must be positive, got 0"},
-      {g + "[edges]\ntop = { wall_velocity = [0.1, 0] }\nbottom = { wall_velocity = [-0.1, 0] }\n",
-       "p.toml:9: bottom moves at [-0.1, 0] but top (line 8) at [0.1, 0]: every moving wall must share one velocity"},
+      {g + "[edges]\nleft = \"wall\"\nright = \"wall\"\n[[obstacle]]\nname = \"b\"\nwall_velocity = [0.1, 0]\n"
+           "rectangle = { from = [2, 2], to = [3, 3] }\n[[obstacle]]\nname = \"b\"\nwall_velocity = [0.2, 0]\n"
+           "rectangle = { from = [5, 2], to = [5, 3] }\n",
+       "p.toml:16: body b moves at [0.1, 0] and at [0.2, 0]: a body's shapes share one wall velocity"},
       {g + "[edges]\ntop = { wall_velocity = [0.5, 0.5] }\nbottom = \"wall\"\n",
        "p.toml:8: wall_velocity [0.5, 0.5] has speed 0.7071, not below the lattice speed of sound 1/sqrt(3) = 0.57735"},
       {g + "[edges]\ntop = { wall_velocity = [0.1, 0], outlet_density = 1.0 }\nbottom = \"wall\"\n",
        "p.toml:8: top has both wall_velocity and outlet_density: give one per edge"},
       {g + "[edges]\ntop = {}\nbottom = \"wall\"\n",
-       "p.toml:8: top = {} needs one of wall_velocity, inlet_velocity (left only) or outlet_density (right only)"},
+       "p.toml:8: top = {} needs one of wall_velocity, inlet_velocity or outlet_density"},
       // Sponges.
       {g + "[edges]\nleft = \"wall\"\nright = { outlet_density = 1.0, sponge = 2 }\n",
-       "p.toml:9: a sponge relaxes toward the far field, the inlet's velocity at the outlet's density: it needs an inlet_velocity on "
-       "the left edge and an outlet_density on the right"},
+       "p.toml:9: a sponge relaxes toward the far field, the inlet's velocity at the outlet's density: it needs one edge with an "
+       "inlet_velocity and one with an outlet_density"},
+      {g + "[edges]\nleft = { inlet_velocity = [0.1, 0] }\nright = { inlet_velocity = [-0.1, 0] }\n"
+           "bottom = { outlet_density = 1.0, sponge = 2 }\ntop = { outlet_density = 1.0 }\n",
+       "p.toml:10: a sponge relaxes toward the far field, the inlet's velocity at the outlet's density: it needs one edge with an "
+       "inlet_velocity and one with an outlet_density"},
+      {g + "[edges]\nleft = { inlet_velocity = [0.1, 0] }\nright = { outlet_density = 1.0 }\n"
+           "bottom = { outlet_density = 1.01 }\ntop = { outlet_density = 1.0, sponge = 2 }\n",
+       "p.toml:11: a sponge's far field has one density, but the outlets' differ (1 and 1.01)"},
       {g + "[edges]\ntop = { wall_velocity = [0.1, 0], sponge = 2 }\nbottom = \"wall\"\n",
-       "p.toml:8: sponge absorbs at an open edge: it goes with inlet_velocity (left) or outlet_density (right), not a moving wall"},
+       "p.toml:8: sponge absorbs at an open edge: it goes with inlet_velocity or outlet_density, not a moving wall"},
+      {g + "[edges]\ntop = \"wall\"\nbottom = { wall_velocity = [0.1, 0], sponge = 2 }\n",
+       "p.toml:9: sponge absorbs at an open edge: it goes with inlet_velocity or outlet_density, not a moving wall"},
       {g + "[edges]\nleft = { inlet_velocity = [0.1, 0] }\nright = { outlet_density = 1.0, sponge = 0 }\n",
-       "p.toml:9: sponge must be a width in columns, at least 1, got 0"},
+       "p.toml:9: sponge must be a width in cells, at least 1, got 0"},
       {g + "[edges]\nleft = { inlet_velocity = [0.1, 0] }\nright = { outlet_density = 1.0, sponge = 2.5 }\n",
        "p.toml:9: sponge must be an integer, got 2.5"},
       {g + "[edges]\nleft = { inlet_velocity = [0.1, 0], sponge = 4 }\nright = { outlet_density = 1.0, sponge = 5 }\n",
-       "p.toml:9: the sponges (4 + 5 columns) are wider than the grid (nx = 8)"},
+       "p.toml:9: the sponges (4 + 5 cells) are wider than the grid (nx = 8)"},
       {g + "[edges]\nleft = { sponge = 4 }\nright = { outlet_density = 1.0 }\n",
-       "p.toml:8: sponge absorbs at an open edge: it goes with inlet_velocity (left) or outlet_density (right), not periodic"},
-      {g + "[edges]\ntop = 1\n", "p.toml:8: top must be \"periodic\", \"wall\" or a table such as { wall_velocity = [0.1, 0.0] }, got 1"},
+       "p.toml:8: sponge absorbs at an open edge: it goes with inlet_velocity or outlet_density, not periodic"},
+      {g + "[edges]\ntop = 1\n",
+       "p.toml:8: top must be \"periodic\", \"wall\", \"free_slip\" or a table such as { wall_velocity = [0.1, 0.0] }, got 1"},
       // Obstacles.
       {g + "[[obstacle]]\n", "p.toml:7: [[obstacle]] needs one of circle, rectangle or mask"},
       {g + "[[obstacle]]\ncircle = { center = [1, 1], radius = 1 }\nmask = \"m.png\"\n",
@@ -399,17 +414,24 @@ TEST_CASE("problem file: the documented example and inputs/examples/*.toml parse
     const std::string n = name;
     CHECK(p.params.extensions.moving_walls() == (n == "cavity" || n == "couette"));
     CHECK(p.params.extensions.forced() == (n == "poiseuille"));
-    CHECK(p.params.extensions.open_x() == (n == "cylinder"));
+    CHECK(p.params.extensions.open() == (n == "cylinder"));
   }
 }
 
 TEST_CASE("problem file: extensions_fingerprint tells every extension apart") {
-  std::vector<Extensions> all(6);
-  all[1].wall_velocity = {0.1, 0.0};
-  all[2].wall_velocity = {0.0, 0.1};
+  std::vector<Extensions> all(11);
+  all[1].wall_velocities = {{0.1, 0.0}};
+  all[2].wall_velocities = {{0.0, 0.1}};
   all[3].body_force = {1e-6, 0.0};
-  all[4].inlet_velocity = Vec2{};
-  all[5].outlet_density = 1.0;
+  all[4].open_boundaries = {OpenBoundary{}};
+  all[5].open_boundaries = {OpenBoundary{OpenBoundary::Kind::PressureOutlet, Edge::Right, {}, false, 1.0, 0}};
+  // What the first checkpoints could not hold: inlets and outlets on other
+  // edges, more wall velocities, free-slip walls.
+  all[6].open_boundaries = {OpenBoundary{OpenBoundary::Kind::VelocityInlet, Edge::Bottom, {}, false, 1.0, 0}};
+  all[7].open_boundaries = {OpenBoundary{OpenBoundary::Kind::PressureOutlet, Edge::Top, {}, false, 1.0, 0}};
+  all[8].open_boundaries = {OpenBoundary{OpenBoundary::Kind::VelocityInlet, Edge::Right, {}, false, 1.0, 0}};
+  all[9].wall_velocities = {{0.1, 0.0}, {0.0, 0.1}};
+  all[10].free_slip = true;
   for (std::size_t a = 0; a < all.size(); ++a)
     for (std::size_t b = 0; b < all.size(); ++b) CHECK((extensions_fingerprint(all[a]) == extensions_fingerprint(all[b])) == (a == b));
   CHECK(extensions_fingerprint(Extensions{}) == 0xb52ea91c8e5ca66dULL);  // the same on every machine and build
@@ -502,14 +524,14 @@ TEST_CASE("problem file: every error of a run is one line, exit status 1, and wr
       {"[grid]\nnx = 8\nny 6\n", ":3: invalid TOML: Error while parsing key-value pair: expected '=', saw '6'"},
       {g + "stesp = 1\n", ":7: unknown key 'stesp' in [flow]; did you mean 'steps'?"},
       {"[flow]\nsteps = 1\nomega = 1.0\n", ":1: no [grid] table: a problem file needs [grid] with nx and ny"},
-      {g + "[edges]\nbottom = { wall_velocity = [0.1, 0] }\ntop = { wall_velocity = [0.2, 0] }\n",
-       ":9: top moves at [0.2, 0] but bottom (line 8) at [0.1, 0]: every moving wall must share one velocity"},
+      {g + "[edges]\nbottom = { inlet_velocity = [0, 0.05], sponge = 9 }\ntop = { outlet_density = 1.0 }\n",
+       ":8: the sponges (9 + 0 cells) are wider than the grid (ny = 6)"},
       {g + "[[obstacle]]\nmask = \"shape.png\"\n",
        ":8: mask " + dir.file("shape.png") + ": the picture is 5x5 pixels, but the grid is 8x6 cells: a mask needs one pixel per cell"},
       {g + "[edges]\nleft = \"wall\"\n",
        ":8: left is a wall but right is periodic (the default): periodic edges come in pairs, left with right and bottom with top"},
-      {g + "[edges]\nright = { inlet_velocity = [0.05, 0.0] }\nleft = \"wall\"\n",
-       ":8: inlet_velocity is for the left edge only (the flow enters at i = 0), not right"},
+      {g + "[edges]\nright = { inlet_velocity = [0.05, 0.0] }\n",
+       ":8: right is an inlet but left is periodic (the default): periodic edges come in pairs, left with right and bottom with top"},
   };
   for (const auto& [text, expected] : cases) {
     CAPTURE(text);

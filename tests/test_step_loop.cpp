@@ -457,7 +457,8 @@ TEST_CASE("step loop: blocked_tile_order starts the tiles round bodies and curve
   params.ny = 16;
   ObstacleMask mask(32, 16);
   CHECK(blocked_tile_order(params, mask, plan).empty());  // nothing special: row by row
-  params.extensions.inlet_velocity = Vec2{0.05, 0.0};
+  params.extensions.open_boundaries = {OpenBoundary{OpenBoundary::Kind::VelocityInlet, Edge::Left, {0.05, 0.0}, false, 1.0, 0}};
+  for (int j = 0; j < 16; ++j) mask.kinds[static_cast<std::size_t>(j) * 32] = cell_byte(kFluid, 1);  // the inlet's cells
   params.extensions.measured_bodies = 1;
   mask.kinds[17 + 9 * 32] = 1 | 1 << 2;  // a cell of body 1 at (17, 9)
   // (17, 9) lies in the regions of tile columns 1 (x 6-17) and 2 (14-25) and

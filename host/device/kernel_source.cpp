@@ -234,53 +234,86 @@ void add_storage_defines(std::vector<std::string>& defines, const Params& params
   }
 }
 
-void add_inlet_defines(std::vector<std::string>& defines, const Params& params, Precision precision,
-                       const std::optional<SlabRows>& slab) {
-  const Extensions& x = params.extensions;
-  defines.push_back("INLET=1");
-  if (x.inlet_parabolic) {
-    Params grid = params;  // a slab's profile is the whole grid's
-    if (slab) grid.ny = slab->grid_ny;
-    defines.push_back("INLET_PARABOLIC=1");
-    defines.push_back("INLET_PROFILE=" + literal(inlet_profile_factor(grid), precision));
-    defines.push_back("INLET_HEIGHT=" + literal(grid.ny - 2.0, precision));
-  } else {
-    defines.push_back("INLET_UX=" + literal(x.inlet_velocity->x, precision));
-    defines.push_back("INLET_UY=" + literal(x.inlet_velocity->y, precision));
+// The kernels' name of an edge in its open boundary's defines (LEFT_INLET ...).
+const char* edge_macro(Edge e) {
+  switch (e) {
+    case Edge::Left: return "LEFT";
+    case Edge::Right: return "RIGHT";
+    case Edge::Bottom: return "BOTTOM";
+    case Edge::Top: return "TOP";
   }
+  return "";
+}
+
+// An open boundary's row of the table the kernels read: its kind and values
+// as defines of its edge (cl/open_edges.cl). A slab's parabolic profile is
+// the whole grid's.
+void add_open_boundary_defines(std::vector<std::string>& defines, const Params& grid, const OpenBoundary& b,
+                               Precision precision) {
+  const std::string edge = edge_macro(b.edge);
+  if (!b.inlet()) {
+    defines.push_back(edge + "_OUTLET=1");
+    defines.push_back(edge + "_DENSITY=" + literal(b.density, precision));
+    return;
+  }
+  defines.push_back(edge + "_INLET=1");
+  if (b.parabolic) {
+    defines.push_back(edge + "_PARABOLIC=1");
+    defines.push_back(edge + "_PROFILE=" + literal(inlet_profile_factor(grid, b), precision));
+    defines.push_back(edge + "_SPAN=" + literal(inlet_span(grid, b.edge), precision));
+  } else {
+    const Vec2 nt = edge_frame_velocity(b.edge, b.velocity);
+    defines.push_back(edge + "_UN=" + literal(nt.x, precision));
+    defines.push_back(edge + "_UT=" + literal(nt.y, precision));
+  }
+}
+
+// The open boundaries, and the sponges beside them with their far field.
+void add_open_defines(std::vector<std::string>& defines, const Params& params, Precision precision,
+                      const std::optional<SlabRows>& slab) {
+  const Extensions& x = params.extensions;
+  if (!x.open()) return;
+  Params grid = params;
+  if (slab) grid.ny = slab->grid_ny;
+  defines.push_back("OPEN_EDGES=1");
+  for (const OpenBoundary& b : x.open_boundaries) add_open_boundary_defines(defines, grid, b, precision);
+  if (x.inlet() && x.inlet_ramp_steps > 0) defines.push_back("INLET_RAMP=" + std::to_string(x.inlet_ramp_steps));
+  if (!x.sponges()) return;
+  defines.push_back("SPONGE=1");
+  for (Edge e : {Edge::Left, Edge::Right, Edge::Bottom, Edge::Top})
+    defines.push_back(std::string("SPONGE_") + edge_macro(e) + "=" + std::to_string(x.sponge(e)));
+  defines.push_back("SPONGE_STRENGTH=" + literal(Extensions::kSpongeStrength, precision));
+  defines.push_back(std::string("FAR_FIELD_") + edge_macro(x.inlet()->edge) + "=1");
+  defines.push_back("FAR_DENSITY=" + literal(*x.outlet_density(), precision));
+}
+
+// Each moving wall number's velocity, (ux, uy) after one another.
+void add_moving_wall_defines(std::vector<std::string>& defines, const Extensions& x, Precision precision) {
+  defines.push_back("MOVING_WALL=1");
+  defines.push_back("WALL_NUMBERS=" + std::to_string(x.wall_velocities.size()));
+  std::string table;
+  for (const Vec2& v : x.wall_velocities)
+    table += (table.empty() ? "" : ",") + literal(v.x, precision) + "," + literal(v.y, precision);
+  defines.push_back("WALL_VELOCITIES={" + table + "}");
 }
 
 // Each addition to the coursework's model is compiled in only when used.
 void add_extension_defines(std::vector<std::string>& defines, const Params& params, Precision precision,
                            const LaunchPlan& plan, const std::optional<SlabRows>& slab) {
   const Extensions& x = params.extensions;
-  if (x.moving_walls()) {
-    defines.push_back("MOVING_WALL=1");
-    defines.push_back("WALL_UX=" + literal(x.wall_velocity.x, precision));
-    defines.push_back("WALL_UY=" + literal(x.wall_velocity.y, precision));
-  }
+  if (x.moving_walls()) add_moving_wall_defines(defines, x, precision);
+  if (x.free_slip) defines.push_back("FREE_SLIP=1");
   if (x.forced()) {
     defines.push_back("BODY_FORCE=1");
     defines.push_back("FORCE_X=" + literal(x.body_force.x, precision));
     defines.push_back("FORCE_Y=" + literal(x.body_force.y, precision));
   }
-  if (x.inlet_velocity) add_inlet_defines(defines, params, precision, slab);
-  if (x.inlet_velocity && x.inlet_ramp_steps > 0) defines.push_back("INLET_RAMP=" + std::to_string(x.inlet_ramp_steps));
   if (x.measured_bodies > 0) defines.push_back("FORCE_BODIES=" + std::to_string(x.measured_bodies));
   if (x.curved_walls) defines.push_back("CURVED_LINKS=1");
   if (blocked_samples_inside(params, plan)) defines.push_back(kProbesInLaunch);
   if (x.curved_walls && plan.variant == KernelVariant::Blocked && plan.curved_slots > 0)
     defines.push_back("CURVED_SLOTS=" + std::to_string(plan.curved_slots));
-  if (x.outlet_density) {
-    defines.push_back("OUTLET=1");
-    defines.push_back("OUTLET_DENSITY=" + literal(*x.outlet_density, precision));
-  }
-  if (x.sponges()) {
-    defines.push_back("SPONGE=1");
-    defines.push_back("SPONGE_LEFT=" + std::to_string(x.sponge_left));
-    defines.push_back("SPONGE_RIGHT=" + std::to_string(x.sponge_right));
-    defines.push_back("SPONGE_STRENGTH=" + literal(Extensions::kSpongeStrength, precision));
-  }
+  add_open_defines(defines, params, precision, slab);
 }
 
 void add_collision_defines(std::vector<std::string>& defines, const Params& params, Precision precision) {
@@ -294,20 +327,19 @@ void add_collision_defines(std::vector<std::string>& defines, const Params& para
 }
 
 // The rows an MPI rank's slab steps, and where they lie in the whole grid.
-void add_slab_defines(std::vector<std::string>& defines, const SlabRows& slab, const LaunchPlan& plan,
-                      bool inlet_parabolic) {
+void add_slab_defines(std::vector<std::string>& defines, const SlabRows& slab, const LaunchPlan& plan) {
   defines.push_back("FIRST_ROW=" + std::to_string(slab.first_row));
   defines.push_back("LAST_ROW=" + std::to_string(slab.last_row));
   defines.push_back("ACCEL_ROW=" + std::to_string(slab.accel_row));
+  defines.push_back("GRID_NY=" + std::to_string(slab.grid_ny));
   if (plan.variant == KernelVariant::Blocked) {
     // The blocked kernel steps its halo rows too: it passes collide() the
     // grid's rows, so ROW_OFFSET stays 0 (cl/d2q9_bgk.cl, BLOCKED_SLAB).
     defines.push_back("BLOCKED_SLAB=1");
-    defines.push_back("GRID_NY=" + std::to_string(slab.grid_ny));
     defines.push_back("SLAB_ROW0=" + std::to_string(slab.row_offset));
     const int rows = slab.last_row - slab.first_row + 1;
     defines.push_back("SLAB_GROUPS=" + std::to_string(plan.groups_x * ((rows + plan.tile.y - 1) / plan.tile.y)));
-  } else if (inlet_parabolic) {
+  } else {
     defines.push_back("ROW_OFFSET=" + std::to_string(slab.row_offset));
   }
 }
@@ -321,7 +353,7 @@ std::vector<std::string> kernel_defines(const Params& params, Precision precisio
   add_storage_defines(defines, params, precision);
   add_extension_defines(defines, params, precision, plan, slab);
   add_collision_defines(defines, params, precision);
-  if (slab) add_slab_defines(defines, *slab, plan, params.extensions.inlet_parabolic);
+  if (slab) add_slab_defines(defines, *slab, plan);
   return defines;
 }
 

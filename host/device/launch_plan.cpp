@@ -384,9 +384,7 @@ unsigned long long device_bytes_needed(const Params& params, const LaunchPlan& p
 std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& mask, const LaunchPlan& plan) {
   const Extensions& x = params.extensions;
   const bool measured = x.measured_bodies > 0;
-  if (plan.variant != KernelVariant::Blocked ||
-      !(x.inlet_velocity || x.outlet_density || x.sponges() || x.curved_walls || measured))
-    return {};
+  if (plan.variant != KernelVariant::Blocked || !(x.open() || x.curved_walls || measured)) return {};
   const int gx = plan.groups_x, gy = plan.groups_y, steps = plan.block_steps;
   // The tiles whose region (the tile and `steps` cells round it, wrapping
   // round the grid as the kernel's does) holds coordinate v, per axis.
@@ -401,25 +399,42 @@ std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& ma
     return tiles;
   };
   const auto columns = covering(params.nx, plan.tile.x, gx), rows = covering(params.ny, plan.tile.y, gy);
+  const auto rows_of = [&](int jj) -> const std::vector<int>& { return rows[static_cast<std::size_t>(jj)]; };
   enum : unsigned char { kPlain = 0, kEdge = 1, kHeavy = 2 };
   std::vector<unsigned char> kind(static_cast<std::size_t>(gx) * gy, kPlain);
   const auto mark_column = [&](int ii) {
     for (int tx : columns[static_cast<std::size_t>(ii)])
       for (int ty = 0; ty < gy; ++ty) kind[static_cast<std::size_t>(tx + ty * gx)] |= kEdge;
   };
-  if (x.inlet_velocity) mark_column(0);
-  if (x.outlet_density) mark_column(params.nx - 1);
-  if (x.sponges()) {
-    for (int ii = 0; ii < std::min(x.sponge_left, params.nx); ++ii) mark_column(ii);
-    for (int ii = std::max(0, params.nx - x.sponge_right); ii < params.nx; ++ii) mark_column(ii);
+  // Sponges are layers of columns or rows beside their edges.
+  const auto mark_row = [&](int jj) {
+    for (int ty : rows_of(jj))
+      for (int tx = 0; tx < gx; ++tx) kind[static_cast<std::size_t>(tx + ty * gx)] |= kEdge;
+  };
+  for (const OpenBoundary& b : x.open_boundaries) {
+    const int width = std::min(b.sponge, b.edge == Edge::Left || b.edge == Edge::Right ? params.nx : params.ny);
+    for (int d = 0; d < width; ++d) {
+      if (b.edge == Edge::Left) mark_column(d);
+      if (b.edge == Edge::Right) mark_column(params.nx - 1 - d);
+      if (b.edge == Edge::Bottom) mark_row(d);
+      if (b.edge == Edge::Top) mark_row(params.ny - 1 - d);
+    }
   }
   const std::size_t cells = mask.kinds.size();
-  const bool any_heavy = measured || !mask.links.empty();  // else no cell to look at
+  // Open edges' cells take the full steps (kEdge), as a measured body's or a
+  // curved link's (kHeavy): the kinds the kernel's special_cell finds.
+  const bool any_heavy = measured || !mask.links.empty() || x.open();  // else no cell to look at
   for (int jj = 0; jj < params.ny && any_heavy; ++jj)
     for (int ii = 0; ii < params.nx; ++ii) {
       const std::size_t c = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
-      bool heavy = measured && (mask.kinds[c] >> 2) != 0;
-      for (std::size_t k = 0; k < 8 && !heavy && !mask.links.empty() && mask.kinds[c] == 0; ++k)
+      const std::uint8_t byte = mask.kinds[c];
+      if (open_edge_of(byte) >= 0) {
+        for (int tx : columns[static_cast<std::size_t>(ii)])
+          for (int ty : rows_of(jj)) kind[static_cast<std::size_t>(tx + ty * gx)] |= kEdge;
+        continue;
+      }
+      bool heavy = measured && cell_body(byte, x.measured_bodies) != 0;
+      for (std::size_t k = 0; k < 8 && !heavy && !mask.links.empty() && !is_obstacle(byte); ++k)
         heavy = mask.links[k * cells + c] != 0;
       if (!heavy) continue;
       for (int ty : rows[static_cast<std::size_t>(jj)])

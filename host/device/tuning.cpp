@@ -56,10 +56,21 @@ std::string kernel_kind(const Extensions& e) {
   if (e.collision != CollisionOperator::Bgk) add(to_string(e.collision));
   if (e.forced()) add("forced");
   if (e.moving_walls()) add("moving-walls");
-  if (e.inlet_velocity) add(e.inlet_parabolic ? "parabolic-inlet" : "inlet");
+  // The first problems' words for a left inlet and a right outlet, which
+  // keep their cached launches; an edge's own otherwise.
+  const auto add_open = [&](bool inlets) {
+    for (const OpenBoundary& b : e.open_boundaries) {
+      if (b.inlet() != inlets) continue;
+      const bool first_kind = b.edge == (inlets ? Edge::Left : Edge::Right);
+      const std::string where = first_kind ? "" : std::string(to_string(b.edge)) + "-";
+      add(where + (b.inlet() ? (b.parabolic ? "parabolic-inlet" : "inlet") : "outlet"));
+    }
+  };
+  add_open(true);
   if (e.inlet_ramp_steps > 0) add("ramp");
-  if (e.outlet_density) add("outlet");
+  add_open(false);
   if (e.sponges()) add("sponge");
+  if (e.free_slip) add("free-slip");
   if (e.measured_bodies > 0) add("bodies=" + std::to_string(e.measured_bodies));
   if (e.curved_walls) add("curved");
   return kind;

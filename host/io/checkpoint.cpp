@@ -288,10 +288,16 @@ std::uint64_t file_hash(const std::string& path) {
 }
 
 std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
-  if (mask.links.empty()) return XXH3_64bits(mask.kinds.data(), mask.kinds.size());
+  // Open boundaries' cells hash as plain fluid, as the first checkpoints
+  // (with a left inlet and a right outlet, which kinds did not mark) hold
+  // them: the edges' kinds are recorded settings (problem_settings.cpp).
+  std::vector<std::uint8_t> kinds(mask.kinds);
+  for (std::uint8_t& b : kinds)
+    if (open_edge_of(b) >= 0) b = kFluid;
+  if (mask.links.empty()) return XXH3_64bits(kinds.data(), kinds.size());
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
-  XXH3_64bits_update(state, mask.kinds.data(), mask.kinds.size());
+  XXH3_64bits_update(state, kinds.data(), kinds.size());
   XXH3_64bits_update(state, mask.links.data(), mask.links.size());
   const std::uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);

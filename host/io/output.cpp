@@ -35,7 +35,7 @@ struct Rows {
 // The one place that sums a cell's distributions.
 CellState state_at(const Params& params, const ObstacleMask& mask, const Rows& r, int ii, int jj) {
   const std::size_t global = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
-  if (mask.kinds[global]) return {0.0, 0.0, 0.0, params.density / 3.0};
+  if (is_obstacle(mask.kinds[global])) return {0.0, 0.0, 0.0, params.density / 3.0};
   const std::size_t plane = static_cast<std::size_t>(r.rows) * params.nx;
   const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj - r.first_row) * params.nx;
   double f[kSpeeds];
@@ -150,8 +150,8 @@ std::string unstable_cell(const Params& params, const ObstacleMask& mask, const 
     double rho = 0.0;
     for (int k = 0; k < kSpeeds; ++k) rho += state.f[k * plane + cell];
     const std::size_t global = cell + static_cast<std::size_t>(state.first_row) * params.nx;
-    if (std::isfinite(rho) && (mask.kinds[global] || rho > 0.0)) {
-      if (mask.kinds[global]) continue;
+    if (std::isfinite(rho) && (is_obstacle(mask.kinds[global]) || rho > 0.0)) {
+      if (is_obstacle(mask.kinds[global])) continue;
       const std::string supersonic = supersonic_cell(params, state.f.data(), plane, cell, global);
       if (supersonic.empty()) continue;
       return supersonic;

@@ -159,7 +159,7 @@ ColourRange own_range(PictureField field, const FlowFields& fields, const Obstac
   const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
   double largest = 0.0;
   for (std::size_t cell = 0; cell < values.size(); ++cell)
-    if (!blocked[cell] && std::isfinite(values[cell])) largest = std::max(largest, std::fabs(values[cell]));
+    if (!is_obstacle(blocked[cell]) && std::isfinite(values[cell])) largest = std::max(largest, std::fabs(values[cell]));
   return field == PictureField::Speed ? ColourRange{0.0, largest} : ColourRange{-largest, largest};
 }
 
@@ -181,7 +181,7 @@ std::vector<Rgb> cell_colours(PictureField field, const FlowFields& fields, cons
   const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
   std::vector<Rgb> cells(values.size());
   for (std::size_t cell = 0; cell < values.size(); ++cell)
-    cells[cell] = blocked[cell] ? kObstacleGrey : field_colour(field, values[cell], range);
+    cells[cell] = is_obstacle(blocked[cell]) ? kObstacleGrey : field_colour(field, values[cell], range);
   return cells;
 }
 

@@ -109,7 +109,7 @@ void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, c
     append_big_endian(velocity, fields.uy[cell]);
     append_big_endian(velocity, 0.0);
     append_big_endian(speed, fields.speed[cell]);
-    obstacle.push_back(mask.kinds[cell] ? 1 : 0);
+    obstacle.push_back(is_obstacle(mask.kinds[cell]) ? 1 : 0);
   }
   std::fprintf(out,
                "# vtk DataFile Version 3.0\n"
@@ -161,7 +161,7 @@ void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& field
   doubles("vorticity", fields.vorticity);
   write_data_array(out, "UInt8", "obstacle", 1, n, [&](Base64Writer& data) {
     const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
-    for (std::size_t cell = 0; cell < n; ++cell) data.add(static_cast<std::uint8_t>(blocked[cell] ? 1 : 0));
+    for (std::size_t cell = 0; cell < n; ++cell) data.add(static_cast<std::uint8_t>(is_obstacle(blocked[cell]) ? 1 : 0));
   });
   std::fputs(
       "      </PointData>\n"

@@ -36,7 +36,8 @@ std::optional<double> crossing(const Circle& c, double px, double py, double vx,
 }
 }  // namespace
 
-std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vector<Circle>& circles, bool open_x) {
+std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vector<Circle>& circles, bool open_x,
+                                       bool open_y) {
   const int nx = mask.nx, ny = mask.ny;
   const std::size_t cells = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
   std::vector<std::uint8_t> links(8 * cells, 0);
@@ -60,7 +61,8 @@ std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vect
         if (q > 1.0) continue;
         std::uint8_t code = link_code(q);
         const int bi = (i + kEx[k] + nx) % nx, bj = (j + kEy[k] + ny) % ny;  // the cell beyond
-        const bool beyond_open_edge = open_x && (i + kEx[k] < 0 || i + kEx[k] >= nx);
+        const bool beyond_open_edge =
+            (open_x && (i + kEx[k] < 0 || i + kEx[k] >= nx)) || (open_y && (j + kEy[k] < 0 || j + kEy[k] >= ny));
         if (2 * code < 255 && (beyond_open_edge || mask.at(bi, bj))) code = 128;
         links[static_cast<std::size_t>(k - 1) * cells + static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * nx] =
             code;
@@ -91,7 +93,7 @@ int curved_cells_in_windows(const ObstacleMask& mask, int window) {
     const std::uint8_t* plane = mask.links.data() + static_cast<std::size_t>(k) * cells;
     for (std::size_t c = 0; c < cells; ++c) curved[c] |= plane[c];
   }
-  for (std::size_t c = 0; c < cells; ++c) curved[c] = curved[c] && !mask.kinds[c];
+  for (std::size_t c = 0; c < cells; ++c) curved[c] = curved[c] && !is_obstacle(mask.kinds[c]);
   // Per column, the curved cells of `window` rows from row y (wrapping),
   // moved up a row at a time; along each such row of counts, the sums of
   // `window` columns (wrapping), moved a column at a time.

@@ -23,12 +23,12 @@ std::uint8_t link_code(double q);
 // a cell a circle covers, the nearest of those circles' crossings of the
 // link; 0 for every other link. A crossing nearer than half-way needs the
 // fluid cell beyond (ii, jj) + e_k to interpolate with: where that cell is
-// an obstacle, or lies across a left or right edge that is not periodic
-// (`open_x`: an inlet or outlet there), the crossing is moved out to half-way
+// an obstacle, or lies across an edge that is not periodic (`open_x`: the
+// left and right edges, `open_y`: the bottom and top), the crossing is moved out to half-way
 // (code 128), the link's plain half-way bounce-back, which reads nothing
 // beyond: otherwise a wall beside the inlet would read the outlet's cells.
 std::vector<std::uint8_t> circle_links(const ObstacleMask& mask, const std::vector<Circle>& circles,
-                                       bool open_x = false);
+                                       bool open_x = false, bool open_y = false);
 
 // The most fluid cells with a curved link (mask.links) in any `window` x
 // `window` block of cells, the grid being periodic in both directions (as

@@ -41,10 +41,12 @@ std::vector<LimitedValue> values_the_kernels_compute_with(const Params& params) 
     values.push_back({name + "[0]", v.x});
     values.push_back({name + "[1]", v.y});
   };
-  add_vec("wall_velocity", e.wall_velocity);
+  for (const Vec2& v : e.wall_velocities) add_vec("wall_velocity", v);
   add_vec("body_force", e.body_force);
-  if (e.inlet_velocity) add_vec("inlet_velocity", *e.inlet_velocity);
-  if (e.outlet_density) values.push_back({"outlet_density", *e.outlet_density});
+  for (const OpenBoundary& b : e.open_boundaries) {
+    if (b.inlet()) add_vec("inlet_velocity", b.velocity);
+    if (!b.inlet()) values.push_back({"outlet_density", b.density});
+  }
   if (e.collision == CollisionOperator::Trt) values.push_back({"magic", e.trt_magic});
   return values;
 }

@@ -42,7 +42,61 @@ double trt_omega_minus(double omega, double magic) { return 1.0 / (magic / (1.0 
 
 
 std::size_t ObstacleMask::fluid_cells() const {
-  return static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), std::uint8_t{0}));
+  return static_cast<std::size_t>(std::count_if(kinds.begin(), kinds.end(), [](std::uint8_t b) { return !is_obstacle(b); }));
+}
+
+const char* to_string(Edge e) {
+  switch (e) {
+    case Edge::Left: return "left";
+    case Edge::Right: return "right";
+    case Edge::Bottom: return "bottom";
+    case Edge::Top: return "top";
+  }
+  return "?";
+}
+
+Vec2 edge_frame_velocity(Edge edge, Vec2 u) {
+  switch (edge) {
+    case Edge::Left: return {u.x, u.y};
+    case Edge::Right: return {-u.x, u.y};
+    case Edge::Bottom: return {u.y, u.x};
+    case Edge::Top: return {-u.y, u.x};
+  }
+  return u;
+}
+
+Vec2 grid_velocity(Edge edge, Vec2 nt) {
+  switch (edge) {
+    case Edge::Left: return {nt.x, nt.y};
+    case Edge::Right: return {-nt.x, nt.y};
+    case Edge::Bottom: return {nt.y, nt.x};
+    case Edge::Top: return {nt.y, -nt.x};
+  }
+  return nt;
+}
+
+const OpenBoundary* Extensions::open_at(Edge edge) const {
+  for (const OpenBoundary& b : open_boundaries)
+    if (b.edge == edge) return &b;
+  return nullptr;
+}
+
+const OpenBoundary* Extensions::inlet() const {
+  for (const OpenBoundary& b : open_boundaries)
+    if (b.inlet()) return &b;
+  return nullptr;
+}
+
+std::optional<double> Extensions::outlet_density() const {
+  for (const OpenBoundary& b : open_boundaries)
+    if (!b.inlet()) return b.density;
+  return std::nullopt;
+}
+
+bool Extensions::sponges() const {
+  for (const OpenBoundary& b : open_boundaries)
+    if (b.sponge > 0) return true;
+  return false;
 }
 
 std::string read_text_file(const std::string& filename, std::uint64_t max_bytes) {

@@ -45,31 +45,61 @@ std::string trt_magic_problem(double lambda);
 // parameter Lambda = (1/omega - 1/2)(1/omega_minus - 1/2).
 double trt_omega_minus(double omega, double magic);
 
+// The four edges of the grid, in the order problem files and the kernels
+// number them (an open boundary cell's number is its edge's + 1).
+enum class Edge { Left = 0, Right = 1, Bottom = 2, Top = 3 };
+inline constexpr int kEdges = 4;
+const char* to_string(Edge e);
+
+// A velocity inlet or a pressure outlet on one edge: the edge's fluid cells
+// (kind kFluid, number edge + 1) get the unknown distributions Zou/He's
+// rule sets (Zou & He, Phys. Fluids 9, 1591, 1997), in the edge's frame.
+struct OpenBoundary {
+  enum class Kind { VelocityInlet, PressureOutlet };
+  Kind kind = Kind::VelocityInlet;
+  Edge edge = Edge::Left;
+  // An inlet's velocity (x, y); with `parabolic`, {u_max, 0}: Poiseuille's
+  // profile across the edge, peak u_max along the inward normal, between
+  // walls half-way outside its second and last-but-one cells.
+  Vec2 velocity;
+  bool parabolic = false;
+  double density = 1.0;  // an outlet's
+  int sponge = 0;        // an absorbing layer of this many cells beside the edge (0: none)
+  bool inlet() const { return kind == Kind::VelocityInlet; }
+  bool operator==(const OpenBoundary& o) const {
+    return kind == o.kind && edge == o.edge && velocity == o.velocity && parabolic == o.parabolic &&
+           density == o.density && sponge == o.sponge;
+  }
+};
+
+// The velocity along the edge's inward normal n and its tangent t, (u.n, u.t),
+// of a uniform velocity u at `edge` (exact: components and their negations).
+// Frames: left n = (1, 0), t = (0, 1); right n = (-1, 0), t = (0, 1);
+// bottom n = (0, 1), t = (1, 0); top n = (0, -1), t = (1, 0).
+Vec2 edge_frame_velocity(Edge edge, Vec2 u);
+// The inverse: (x, y) of a velocity given as (u.n, u.t) at `edge`.
+Vec2 grid_velocity(Edge edge, Vec2 normal_tangential);
+
 // What problem files (docs/problem-files.md) add to the coursework's model.
 // The defaults are the coursework's (nothing added), and the kernels compile
 // each addition in only when a problem uses it, so coursework runs keep their
 // code, speed and bytes.
 struct Extensions {
-  // Velocity of every kMovingWall cell: bounce-back with the wall's momentum.
-  Vec2 wall_velocity;
+  // The velocity of each moving-wall number (cell_number of a kMovingWall
+  // cell): bounce-back with that wall's momentum. Empty: no moving wall.
+  std::vector<Vec2> wall_velocities;
   // Force per unit volume on every fluid cell (Guo, Zheng & Shi 2002 forcing).
   Vec2 body_force;
-  // Zou/He velocity inlet on the left edge (column 0).
-  std::optional<Vec2> inlet_velocity;
-  // The inlet's profile is Poiseuille's, peak inlet_velocity->x on the centre
-  // line between walls half-way below row 1 and above row ny-2.
-  bool inlet_parabolic = false;
-  // Steps over which the inlet's velocity rises from 0 to its value (0: none).
+  // Velocity inlets and pressure outlets, at most one per edge, in edge order.
+  std::vector<OpenBoundary> open_boundaries;
+  // Steps over which every inlet's velocity rises from 0 to its value (0: none).
   int inlet_ramp_steps = 0;
-  // Zou/He pressure (density) outlet on the right edge (column nx-1).
-  std::optional<double> outlet_density;
-  // Absorbing layers (sponges): the columns next to the inlet (left) and the
-  // outlet (right) whose state relaxes toward the far field, the inlet's
-  // velocity at the outlet's density, so that sound leaves the domain.
-  // Widths in columns (0: none); the rate at the layer's outer edge.
-  int sponge_left = 0, sponge_right = 0;
+  // Free-slip walls (kFreeSlip cells) on some edge.
+  bool free_slip = false;
+  // Absorbing layers (sponges) at open edges relax toward the far field, the
+  // inlet's velocity at the outlets' density; the rate at the layer's outer edge.
   static constexpr double kSpongeStrength = 0.1;
-  // Bodies whose force is measured (ObstacleMask: cell_body), up to kMaxBodies.
+  // Bodies whose force is measured (ObstacleMask: cell_number), up to kMaxBodies.
   int measured_bodies = 0;
   // Steps between probe samples (0: no probes): the blocked kernel holds the
   // code that samples them only where a problem has them
@@ -87,14 +117,24 @@ struct Extensions {
   int curved_window_cells = 0;
   static constexpr int kCurvedWindow = 64;
 
-  bool moving_walls() const { return wall_velocity != Vec2{}; }
+  bool moving_walls() const { return !wall_velocities.empty(); }
   bool forced() const { return body_force != Vec2{}; }
-  bool open_x() const { return inlet_velocity.has_value() || outlet_density.has_value(); }
-  bool sponges() const { return sponge_left > 0 || sponge_right > 0; }
+  bool open() const { return !open_boundaries.empty(); }
+  // The open boundary at `edge`, or null.
+  const OpenBoundary* open_at(Edge edge) const;
+  // The problem's velocity inlet (sponges' far field), or null: the first.
+  const OpenBoundary* inlet() const;
+  // The outlets' density (sponges' far field), or none without an outlet.
+  std::optional<double> outlet_density() const;
+  int sponge(Edge edge) const {
+    const OpenBoundary* b = open_at(edge);
+    return b ? b->sponge : 0;
+  }
+  bool sponges() const;
   // Values per work-group and step the kernels reduce: |u|, then Fx, Fy per body.
   int sums_per_group() const { return 1 + 2 * measured_bodies; }
   bool any() const {
-    return moving_walls() || forced() || open_x() || collision != CollisionOperator::Bgk || curved_walls;
+    return moving_walls() || forced() || open() || collision != CollisionOperator::Bgk || curved_walls || free_slip;
   }
 };
 
@@ -128,17 +168,38 @@ struct Params {
   double viscosity() const { return (2.0 / omega - 1.0) / 6.0; }
 };
 
-// Cell kinds in ObstacleMask::kinds. Both kinds are obstacles (bounce-back);
-// kMovingWall cells add Extensions::wall_velocity's momentum.
+// Cell kinds: one byte per cell (ObstacleMask::kinds), its class in bits 0-1
+// and a number in bits 2-6, as cl/cell_kinds.cl declares them for the
+// kernels (tests/test_boundaries.cpp checks the two agree):
+//   kFluid      number 0: fluid; 1-4: an open boundary of edge number - 1
+//   kWall       bounce-back; number: the measured body it belongs to (0: none)
+//   kMovingWall bounce-back with the momentum of wall_velocities[number]
+//               (numbers 1..measured_bodies are also measured bodies)
+//   kFreeSlip   specular reflection across x (kFreeSlipAcrossX, the left and
+//               right edges) or y (kFreeSlipAcrossY): a wall without friction
 constexpr std::uint8_t kFluid = 0;
 constexpr std::uint8_t kWall = 1;
 constexpr std::uint8_t kMovingWall = 2;
-// An obstacle byte's bits 2-7: the measured body it belongs to (1 to
-// kMaxBodies; 0: none), so that the kernels get it with the kind.
+constexpr std::uint8_t kFreeSlip = 3;
 constexpr int kBodyShift = 2;
 constexpr int kMaxBodies = 16;
+// Numbers of moving walls: measured bodies and walls of their own velocity;
+// numbers use bits 2-6 (bit 7 is the blocked kernel's).
+constexpr int kMaxWallNumbers = 29;
+constexpr int kFreeSlipAcrossX = 30, kFreeSlipAcrossY = 31;
 inline std::uint8_t cell_kind(std::uint8_t b) { return b & 3; }
-inline int cell_body(std::uint8_t b) { return b >> kBodyShift; }
+inline int cell_number(std::uint8_t b) { return b >> kBodyShift; }
+inline std::uint8_t cell_byte(std::uint8_t kind, int number) {
+  return static_cast<std::uint8_t>(kind | number << kBodyShift);
+}
+inline bool is_obstacle(std::uint8_t b) { return cell_kind(b) != kFluid; }
+// The measured body a cell belongs to (0: none).
+inline int cell_body(std::uint8_t b, int measured_bodies) {
+  const int n = cell_number(b);
+  return is_obstacle(b) && cell_kind(b) != kFreeSlip && n <= measured_bodies ? n : 0;
+}
+// The open boundary's edge of a fluid cell, or -1.
+inline int open_edge_of(std::uint8_t b) { return cell_kind(b) == kFluid && b ? cell_number(b) - 1 : -1; }
 
 // One byte per cell, row-major: index ii + jj*nx. Its kind (kFluid, kWall or
 // kMovingWall) and, for obstacles, its measured body.
@@ -155,7 +216,8 @@ struct ObstacleMask {
   ObstacleMask() = default;
   ObstacleMask(int nx_, int ny_)
       : nx(nx_), ny(ny_), kinds(static_cast<std::size_t>(nx_) * static_cast<std::size_t>(ny_), 0) {}
-  bool at(int ii, int jj) const { return kinds[static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx] != 0; }
+  // Whether cell (ii, jj) is an obstacle (any wall).
+  bool at(int ii, int jj) const { return is_obstacle(kinds[static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx]); }
   std::size_t fluid_cells() const;
 };
 
@@ -180,10 +242,14 @@ ObstacleMask read_obstacles(const std::string& filename, const Params& params);
 std::string read_text_file(const std::string& filename, std::uint64_t max_bytes = std::uint64_t{1} << 30);
 constexpr std::uint64_t kMaxParamsBytes = 1 << 20;
 
-// A parabolic inlet's 4 u_max / H^2 (H = ny - 2): u(j) = factor y (H - y), y = j - 1/2.
-inline double inlet_profile_factor(const Params& p) {
-  const double h = p.ny - 2;
-  return 4.0 * p.extensions.inlet_velocity->x / (h * h);
+// A parabolic inlet's span H (its edge's cells less two) and 4 u_max / H^2:
+// u.n(s) = factor y (H - y), y = s - 1/2, s the cell's index along the edge.
+inline double inlet_span(const Params& p, Edge edge) {
+  return (edge == Edge::Left || edge == Edge::Right ? p.ny : p.nx) - 2.0;
+}
+inline double inlet_profile_factor(const Params& p, const OpenBoundary& inlet) {
+  const double h = inlet_span(p, inlet.edge);
+  return 4.0 * inlet.velocity.x / (h * h);
 }
 
 }  // namespace d2q9

@@ -52,16 +52,23 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
     const unsigned char b = present ? 1 : 0;
     bytes(&b, 1);
   };
-  real(e.wall_velocity.x);
-  real(e.wall_velocity.y);
+  // The first fields in the order of the first checkpoints, which had one
+  // wall velocity, a left inlet and a right outlet: theirs still match.
+  const Vec2 wall = e.wall_velocities.empty() ? Vec2{} : e.wall_velocities[0];
+  const OpenBoundary* left = e.open_at(Edge::Left);
+  const OpenBoundary* right = e.open_at(Edge::Right);
+  const OpenBoundary* inlet = left && left->inlet() ? left : nullptr;
+  const OpenBoundary* outlet = right && !right->inlet() ? right : nullptr;
+  real(wall.x);
+  real(wall.y);
   real(e.body_force.x);
   real(e.body_force.y);
-  flag(e.inlet_velocity.has_value());
-  if (e.inlet_velocity) real(e.inlet_velocity->x), real(e.inlet_velocity->y);
-  flag(e.outlet_density.has_value());
-  if (e.outlet_density) real(*e.outlet_density);
+  flag(inlet != nullptr);
+  if (inlet) real(inlet->velocity.x), real(inlet->velocity.y);
+  flag(outlet != nullptr);
+  if (outlet) real(outlet->density);
   // Added later: a uniform inlet adds nothing, so older checkpoints still match.
-  if (e.inlet_parabolic) flag(true);
+  if (inlet && inlet->parabolic) flag(true);
   if (e.inlet_ramp_steps > 0) real(e.inlet_ramp_steps);
   // Added after the first checkpoints: BGK adds nothing, so theirs still match.
   if (e.collision != CollisionOperator::Bgk) {
@@ -69,7 +76,19 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
     bytes(&op, 1);
     if (e.collision == CollisionOperator::Trt) real(e.trt_magic);
   }
-  if (e.sponges()) real(e.sponge_left), real(e.sponge_right);  // none adds nothing
+  const int left_sponge = inlet ? inlet->sponge : 0, right_sponge = outlet ? outlet->sponge : 0;
+  if (left_sponge > 0 || right_sponge > 0) real(left_sponge), real(right_sponge);  // none adds nothing
+  // Per-cell boundary kinds: what the first checkpoints could not hold adds
+  // its values, and nothing where a problem has none of it.
+  for (const OpenBoundary& b : e.open_boundaries) {
+    if (&b == inlet || &b == outlet) continue;
+    const unsigned char tag = static_cast<unsigned char>(16 + 2 * static_cast<int>(b.edge) + (b.inlet() ? 0 : 1));
+    bytes(&tag, 1);
+    real(b.velocity.x), real(b.velocity.y), real(b.density), real(b.sponge);
+    flag(b.parabolic);
+  }
+  for (std::size_t n = 1; n < e.wall_velocities.size(); ++n) real(e.wall_velocities[n].x), real(e.wall_velocities[n].y);
+  if (e.free_slip) flag(true);
   return h;
 }
 
@@ -94,10 +113,10 @@ const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "vi
                                             "velocity", "length",  "accel", "body_force", "collision", "magic",
                                             "inlet_ramp", "until_steady"};
 const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
-const std::vector<std::string> kEdgeKinds = {"periodic", "wall"};
+const std::vector<std::string> kEdgeKinds = {"periodic", "wall", "free_slip"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density", "sponge"};
 const std::vector<std::string> kShapes = {"circle", "rectangle", "mask"};
-const std::vector<std::string> kObstacleKeys = {"name", "boundary", "circle", "rectangle", "mask"};
+const std::vector<std::string> kObstacleKeys = {"name", "boundary", "wall_velocity", "circle", "rectangle", "mask"};
 const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
 const std::vector<std::string> kInletProfileKeys = {"parabolic"};
 const std::vector<std::string> kCircleKeys = {"center", "radius"};
@@ -180,20 +199,25 @@ std::vector<Entry> in_file_order(const toml::table& t) {
 }
 
 struct EdgeSpec {
-  enum Kind { Periodic, Wall, Moving, Inlet, Outlet } kind = Periodic;
+  enum Kind { Periodic, Wall, Moving, FreeSlip, Inlet, Outlet } kind = Periodic;
   const char* name = "";
   unsigned line = 0;  // 0: not given (periodic by default)
   Vec2 velocity;
   bool parabolic = false;  // an inlet's Poiseuille profile, peak velocity.x
   double density = 0.0;
-  int sponge = 0;             // an inlet's or outlet's absorbing layer, in columns
+  int sponge = 0;             // an inlet's or outlet's absorbing layer, in cells
   unsigned sponge_line = 0;
+  int number = 0;  // a moving wall's (cell_number)
+  bool open() const { return kind == Inlet || kind == Outlet; }
+  bool periodic_pair() const { return kind == Periodic; }
+  bool wall() const { return kind == Wall || kind == Moving || kind == FreeSlip; }
 
   std::string what() const {
     switch (kind) {
       case Periodic: return "periodic";
       case Wall: return "a wall";
       case Moving: return "a moving wall";
+      case FreeSlip: return "a free-slip wall";
       case Inlet: return "an inlet";
       case Outlet: return "an outlet";
     }
@@ -210,6 +234,9 @@ struct ShapeSpec {
   std::string path;  // as written
   int body = 0;      // its measured body (1-based; 0: none)
   bool interpolated = false;  // boundary = "interpolated" (circles only)
+  std::optional<Vec2> wall_velocity;  // a moving wall's
+  unsigned velocity_line = 0;
+  int number = 0;  // its cells' number (cell_number): the body, or its wall velocity's
 };
 
 class Parser {
@@ -230,6 +257,7 @@ class Parser {
     read_edges();
     read_obstacles();
     read_forces();
+    assign_wall_numbers();
     read_probes();
     if (check) check(params_);
     Problem problem;
@@ -480,64 +508,69 @@ class Parser {
                           (periodic.line ? "line " + std::to_string(periodic.line) : std::string("the default")) +
                           "): periodic edges come in pairs, left with right and bottom with top");
     }
-    // One velocity for every moving wall.
-    const EdgeSpec* first = nullptr;
-    std::array<const EdgeSpec*, 4> by_line{&edges_[0], &edges_[1], &edges_[2], &edges_[3]};
-    std::stable_sort(by_line.begin(), by_line.end(), [](const EdgeSpec* a, const EdgeSpec* b) { return a->line < b->line; });
-    for (const EdgeSpec* e : by_line) {
-      if (e->kind != EdgeSpec::Moving) continue;
-      if (!first) {
-        first = e;
-        params_.extensions.wall_velocity = e->velocity;
-      } else if (e->velocity != first->velocity) {
-        fail(e->line, std::string(e->name) + " moves at " + vec_text(e->velocity) + " but " + first->name + " (line " +
-                          std::to_string(first->line) + ") at " + vec_text(first->velocity) +
-                          ": every moving wall must share one velocity");
-      }
-    }
-    if (inlet_ramp_ && edges_[0].kind != EdgeSpec::Inlet)
-      fail(line_of(*inlet_ramp_), "inlet_ramp ramps up an inlet, but the left edge has no inlet_velocity");
+    const EdgeSpec* inlet = nullptr;
     for (const EdgeSpec& e : edges_) {
-      if (e.kind == EdgeSpec::Inlet) {
-        params_.extensions.inlet_velocity = e.velocity;
-        params_.extensions.inlet_parabolic = e.parabolic;
-        const EdgeSpec& bottom = edges_[2];
-        const EdgeSpec& top = edges_[3];
-        if (e.parabolic && (bottom.kind == EdgeSpec::Periodic || top.kind == EdgeSpec::Periodic))
-          fail(e.line, "a parabolic inlet flows between walls: bottom and top must be walls, not periodic");
-      }
-      if (e.kind == EdgeSpec::Outlet) params_.extensions.outlet_density = e.density;
+      if (e.kind == EdgeSpec::FreeSlip) params_.extensions.free_slip = true;
+      if (!e.open()) continue;
+      OpenBoundary b;
+      b.kind = e.kind == EdgeSpec::Inlet ? OpenBoundary::Kind::VelocityInlet : OpenBoundary::Kind::PressureOutlet;
+      b.edge = static_cast<Edge>(&e - edges_.data());
+      b.velocity = e.velocity;
+      b.parabolic = e.parabolic;
+      b.density = e.kind == EdgeSpec::Outlet ? e.density : 1.0;
+      b.sponge = e.sponge;
+      params_.extensions.open_boundaries.push_back(b);
+      if (e.kind == EdgeSpec::Inlet && !inlet) inlet = &e;
+      if (e.parabolic) check_parabolic_walls(e);
     }
+    if (inlet_ramp_ && !inlet)
+      fail(line_of(*inlet_ramp_), "inlet_ramp ramps up an inlet, but no edge has an inlet_velocity");
     read_sponges();
   }
 
+  // Poiseuille's profile runs between walls on the two edges beside the inlet.
+  void check_parabolic_walls(const EdgeSpec& e) const {
+    const int index = static_cast<int>(&e - edges_.data());
+    const int a = index < 2 ? 2 : 0, b = index < 2 ? 3 : 1;
+    if (!edges_[a].wall() || !edges_[b].wall())
+      fail(e.line, "a parabolic inlet flows between walls: " + kEdgeKeys[a] + " and " + kEdgeKeys[b] + " must be walls, not " +
+                       (edges_[a].wall() ? edges_[b] : edges_[a]).what());
+  }
+
   // A sponge relaxes toward the far field, the inlet's velocity at the
-  // outlet's density: it needs both, and fits in the grid beside the other's.
+  // outlets' density: it needs one inlet and an outlet, and fits in the grid
+  // beside the opposite edge's.
   void read_sponges() {
-    const EdgeSpec& left = edges_[0];
-    const EdgeSpec& right = edges_[1];
-    for (const EdgeSpec* e : {&left, &right}) {
-      if (e->sponge == 0) continue;
-      if (left.kind != EdgeSpec::Inlet || right.kind != EdgeSpec::Outlet)
-        fail(e->sponge_line, "a sponge relaxes toward the far field, the inlet's velocity at the outlet's density: it needs "
-                             "an inlet_velocity on the left edge and an outlet_density on the right");
+    const Extensions& x = params_.extensions;
+    int inlets = 0;
+    for (const OpenBoundary& b : x.open_boundaries) inlets += b.inlet();
+    for (const EdgeSpec& e : edges_) {
+      if (e.sponge == 0) continue;
+      if (inlets != 1 || !x.outlet_density())
+        fail(e.sponge_line, "a sponge relaxes toward the far field, the inlet's velocity at the outlet's density: it needs "
+                            "one edge with an inlet_velocity and one with an outlet_density");
+      for (const OpenBoundary& b : x.open_boundaries)
+        if (!b.inlet() && b.density != *x.outlet_density())
+          fail(e.sponge_line, "a sponge's far field has one density, but the outlets' differ (" +
+                                  shortest_text(*x.outlet_density()) + " and " + shortest_text(b.density) + ")");
     }
-    if (left.sponge + right.sponge > params_.nx)
-      fail(right.sponge ? right.sponge_line : left.sponge_line,
-           "the sponges (" + std::to_string(left.sponge) + " + " + std::to_string(right.sponge) + " columns) are wider than the grid (nx = " +
-               std::to_string(params_.nx) + ")");
-    params_.extensions.sponge_left = left.sponge;
-    params_.extensions.sponge_right = right.sponge;
+    for (const auto& [a, b] : {std::make_pair(0, 1), std::make_pair(2, 3)}) {
+      const int width = a == 0 ? params_.nx : params_.ny;
+      if (edges_[a].sponge + edges_[b].sponge > width)
+        fail(edges_[b].sponge ? edges_[b].sponge_line : edges_[a].sponge_line,
+             "the sponges (" + std::to_string(edges_[a].sponge) + " + " + std::to_string(edges_[b].sponge) +
+                 " cells) are wider than the grid (" + (a == 0 ? "nx = " : "ny = ") + std::to_string(width) + ")");
+    }
   }
 
   void read_edge(const toml::node& n, unsigned line, EdgeSpec& edge) const {
     const std::string name = edge.name;
     edge.line = line;
-    const std::string forms = name + " must be \"periodic\", \"wall\" or a table such as { wall_velocity = [0.1, 0.0] }";
+    const std::string forms = name + " must be \"periodic\", \"wall\", \"free_slip\" or a table such as { wall_velocity = [0.1, 0.0] }";
     if (const auto* s = n.as_string()) {
       if (s->get() == "periodic") return;
-      if (s->get() == "wall") {
-        edge.kind = EdgeSpec::Wall;
+      if (s->get() == "wall" || s->get() == "free_slip") {
+        edge.kind = s->get() == "wall" ? EdgeSpec::Wall : EdgeSpec::FreeSlip;
         return;
       }
       const std::string guess = closest_name(s->get(), kEdgeKinds);
@@ -556,12 +589,12 @@ class Parser {
       edge.sponge_line = line_of(*sponge->second);
       const long long width = integer(*sponge->second, "sponge");
       if (width < 1 || width > 1000000)
-        fail(edge.sponge_line, "sponge must be a width in columns, at least 1, got " + describe(*sponge->second));
+        fail(edge.sponge_line, "sponge must be a width in cells, at least 1, got " + describe(*sponge->second));
       edge.sponge = static_cast<int>(width);
       entries.erase(sponge);
     }
     if (entries.empty() && edge.sponge > 0) check_sponge_edge(edge);
-    if (entries.empty()) fail(line, name + " = {} needs one of wall_velocity, inlet_velocity (left only) or outlet_density (right only)");
+    if (entries.empty()) fail(line, name + " = {} needs one of wall_velocity, inlet_velocity or outlet_density");
     if (entries.size() > 1)
       fail(line_of(entries[1]), name + " has both " + std::string(entries[0].first->str()) + " and " +
                                     std::string(entries[1].first->str()) + ": give one per edge");
@@ -571,8 +604,6 @@ class Parser {
       edge.kind = EdgeSpec::Moving;
       edge.velocity = velocity(value, "wall_velocity");
     } else if (key == "inlet_velocity") {
-      if (name != "left")
-        fail(line_of(entries[0]), "inlet_velocity is for the left edge only (the flow enters at i = 0), not " + name);
       edge.kind = EdgeSpec::Inlet;
       if (const toml::table* profile = value.as_table()) {
         // { parabolic = u_max }: Poiseuille's profile between the walls.
@@ -588,8 +619,6 @@ class Parser {
         edge.velocity = velocity(value, "inlet_velocity");
       }
     } else {
-      if (name != "right")
-        fail(line_of(entries[0]), "outlet_density is for the right edge only (the flow leaves at i = nx-1), not " + name);
       edge.kind = EdgeSpec::Outlet;
       edge.density = positive(value, "outlet_density");
     }
@@ -598,7 +627,7 @@ class Parser {
 
   void check_sponge_edge(const EdgeSpec& edge) const {
     if (edge.kind != EdgeSpec::Inlet && edge.kind != EdgeSpec::Outlet)
-      fail(edge.sponge_line, "sponge absorbs at an open edge: it goes with inlet_velocity (left) or outlet_density (right), not " +
+      fail(edge.sponge_line, "sponge absorbs at an open edge: it goes with inlet_velocity or outlet_density, not " +
                                  edge.what());
   }
 
@@ -617,7 +646,10 @@ class Parser {
       const toml::node* boundary = t.get("boundary");
       auto entries = in_file_order(t);
       entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                   [](const Entry& e) { return e.first->str() == "name" || e.first->str() == "boundary"; }),
+                                   [](const Entry& e) {
+                                     return e.first->str() == "name" || e.first->str() == "boundary" ||
+                                            e.first->str() == "wall_velocity";
+                                   }),
                     entries.end());
       if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
       if (entries.size() > 1)
@@ -627,6 +659,10 @@ class Parser {
       const toml::node& value = *entries[0].second;
       ShapeSpec shape;
       shape.line = line_of(entries[0]);
+      if (const toml::node* v = t.get("wall_velocity")) {
+        shape.wall_velocity = velocity(*v, "wall_velocity");
+        shape.velocity_line = line_of(*v);
+      }
       if (kind == "mask") {
         shape.kind = ShapeSpec::Mask;
         const auto* s = value.as_string();
@@ -720,6 +756,41 @@ class Parser {
     params_.extensions.measured_bodies = static_cast<int>(measure_.bodies.size());
   }
 
+  // Every moving wall's cells carry a number whose velocity the kernels look
+  // up: a measured body's own, else one per velocity; number 0 is the first
+  // moving edge's (as the first problems with one velocity had it).
+  void assign_wall_numbers() {
+    std::vector<std::optional<Vec2>> table;
+    const int measured = params_.extensions.measured_bodies;
+    const auto number_for = [&](Vec2 v, int body, unsigned line) {
+      int n = body;
+      if (n == 0) {
+        n = table.empty() || !table[0] || *table[0] == v ? 0 : -1;
+        for (std::size_t k = static_cast<std::size_t>(measured) + 1; n < 0 && k < table.size(); ++k)
+          if (table[k] && *table[k] == v) n = static_cast<int>(k);
+        if (n < 0) n = std::max(measured + 1, static_cast<int>(table.size()));
+      }
+      if (n > kMaxWallNumbers)
+        fail(line, "more than " + std::to_string(kMaxWallNumbers) + " moving walls of their own velocity or body");
+      if (table.size() <= static_cast<std::size_t>(n)) table.resize(static_cast<std::size_t>(n) + 1);
+      if (table[n] && *table[n] != v)
+        fail(line, "body " + measure_.bodies[n - 1] + " moves at " + vec_text(*table[n]) + " and at " + vec_text(v) +
+                       ": a body's shapes share one wall velocity");
+      table[n] = v;
+      return n;
+    };
+    std::array<EdgeSpec*, 4> by_line{&edges_[0], &edges_[1], &edges_[2], &edges_[3]};
+    std::stable_sort(by_line.begin(), by_line.end(), [](const EdgeSpec* a, const EdgeSpec* b) { return a->line < b->line; });
+    for (EdgeSpec* e : by_line)
+      if (e->kind == EdgeSpec::Moving) e->number = number_for(e->velocity, 0, e->line);
+    for (ShapeSpec& shape : shapes_)
+      shape.number = shape.wall_velocity ? number_for(*shape.wall_velocity, shape.body, shape.velocity_line) : shape.body;
+    // Walls all at rest (a lid at rest) are static walls to the kernels.
+    const bool moving = std::any_of(table.begin(), table.end(), [](const auto& v) { return v && *v != Vec2{}; });
+    for (const auto& v : table)
+      if (moving) params_.extensions.wall_velocities.push_back(v.value_or(Vec2{}));
+  }
+
   // [probes]: every = N, and name = [i, j] for each probe.
   void read_probes() {
     const toml::table* t = top_table("probes", "[probes] with every and name = [i, j] per probe");
@@ -762,10 +833,10 @@ class Parser {
 
   ObstacleMask build_mask() const {
     ObstacleMask mask = grid_mask();
-    mark_edge_walls(mask);
+    mark_edges(mask);
     const std::string dir = file_.find('/') == std::string::npos ? "" : file_.substr(0, file_.rfind('/') + 1);
     for (const ShapeSpec& s : shapes_) {
-      const std::uint8_t shape_byte = static_cast<std::uint8_t>(kWall | s.body << kBodyShift);
+      const std::uint8_t shape_byte = cell_byte(s.wall_velocity ? kMovingWall : kWall, s.number);
       if (s.kind == ShapeSpec::Rectangle)
         mark_rectangle(mask, s, shape_byte);
       else if (s.kind == ShapeSpec::Circle)
@@ -775,6 +846,7 @@ class Parser {
     }
     if (mask.fluid_cells() == 0) fail(last_obstacle_line(), "every cell is blocked; there is no fluid to simulate");
     if (params_.extensions.curved_walls) add_curved_links(mask);
+    check_open_cells_unlinked(mask);
     return mask;
   }
 
@@ -792,29 +864,39 @@ class Parser {
     return mask;
   }
 
-  void mark_edge_walls(ObstacleMask& mask) const {
+  // Each edge's cells take its kind. A cell on two edges (a corner) takes the
+  // first of: static wall, moving wall, free-slip wall; where two open edges
+  // meet, it is a static wall (Zou/He's rule has no corner); an open edge
+  // meeting a periodic one keeps its kind.
+  void mark_edges(ObstacleMask& mask) const {
     const int nx = params_.nx, ny = params_.ny;
-    auto set = [&](long long i, long long j, std::uint8_t kind) {
-      mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)] = kind;
+    auto cell = [&](long long i, long long j) -> std::uint8_t& {
+      return mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)];
     };
-    auto edge_cells = [&](int e, std::uint8_t kind) {
+    auto edge_cells = [&](int e, const auto& set) {
       if (e < 2)
-        for (int j = 0; j < ny; ++j) set(e == 0 ? 0 : nx - 1, j, kind);
+        for (int j = 0; j < ny; ++j) set(cell(e == 0 ? 0 : nx - 1, j));
       else
-        for (int i = 0; i < nx; ++i) set(i, e == 2 ? 0 : ny - 1, kind);
+        for (int i = 0; i < nx; ++i) set(cell(i, e == 2 ? 0 : ny - 1));
     };
-    // Moving walls first, so that a corner they share with a static wall is static.
     for (int e = 0; e < 4; ++e)
-      if (edges_[e].kind == EdgeSpec::Moving) edge_cells(e, kMovingWall);
+      if (edges_[e].open())
+        edge_cells(e, [&](std::uint8_t& c) { c = c ? kWall : cell_byte(kFluid, e + 1); });
     for (int e = 0; e < 4; ++e)
-      if (edges_[e].kind == EdgeSpec::Wall) edge_cells(e, kWall);
+      if (edges_[e].kind == EdgeSpec::FreeSlip)
+        edge_cells(e, [&](std::uint8_t& c) { c = cell_byte(kFreeSlip, e < 2 ? kFreeSlipAcrossX : kFreeSlipAcrossY); });
+    for (int e = 0; e < 4; ++e)
+      if (edges_[e].kind == EdgeSpec::Moving)
+        edge_cells(e, [&](std::uint8_t& c) { c = cell_byte(kMovingWall, edges_[e].number); });
+    for (int e = 0; e < 4; ++e)
+      if (edges_[e].kind == EdgeSpec::Wall) edge_cells(e, [&](std::uint8_t& c) { c = kWall; });
   }
 
   // The line of the last wall edge or obstacle: where a grid with no fluid left is reported.
   unsigned last_obstacle_line() const {
     unsigned last_line = 0;
     for (int e = 0; e < 4; ++e)
-      if (edges_[e].kind == EdgeSpec::Wall || edges_[e].kind == EdgeSpec::Moving) last_line = std::max(last_line, edges_[e].line);
+      if (edges_[e].wall()) last_line = std::max(last_line, edges_[e].line);
     for (const ShapeSpec& s : shapes_) last_line = std::max(last_line, s.line);
     return last_line;
   }
@@ -823,7 +905,7 @@ class Parser {
   void mark_shape_cell(ObstacleMask& mask, const ShapeSpec& s, long long i, long long j, std::uint8_t kind) const {
     const int nx = params_.nx;
     std::uint8_t& cell = mask.kinds[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(nx)];
-    const int other = cell >> kBodyShift;
+    const int other = cell_body(cell, static_cast<int>(measure_.bodies.size()));
     if (s.body != 0 && other != 0 && other != s.body)
       fail(s.line, "this obstacle (body " + measure_.bodies[s.body - 1] + ") overlaps body " +
                        measure_.bodies[other - 1] + " at cell (" + std::to_string(i) + ", " + std::to_string(j) +
@@ -874,14 +956,30 @@ class Parser {
         if (picture.at(x, y)) mark_shape_cell(mask, s, x, ny - 1 - y, shape_byte);
   }
 
+  // An open edge's cell sets its unknowns by Zou/He's rule, which a curved
+  // link's interpolation would contradict.
+  void check_open_cells_unlinked(const ObstacleMask& mask) const {
+    if (mask.links.empty()) return;
+    const std::size_t cells = mask.kinds.size();
+    for (std::size_t c = 0; c < cells; ++c) {
+      if (open_edge_of(mask.kinds[c]) < 0) continue;
+      for (std::size_t k = 0; k < 8; ++k)
+        if (mask.links[k * cells + c])
+          for (const ShapeSpec& s : shapes_)
+            if (s.interpolated)
+              fail(s.line, "this interpolated circle reaches the " + kEdgeKeys[open_edge_of(mask.kinds[c])] +
+                               " edge's open cell (" + std::to_string(c % params_.nx) + ", " + std::to_string(c / params_.nx) +
+                               "): keep curved walls a cell away from inlets and outlets");
+    }
+  }
+
   // Interpolated bounce-back links of the circles marked interpolated.
   void add_curved_links(ObstacleMask& mask) const {
     std::vector<Circle> circles;
     for (const ShapeSpec& s : shapes_)
       if (s.interpolated) circles.push_back({s.center, s.radius});
     try {
-      const auto open = [](const EdgeSpec& e) { return e.kind == EdgeSpec::Inlet || e.kind == EdgeSpec::Outlet; };
-      mask.links = circle_links(mask, circles, open(edges_[0]) || open(edges_[1]));
+      mask.links = circle_links(mask, circles, !edges_[0].periodic_pair(), !edges_[2].periodic_pair());
     } catch (const std::bad_alloc&) {
       fail(line_of(*grid_), "grid " + std::to_string(params_.nx) + "x" + std::to_string(params_.ny) +
                                 " is too large to hold with curved walls' links in memory");

@@ -7,21 +7,57 @@ namespace d2q9 {
 namespace {
 
 std::string vec(Vec2 v) { return "[" + shortest_text(v.x) + ", " + shortest_text(v.y) + "]"; }
-std::string none_or(const std::optional<std::string>& s) { return s ? *s : "none"; }
+const OpenBoundary* left_inlet(const Extensions& e) {
+  const OpenBoundary* b = e.open_at(Edge::Left);
+  return b && b->inlet() ? b : nullptr;
+}
+const OpenBoundary* right_outlet(const Extensions& e) {
+  const OpenBoundary* b = e.open_at(Edge::Right);
+  return b && !b->inlet() ? b : nullptr;
+}
 
 const std::vector<ProblemSetting> kSettings = {
-    {"wall_velocity", [](const Extensions& e, const Measurements&) { return vec(e.wall_velocity); }},
+    // The first five as the first checkpoints had them (one wall velocity, a
+    // left inlet, a right outlet); what they could not hold follows them.
+    {"wall_velocity", [](const Extensions& e, const Measurements&) { return vec(e.wall_velocities.empty() ? Vec2{} : e.wall_velocities[0]); }},
     {"body_force", [](const Extensions& e, const Measurements&) { return vec(e.body_force); }},
     {"inlet_velocity",
-     [](const Extensions& e, const Measurements&) { return none_or(e.inlet_velocity ? std::optional(vec(*e.inlet_velocity)) : std::nullopt); }},
-    {"parabolic", [](const Extensions& e, const Measurements&) { return std::string(e.inlet_parabolic ? "true" : "false"); }},
+     [](const Extensions& e, const Measurements&) {
+       const OpenBoundary* b = left_inlet(e);
+       return b ? vec(b->velocity) : std::string("none");
+     }},
+    {"parabolic", [](const Extensions& e, const Measurements&) { return std::string(left_inlet(e) && left_inlet(e)->parabolic ? "true" : "false"); }},
     {"inlet_ramp", [](const Extensions& e, const Measurements&) { return std::to_string(e.inlet_ramp_steps); }},
     {"outlet_density",
-     [](const Extensions& e, const Measurements&) { return none_or(e.outlet_density ? std::optional(shortest_text(*e.outlet_density)) : std::nullopt); }},
+     [](const Extensions& e, const Measurements&) {
+       const OpenBoundary* b = right_outlet(e);
+       return b ? shortest_text(b->density) : std::string("none");
+     }},
     {"sponge",
      [](const Extensions& e, const Measurements&) {
-       return "left " + std::to_string(e.sponge_left) + ", right " + std::to_string(e.sponge_right) + " columns";
+       const OpenBoundary *l = left_inlet(e), *r = right_outlet(e);
+       return "left " + std::to_string(l ? l->sponge : 0) + ", right " + std::to_string(r ? r->sponge : 0) + " columns";
      }},
+    {"open_edges",
+     [](const Extensions& e, const Measurements&) {
+       std::string text;
+       for (const OpenBoundary& b : e.open_boundaries) {
+         if (&b == left_inlet(e) || &b == right_outlet(e)) continue;
+         text += (text.empty() ? "" : "; ") + std::string(to_string(b.edge)) +
+                 (b.inlet() ? " inlet " + vec(b.velocity) + (b.parabolic ? " parabolic" : "")
+                            : " outlet " + shortest_text(b.density)) +
+                 ", sponge " + std::to_string(b.sponge);
+       }
+       return text.empty() ? std::string("none") : text;
+     }},
+    {"wall_velocities",
+     [](const Extensions& e, const Measurements&) {
+       std::string text;
+       for (std::size_t n = 1; n < e.wall_velocities.size(); ++n)
+         text += (text.empty() ? "" : ", ") + std::to_string(n) + ": " + vec(e.wall_velocities[n]);
+       return text.empty() ? std::string("none") : text;
+     }},
+    {"free_slip", [](const Extensions& e, const Measurements&) { return std::string(e.free_slip ? "true" : "false"); }},
     {"collision", [](const Extensions& e, const Measurements&) { return std::string(to_string(e.collision)); }},
     // Lambda only shapes TRT.
     {"magic",

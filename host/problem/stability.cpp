@@ -55,9 +55,9 @@ void check_distributions(const Params& params, const ObstacleMask& mask, const s
   for (std::size_t cell = 0; cell < n; ++cell) {
     double rho = 0.0;
     for (int k = 0; k < kSpeeds; ++k) rho += f[k * n + cell];
-    const bool bad = !std::isfinite(rho) || (!mask.kinds[cell] && !(rho > 0.0));
+    const bool bad = !std::isfinite(rho) || (!is_obstacle(mask.kinds[cell]) && !(rho > 0.0));
     if (!bad) {
-      if (mask.kinds[cell]) continue;
+      if (is_obstacle(mask.kinds[cell])) continue;
       const std::string supersonic = supersonic_cell(params, f.data(), n, cell, cell);
       if (!supersonic.empty()) throw InstabilityError(step, supersonic);
       continue;

@@ -137,7 +137,7 @@ void ReferenceSolver<Real>::interpolate_links() {
         g = own[k] + (own[o] - own[k]) / two_q;
       if (bodies == 0) continue;
       const int ii = static_cast<int>(i % nx), jj = static_cast<int>(i / nx);
-      const int wall = cell_body(mask_.kinds[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx]);
+      const int wall = cell_body(mask_.kinds[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx], bodies);
       if (wall == 0) continue;
       const Real d = own[o] - g;
       link_forces_[2 * (wall - 1)] += static_cast<double>(Real(kEx[k]) * d);
@@ -146,64 +146,93 @@ void ReferenceSolver<Real>::interpolate_links() {
   }
 }
 
-// Zou/He inlet (column 0) and outlet (column nx-1) on fluid cells, as the
-// kernels' open_edges() computes them.
+// Each edge's speeds in Zou/He's rule, as cl/open_edges.cl names them:
+// I, O, IP, OP, IM, OM, TP, TM (the unknown along the inward normal and its
+// opposite, the unknown diagonals of tangential component +1 and -1 and
+// their opposites, the tangential axis speeds).
+constexpr int kEdgeSpeeds[kEdges][8] = {
+    {1, 3, 5, 7, 8, 6, 2, 4}, {3, 1, 6, 8, 7, 5, 2, 4}, {2, 4, 5, 7, 6, 8, 1, 3}, {4, 2, 8, 6, 7, 5, 1, 3}};
+
+// An inlet's velocity (u.n, u.t) at cell s along its edge this step, as the
+// kernels' inflow_at computes it: its profile and ramp.
 template <typename Real>
-std::array<Real, 2> ReferenceSolver<Real>::inflow(int jj) const {
+std::array<Real, 2> ReferenceSolver<Real>::inflow(const OpenBoundary& b, int s) const {
   const Extensions& x = params_.extensions;
-  Real ux = static_cast<Real>(x.inlet_velocity->x), uy = static_cast<Real>(x.inlet_velocity->y);
-  if (x.inlet_parabolic) {  // Poiseuille's profile between walls half-way below row 1 and above row ny-2
-    const Real y = Real(jj) - Real(0.5);
-    ux = static_cast<Real>(inlet_profile_factor(params_)) * y * (static_cast<Real>(params_.ny - 2) - y);
-    uy = Real(0);
+  const Vec2 nt = edge_frame_velocity(b.edge, b.velocity);
+  Real un = static_cast<Real>(nt.x), ut = static_cast<Real>(nt.y);
+  if (b.parabolic) {  // Poiseuille's profile between walls half-way outside the edge's second and last-but-one cells
+    const Real y = Real(s) - Real(0.5);
+    un = static_cast<Real>(inlet_profile_factor(params_, b)) * y * (static_cast<Real>(inlet_span(params_, b.edge)) - y);
+    ut = Real(0);
   }
   if (x.inlet_ramp_steps > 0) {  // a smoothstep from 0 to 1 over the ramp's steps
-    const Real s = Real(step_ + 1) / Real(x.inlet_ramp_steps);
-    const Real share = s >= Real(1) ? Real(1) : s * s * (Real(3) - Real(2) * s);
-    ux *= share;
-    uy *= share;
+    const Real r = Real(step_ + 1) / Real(x.inlet_ramp_steps);
+    const Real share = r >= Real(1) ? Real(1) : r * r * (Real(3) - Real(2) * r);
+    un *= share;
+    ut *= share;
   }
-  return {ux, uy};
+  return {un, ut};
 }
 
+// Zou/He on the open boundaries' cells (kFluid, numbered by their edge), as
+// the kernels' open_boundary() computes it.
 template <typename Real>
 void ReferenceSolver<Real>::open_edges() {
-  const Extensions& x = params_.extensions;
-  for (int jj = 0; jj < params_.ny; ++jj) {
-    if (x.inlet_velocity && !mask_.at(0, jj)) {
-      Cell& g = tmp_cells_[static_cast<std::size_t>(jj) * params_.nx];
-      const auto [ux, uy] = inflow(jj);
-      const Real rho = (g[0] + g[2] + g[4] + Real(2) * (g[3] + g[6] + g[7])) / (Real(1) - ux);
-      const Real d = Real(0.5) * (g[2] - g[4]);
-      g[1] = g[3] + Real(2) / Real(3) * rho * ux;
-      g[5] = g[7] - d + Real(1) / Real(6) * rho * ux + Real(0.5) * rho * uy;
-      g[8] = g[6] + d + Real(1) / Real(6) * rho * ux - Real(0.5) * rho * uy;
-    }
-    if (x.outlet_density && !mask_.at(params_.nx - 1, jj)) {
-      Cell& g = tmp_cells_[params_.nx - 1 + static_cast<std::size_t>(jj) * params_.nx];
-      const Real rho = static_cast<Real>(*x.outlet_density);
-      const Real ux = (g[0] + g[2] + g[4] + Real(2) * (g[1] + g[5] + g[8])) / rho - Real(1);
-      const Real d = Real(0.5) * (g[2] - g[4]);
-      g[3] = g[1] - Real(2) / Real(3) * rho * ux;
-      g[7] = g[5] + d - Real(1) / Real(6) * rho * ux;
-      g[6] = g[8] - d - Real(1) / Real(6) * rho * ux;
+  const int nx = params_.nx, ny = params_.ny;
+  for (const OpenBoundary& b : params_.extensions.open_boundaries) {
+    const int e = static_cast<int>(b.edge);
+    const bool column = b.edge == Edge::Left || b.edge == Edge::Right;
+    const int n = column ? ny : nx;
+    const auto [I, O, IP, OP, IM, OM, TP, TM] = kEdgeSpeeds[e];
+    for (int s = 0; s < n; ++s) {
+      const int ii = column ? (b.edge == Edge::Left ? 0 : nx - 1) : s;
+      const int jj = column ? s : (b.edge == Edge::Bottom ? 0 : ny - 1);
+      const std::size_t i = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * nx;
+      if (open_edge_of(mask_.kinds[i]) != e) continue;
+      Cell& g = tmp_cells_[i];
+      const Real sum = g[0] + g[TP] + g[TM] + Real(2) * (g[O] + g[OM] + g[OP]);
+      const Real d = Real(0.5) * (g[TP] - g[TM]);
+      if (b.inlet()) {
+        const auto [un, ut] = inflow(b, s);
+        const Real rho = sum / (Real(1) - un);
+        g[I] = g[O] + Real(2) / Real(3) * rho * un;
+        g[IP] = g[OP] - d + Real(1) / Real(6) * rho * un + Real(0.5) * rho * ut;
+        g[IM] = g[OM] + d + Real(1) / Real(6) * rho * un - Real(0.5) * rho * ut;
+      } else {
+        const Real rho = static_cast<Real>(b.density);
+        const Real uo = sum / rho - Real(1);
+        g[I] = g[O] - Real(2) / Real(3) * rho * uo;
+        g[IP] = g[OP] - d - Real(1) / Real(6) * rho * uo;
+        g[IM] = g[OM] + d - Real(1) / Real(6) * rho * uo;
+      }
     }
   }
 }
 
 // Obstacles send every distribution back; a moving wall adds its momentum,
-// 2 w rho (e.u_w) / c^2 with the problem's density.
+// 2 w rho (e.u_w) / c^2 with the problem's density; a free-slip wall
+// reflects what arrives across its axis instead.
 template <typename Real>
 void ReferenceSolver<Real>::rebound() {
-  const Vec2 wall = params_.extensions.wall_velocity;
+  const std::vector<Vec2>& walls = params_.extensions.wall_velocities;
   const Real density = static_cast<Real>(params_.density);
+  constexpr int kAcrossX[kSpeeds] = {0, 3, 2, 1, 4, 6, 5, 8, 7};
+  constexpr int kAcrossY[kSpeeds] = {0, 1, 4, 3, 2, 8, 7, 6, 5};
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    if (!mask_.kinds[i]) continue;
+    const std::uint8_t kind = cell_kind(mask_.kinds[i]);
+    if (kind == kFluid) continue;
+    const int number = cell_number(mask_.kinds[i]);
     for (int k = 1; k < kSpeeds; ++k) {
+      if (kind == kFreeSlip) {
+        cells_[i][k] = tmp_cells_[i][number == kFreeSlipAcrossX ? kAcrossX[k] : kAcrossY[k]];
+        continue;
+      }
       cells_[i][k] = tmp_cells_[i][kOpposite[k]];
-      if (cell_kind(mask_.kinds[i]) == kMovingWall)
+      if (kind == kMovingWall && !walls.empty()) {
+        const Vec2 wall = walls[static_cast<std::size_t>(number)];
         cells_[i][k] += Real(6) * kWeight<Real>[k] * density *
                         (Real(kEx[k]) * static_cast<Real>(wall.x) + Real(kEy[k]) * static_cast<Real>(wall.y));
+      }
     }
   }
 }
@@ -218,7 +247,7 @@ void ReferenceSolver<Real>::measure_body_forces() {
   const std::size_t first = body_forces_.size();
   body_forces_.resize(first + 2 * static_cast<std::size_t>(bodies), 0.0);
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    const int body = cell_body(mask_.kinds[i]);
+    const int body = cell_body(mask_.kinds[i], bodies);
     if (body == 0) continue;
     const Cell& g = tmp_cells_[i];
     Cell f = cells_[i];
@@ -258,7 +287,7 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
   const Real keep = Real(1) - c.omega;
   for (std::size_t i = 0; i < c.cells; ++i) {
     c.speed[i] = 0;
-    if (c.kinds[i]) continue;
+    if (is_obstacle(c.kinds[i])) continue;
     const auto& g = c.g[i];
     auto& f = c.f[i];
     Real rho = 0;
@@ -375,18 +404,27 @@ void ReferenceSolver<Real>::collision() {
 template <typename Real>
 void ReferenceSolver<Real>::absorb() {
   const Extensions& x = params_.extensions;
-  const int nx = params_.nx, left = x.sponge_left, right = x.sponge_right;
+  const int nx = params_.nx, ny = params_.ny;
+  const int left = x.sponge(Edge::Left), right = x.sponge(Edge::Right);
+  const int bottom = x.sponge(Edge::Bottom), top = x.sponge(Edge::Top);
   const Real* w = kWeight<Real>;
-  const Real rho = static_cast<Real>(*x.outlet_density);
-  for (int jj = 0; jj < params_.ny; ++jj) {
-    const auto [ux, uy] = inflow(jj);
-    const Real a = std::fma(std::fma(ux, ux, uy * uy), Real(-1.5), Real(1));
+  const Real rho = static_cast<Real>(*x.outlet_density());
+  const OpenBoundary& inlet = *x.inlet();
+  for (int jj = 0; jj < ny; ++jj) {
     for (int ii = 0; ii < nx; ++ii) {
       Real depth = 0;
       if (ii < left) depth = Real(left - ii) / Real(left);
       if (ii >= nx - right) depth = Real(ii - (nx - right) + 1) / Real(right);
+      if (jj < bottom) depth = std::fmax(depth, Real(bottom - jj) / Real(bottom));
+      if (jj >= ny - top) depth = std::fmax(depth, Real(jj - (ny - top) + 1) / Real(top));
       const Real s = static_cast<Real>(Extensions::kSpongeStrength) * (depth * depth);
       if (s == Real(0) || mask_.at(ii, jj)) continue;
+      // The far field: the inlet's velocity at the cell's place along its edge, in (x, y).
+      const bool column = inlet.edge == Edge::Left || inlet.edge == Edge::Right;
+      const auto [un, ut] = inflow(inlet, column ? jj : ii);
+      const Real ux = inlet.edge == Edge::Left ? un : inlet.edge == Edge::Right ? -un : ut;
+      const Real uy = column ? ut : inlet.edge == Edge::Bottom ? un : -un;
+      const Real a = std::fma(std::fma(ux, ux, uy * uy), Real(-1.5), Real(1));
       Cell& f = cells_[ii + static_cast<std::size_t>(jj) * nx];
       for (int k = 0; k < kSpeeds; ++k) {
         const Real e = kEx[k] * ux + kEy[k] * uy;
@@ -402,7 +440,7 @@ Real ReferenceSolver<Real>::av_velocity() const {
   Real tot_u = 0;
   std::size_t tot_cells = 0;
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    if (mask_.kinds[i]) continue;
+    if (is_obstacle(mask_.kinds[i])) continue;
     tot_u += speed_[i];
     ++tot_cells;
   }

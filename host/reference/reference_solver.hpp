@@ -47,8 +47,8 @@ class ReferenceSolver final : public Solver {
   using Cell = std::array<Real, kSpeeds>;
   // 16-bit storage: speed k of cell i stored, and read back as the kernels do.
   void store(std::size_t i, int k);
-  // The inlet's velocity (ux, uy) in row jj at this step: its profile and ramp.
-  std::array<Real, 2> inflow(int jj) const;
+  // An inlet's velocity (u.n, u.t) at cell s along its edge this step: its profile and ramp.
+  std::array<Real, 2> inflow(const OpenBoundary& b, int s) const;
   std::optional<Precision> storage_format_;
   std::optional<Storage16> storage_;
   std::vector<std::array<std::uint16_t, kSpeeds>> codes_;
