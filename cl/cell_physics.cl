@@ -288,8 +288,23 @@ ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey, const rea
   return (real)6 * w * (real)DENSITY * ((real)ex * ux + (real)ey * uy);
 }
 
-ALWAYS_INLINE void add_wall_momentum(real* f, const int number) {
-  const real ux = wall_velocities[2 * number], uy = wall_velocities[2 * number + 1];
+#ifdef WALL_ROTATIONS
+// Each number's rotation (omega, centre x, centre y): a cell at (x, y) moves
+// at its velocity + omega x (x - centre).
+__constant real wall_rotations[3 * WALL_NUMBERS] = WALL_ROTATIONS;
+#endif
+
+// The wall cell (ii, jj) of moving wall `number` (jj the grid's row).
+ALWAYS_INLINE void add_wall_momentum(real* f, const int number, const int ii, const int jj) {
+  real ux = wall_velocities[2 * number], uy = wall_velocities[2 * number + 1];
+#ifdef WALL_ROTATIONS
+  const real omega = wall_rotations[3 * number];
+  ux = ux - omega * ((real)jj - wall_rotations[3 * number + 2]);
+  uy = uy + omega * ((real)ii - wall_rotations[3 * number + 1]);
+#else
+  (void)ii;
+  (void)jj;
+#endif
   f[1] += wall_term(W1, 1, 0, ux, uy);
   f[2] += wall_term(W1, 0, 1, ux, uy);
   f[3] += wall_term(W1, -1, 0, ux, uy);
@@ -320,16 +335,18 @@ ALWAYS_INLINE void reflect(const real* g, const int across_x, real* f) {
 // An obstacle cell of kind `cell`: each distribution goes back where it came
 // from (f0 never changes); a moving wall (MOVING_WALL) gives what it bounces
 // back its momentum; a free-slip wall (FREE_SLIP) reflects it instead.
-ALWAYS_INLINE void rebound(const real* g, const int cell, real* f) {
+ALWAYS_INLINE void rebound(const real* g, const int cell, const int ii, const int jj, real* f) {
   f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
   f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
 #ifdef MOVING_WALL
-  if (CELL_CLASS(cell) == CELL_MOVING_WALL) add_wall_momentum(f, CELL_NUMBER(cell));
+  if (CELL_CLASS(cell) == CELL_MOVING_WALL) add_wall_momentum(f, CELL_NUMBER(cell), ii, jj);
 #endif
 #ifdef FREE_SLIP
   if (CELL_CLASS(cell) == CELL_FREE_SLIP) reflect(g, CELL_NUMBER(cell) == FREE_SLIP_ACROSS_X, f);
 #endif
   (void)cell;
+  (void)ii;
+  (void)jj;
 }
 
 // The next step's accelerate_flow on a fluid cell of row ACCEL_ROW, with the
@@ -389,7 +406,7 @@ ALWAYS_INLINE real collide_cell(const real* g, const int cell, const int ii, con
   // hardware's square root, which is cheaper than a correctly rounded one.
   const real speed = obstacle ? (real)0 : SPEED_SQRT(m.u_sq);
 
-  if (obstacle) rebound(g, cell, f);
+  if (obstacle) rebound(g, cell, ii, jj + ROW_OFFSET, f);
   if (accelerate && !obstacle) accelerate_cell(f);
   return speed;
 }

@@ -102,7 +102,7 @@ bool has_define(const std::vector<std::string>& defines, const std::string& name
 }  // namespace
 
 TEST_CASE("extensions: each is compiled in only when a problem uses it") {
-  const char* const names[] = {"MOVING_WALL", "BODY_FORCE", "INLET", "OUTLET"};
+  const char* const names[] = {"MOVING_WALL", "BODY_FORCE", "LEFT_INLET", "RIGHT_OUTLET"};
   const Params coursework = d2q9::test::make_params(16, 16, 10);
   for (const char* name : names) CHECK_FALSE(has_define(kernel_defines(coursework, Precision::Float, {8, 1}, 1, {}), name));
 
@@ -110,12 +110,12 @@ TEST_CASE("extensions: each is compiled in only when a problem uses it") {
   const auto cavity = defines(kCavity), forced = defines(kForced), inflow = defines(kInflow), all = defines(kAll);
   CHECK(has_define(cavity, "MOVING_WALL"));
   CHECK_FALSE(has_define(cavity, "BODY_FORCE"));
-  CHECK_FALSE(has_define(cavity, "INLET"));
+  CHECK_FALSE(has_define(cavity, "LEFT_INLET"));
   CHECK(has_define(forced, "BODY_FORCE"));
   CHECK_FALSE(has_define(forced, "MOVING_WALL"));
-  CHECK_FALSE(has_define(forced, "OUTLET"));
-  CHECK(has_define(inflow, "INLET"));
-  CHECK(has_define(inflow, "OUTLET"));
+  CHECK_FALSE(has_define(forced, "RIGHT_OUTLET"));
+  CHECK(has_define(inflow, "LEFT_INLET"));
+  CHECK(has_define(inflow, "RIGHT_OUTLET"));
   CHECK_FALSE(has_define(inflow, "BODY_FORCE"));
   for (const char* name : names) CHECK(has_define(all, name));
 }

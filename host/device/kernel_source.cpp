@@ -295,6 +295,12 @@ void add_moving_wall_defines(std::vector<std::string>& defines, const Extensions
   for (const Vec2& v : x.wall_velocities)
     table += (table.empty() ? "" : ",") + literal(v.x, precision) + "," + literal(v.y, precision);
   defines.push_back("WALL_VELOCITIES={" + table + "}");
+  if (x.wall_rotations.empty()) return;
+  std::string turns;
+  for (const Extensions::Rotation& r : x.wall_rotations)
+    turns += (turns.empty() ? "" : ",") + literal(r.omega, precision) + "," + literal(r.centre.x, precision) + "," +
+             literal(r.centre.y, precision);
+  defines.push_back("WALL_ROTATIONS={" + turns + "}");
 }
 
 // Each addition to the coursework's model is compiled in only when used.

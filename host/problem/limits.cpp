@@ -42,6 +42,7 @@ std::vector<LimitedValue> values_the_kernels_compute_with(const Params& params) 
     values.push_back({name + "[1]", v.y});
   };
   for (const Vec2& v : e.wall_velocities) add_vec("wall_velocity", v);
+  for (const Extensions::Rotation& r : e.wall_rotations) values.push_back({"angular_velocity", r.omega});
   add_vec("body_force", e.body_force);
   for (const OpenBoundary& b : e.open_boundaries) {
     if (b.inlet()) add_vec("inlet_velocity", b.velocity);

@@ -75,6 +75,13 @@ Vec2 grid_velocity(Edge edge, Vec2 nt) {
   return nt;
 }
 
+Vec2 Extensions::wall_velocity_at(int number, double x, double y) const {
+  Vec2 u = wall_velocities[static_cast<std::size_t>(number)];
+  if (wall_rotations.empty()) return u;
+  const Rotation& r = wall_rotations[static_cast<std::size_t>(number)];
+  return {u.x - r.omega * (y - r.centre.y), u.y + r.omega * (x - r.centre.x)};
+}
+
 const OpenBoundary* Extensions::open_at(Edge edge) const {
   for (const OpenBoundary& b : open_boundaries)
     if (b.edge == edge) return &b;

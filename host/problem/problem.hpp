@@ -88,6 +88,14 @@ struct Extensions {
   // The velocity of each moving-wall number (cell_number of a kMovingWall
   // cell): bounce-back with that wall's momentum. Empty: no moving wall.
   std::vector<Vec2> wall_velocities;
+  // With a rotating body: each number's rotation, so that a cell at x moves
+  // at wall_velocities[n] + omega x (x - centre). Empty: none rotates.
+  struct Rotation {
+    double omega = 0.0;
+    Vec2 centre;
+    bool operator==(const Rotation& o) const { return omega == o.omega && centre == o.centre; }
+  };
+  std::vector<Rotation> wall_rotations;
   // Force per unit volume on every fluid cell (Guo, Zheng & Shi 2002 forcing).
   Vec2 body_force;
   // Velocity inlets and pressure outlets, at most one per edge, in edge order.
@@ -118,6 +126,8 @@ struct Extensions {
   static constexpr int kCurvedWindow = 64;
 
   bool moving_walls() const { return !wall_velocities.empty(); }
+  // The velocity of moving wall `number`'s cell (x, y).
+  Vec2 wall_velocity_at(int number, double x, double y) const;
   bool forced() const { return body_force != Vec2{}; }
   bool open() const { return !open_boundaries.empty(); }
   // The open boundary at `edge`, or null.

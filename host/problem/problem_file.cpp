@@ -89,6 +89,7 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
   }
   for (std::size_t n = 1; n < e.wall_velocities.size(); ++n) real(e.wall_velocities[n].x), real(e.wall_velocities[n].y);
   if (e.free_slip) flag(true);
+  for (const Extensions::Rotation& r : e.wall_rotations) real(r.omega), real(r.centre.x), real(r.centre.y);
   return h;
 }
 
@@ -116,7 +117,8 @@ const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall", "free_slip"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density", "sponge"};
 const std::vector<std::string> kShapes = {"circle", "rectangle", "mask"};
-const std::vector<std::string> kObstacleKeys = {"name", "boundary", "wall_velocity", "circle", "rectangle", "mask"};
+const std::vector<std::string> kObstacleKeys = {"name",   "boundary",  "wall_velocity", "angular_velocity",
+                                                "circle", "rectangle", "mask"};
 const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
 const std::vector<std::string> kInletProfileKeys = {"parabolic"};
 const std::vector<std::string> kCircleKeys = {"center", "radius"};
@@ -234,8 +236,14 @@ struct ShapeSpec {
   std::string path;  // as written
   int body = 0;      // its measured body (1-based; 0: none)
   bool interpolated = false;  // boundary = "interpolated" (circles only)
-  std::optional<Vec2> wall_velocity;  // a moving wall's
+  std::optional<Vec2> wall_velocity;  // a moving wall's (with angular_velocity: its centre's)
+  double angular_velocity = 0.0;      // about its centre, counter-clockwise (radians per step)
   unsigned velocity_line = 0;
+  bool moving() const { return wall_velocity.has_value(); }
+  Vec2 centre() const {
+    if (kind == Circle) return center;
+    return {0.5 * static_cast<double>(from[0] + to[0]), 0.5 * static_cast<double>(from[1] + to[1])};
+  }
   int number = 0;  // its cells' number (cell_number): the body, or its wall velocity's
 };
 
@@ -648,7 +656,7 @@ class Parser {
       entries.erase(std::remove_if(entries.begin(), entries.end(),
                                    [](const Entry& e) {
                                      return e.first->str() == "name" || e.first->str() == "boundary" ||
-                                            e.first->str() == "wall_velocity";
+                                            e.first->str() == "wall_velocity" || e.first->str() == "angular_velocity";
                                    }),
                     entries.end());
       if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
@@ -688,6 +696,7 @@ class Parser {
                                  std::to_string(shape.to[1]) + "]: from is the lower-left cell, to the upper-right");
         }
       }
+      if (const toml::node* w = t.get("angular_velocity")) read_rotation(*w, shape);
       if (boundary) {
         const auto* s = boundary->as_string();
         if (!s || (s->get() != "staircase" && s->get() != "interpolated"))
@@ -697,6 +706,9 @@ class Parser {
           fail(line_of(*boundary), "boundary = \"interpolated\" needs a circle: a " + kind +
                                        "'s walls lie on the lattice, between its cells and the fluid");
         if (shape.interpolated) params_.extensions.curved_walls = true;
+        if (shape.interpolated && shape.moving())
+          fail(shape.velocity_line, "a moving wall's bounce-back is the staircase's: boundary = \"interpolated\" takes a "
+                                    "wall at rest");
       }
       if (!name.empty()) {
         auto known = std::find(measure_.bodies.begin(), measure_.bodies.end(), name);
@@ -756,13 +768,38 @@ class Parser {
     params_.extensions.measured_bodies = static_cast<int>(measure_.bodies.size());
   }
 
+  // angular_velocity = w: the shape turns about its centre (a circle's, a
+  // rectangle's middle), its cells moving at wall_velocity + w x (x - centre).
+  void read_rotation(const toml::node& n, ShapeSpec& shape) const {
+    shape.angular_velocity = real(n, "angular_velocity");
+    if (shape.kind == ShapeSpec::Mask)
+      fail(line_of(n), "angular_velocity turns a circle or a rectangle about its centre; a mask has none");
+    if (!shape.wall_velocity) shape.wall_velocity = Vec2{};
+    if (!shape.velocity_line) shape.velocity_line = line_of(n);
+    const double reach = shape.kind == ShapeSpec::Circle
+                             ? shape.radius
+                             : 0.5 * std::hypot(static_cast<double>(shape.to[0] - shape.from[0]),
+                                                static_cast<double>(shape.to[1] - shape.from[1]));
+    const double fastest = std::hypot(shape.wall_velocity->x, shape.wall_velocity->y) + std::fabs(shape.angular_velocity) * reach;
+    if (!(fastest < kSoundSpeed))
+      fail(line_of(n), "angular_velocity " + shortest_text(shape.angular_velocity) + " moves the shape's edge at up to " +
+                           shortest_text(fastest) + ", not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+  }
+
   // Every moving wall's cells carry a number whose velocity the kernels look
   // up: a measured body's own, else one per velocity; number 0 is the first
   // moving edge's (as the first problems with one velocity had it).
   void assign_wall_numbers() {
-    std::vector<std::optional<Vec2>> table;
+    using Rotation = Extensions::Rotation;
+    struct Motion {
+      Vec2 v;
+      Rotation r;
+      bool operator==(const Motion& o) const { return v == o.v && r == o.r; }
+      bool operator!=(const Motion& o) const { return !(*this == o); }
+    };
+    std::vector<std::optional<Motion>> table;
     const int measured = params_.extensions.measured_bodies;
-    const auto number_for = [&](Vec2 v, int body, unsigned line) {
+    const auto number_for = [&](Motion v, int body, unsigned line) {
       int n = body;
       if (n == 0) {
         n = table.empty() || !table[0] || *table[0] == v ? 0 : -1;
@@ -774,21 +811,28 @@ class Parser {
         fail(line, "more than " + std::to_string(kMaxWallNumbers) + " moving walls of their own velocity or body");
       if (table.size() <= static_cast<std::size_t>(n)) table.resize(static_cast<std::size_t>(n) + 1);
       if (table[n] && *table[n] != v)
-        fail(line, "body " + measure_.bodies[n - 1] + " moves at " + vec_text(*table[n]) + " and at " + vec_text(v) +
-                       ": a body's shapes share one wall velocity");
+        fail(line, "body " + measure_.bodies[n - 1] + " moves at " + vec_text(table[n]->v) + " and at " + vec_text(v.v) +
+                       (table[n]->v == v.v ? " (turning differently)" : "") + ": a body's shapes share one motion");
       table[n] = v;
       return n;
     };
     std::array<EdgeSpec*, 4> by_line{&edges_[0], &edges_[1], &edges_[2], &edges_[3]};
     std::stable_sort(by_line.begin(), by_line.end(), [](const EdgeSpec* a, const EdgeSpec* b) { return a->line < b->line; });
     for (EdgeSpec* e : by_line)
-      if (e->kind == EdgeSpec::Moving) e->number = number_for(e->velocity, 0, e->line);
-    for (ShapeSpec& shape : shapes_)
-      shape.number = shape.wall_velocity ? number_for(*shape.wall_velocity, shape.body, shape.velocity_line) : shape.body;
+      if (e->kind == EdgeSpec::Moving) e->number = number_for({e->velocity, {}}, 0, e->line);
+    for (ShapeSpec& shape : shapes_) {
+      const Rotation r = shape.angular_velocity != 0.0 ? Rotation{shape.angular_velocity, shape.centre()} : Rotation{};
+      shape.number = shape.moving() ? number_for({*shape.wall_velocity, r}, shape.body, shape.velocity_line) : shape.body;
+    }
     // Walls all at rest (a lid at rest) are static walls to the kernels.
-    const bool moving = std::any_of(table.begin(), table.end(), [](const auto& v) { return v && *v != Vec2{}; });
-    for (const auto& v : table)
-      if (moving) params_.extensions.wall_velocities.push_back(v.value_or(Vec2{}));
+    const bool moving = std::any_of(table.begin(), table.end(), [](const auto& m) { return m && *m != Motion{}; });
+    const bool turning =
+        std::any_of(table.begin(), table.end(), [](const auto& m) { return m && m->r.omega != 0.0; });
+    Extensions& x = params_.extensions;
+    for (const auto& m : table) {
+      if (moving) x.wall_velocities.push_back(m ? m->v : Vec2{});
+      if (turning) x.wall_rotations.push_back(m ? m->r : Rotation{});
+    }
   }
 
   // [probes]: every = N, and name = [i, j] for each probe.

@@ -57,6 +57,15 @@ const std::vector<ProblemSetting> kSettings = {
          text += (text.empty() ? "" : ", ") + std::to_string(n) + ": " + vec(e.wall_velocities[n]);
        return text.empty() ? std::string("none") : text;
      }},
+    {"wall_rotations",
+     [](const Extensions& e, const Measurements&) {
+       std::string text;
+       for (std::size_t n = 0; n < e.wall_rotations.size(); ++n)
+         if (e.wall_rotations[n].omega != 0.0)
+           text += (text.empty() ? "" : ", ") + std::to_string(n) + ": " + shortest_text(e.wall_rotations[n].omega) +
+                   " about " + vec(e.wall_rotations[n].centre);
+       return text.empty() ? std::string("none") : text;
+     }},
     {"free_slip", [](const Extensions& e, const Measurements&) { return std::string(e.free_slip ? "true" : "false"); }},
     {"collision", [](const Extensions& e, const Measurements&) { return std::string(to_string(e.collision)); }},
     // Lambda only shapes TRT.

@@ -209,6 +209,22 @@ void ReferenceSolver<Real>::open_edges() {
   }
 }
 
+// Moving wall `number`'s velocity at cell i, as the kernels' add_wall_momentum computes it.
+template <typename Real>
+std::array<Real, 2> ReferenceSolver<Real>::wall_velocity(int number, std::size_t i) const {
+  const Extensions& x = params_.extensions;
+  const Vec2 u = x.wall_velocities[static_cast<std::size_t>(number)];
+  Real ux = static_cast<Real>(u.x), uy = static_cast<Real>(u.y);
+  if (!x.wall_rotations.empty()) {
+    const Extensions::Rotation& r = x.wall_rotations[static_cast<std::size_t>(number)];
+    const Real omega = static_cast<Real>(r.omega);
+    const Real ii = Real(static_cast<int>(i % params_.nx)), jj = Real(static_cast<int>(i / params_.nx));
+    ux = ux - omega * (jj - static_cast<Real>(r.centre.y));
+    uy = uy + omega * (ii - static_cast<Real>(r.centre.x));
+  }
+  return {ux, uy};
+}
+
 // Obstacles send every distribution back; a moving wall adds its momentum,
 // 2 w rho (e.u_w) / c^2 with the problem's density; a free-slip wall
 // reflects what arrives across its axis instead.
@@ -229,9 +245,8 @@ void ReferenceSolver<Real>::rebound() {
       }
       cells_[i][k] = tmp_cells_[i][kOpposite[k]];
       if (kind == kMovingWall && !walls.empty()) {
-        const Vec2 wall = walls[static_cast<std::size_t>(number)];
-        cells_[i][k] += Real(6) * kWeight<Real>[k] * density *
-                        (Real(kEx[k]) * static_cast<Real>(wall.x) + Real(kEy[k]) * static_cast<Real>(wall.y));
+        const auto [ux, uy] = wall_velocity(number, i);
+        cells_[i][k] += Real(6) * kWeight<Real>[k] * density * (Real(kEx[k]) * ux + Real(kEy[k]) * uy);
       }
     }
   }
