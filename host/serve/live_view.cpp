@@ -127,7 +127,7 @@ struct LiveView::State {
   void controls();
   void reads();
   void run_pending(Simulation& sim);
-  void update_status(Simulation& sim, const std::string& state);
+  void update_status(const Simulation& sim, const std::string& state);
 };
 
 bool LiveView::State::run_job(const std::function<void(Simulation&)>& what, httplib::Response& res) {
@@ -136,6 +136,7 @@ bool LiveView::State::run_job(const std::function<void(Simulation&)>& what, http
   std::unique_lock<std::mutex> lock(mutex);
   if (!finished) {
     jobs.push_back(job);
+    changed.notify_all();  // a paused run answers at once
     changed.wait_for(lock, std::chrono::duration<double>(kJobWaitSeconds), [&] { return job->done || finished; });
   }
   if (job->done && job->error.empty()) return true;
@@ -163,7 +164,7 @@ void LiveView::State::run_pending(Simulation& sim) {
   changed.notify_all();
 }
 
-void LiveView::State::update_status(Simulation& sim, const std::string& state) {
+void LiveView::State::update_status(const Simulation& sim, const std::string& state) {
   const auto now = Clock::now();
   const int step = sim.steps_done();
   std::lock_guard<std::mutex> lock(mutex);
@@ -203,6 +204,8 @@ LiveView::LiveView(const ServeAddress& address, const std::string& token) : stat
   s.server.set_read_timeout(5, 0);       // a client that sends nothing does not hold a thread
   s.server.set_write_timeout(5, 0);
   s.server.set_keep_alive_max_count(100);
+  s.server.set_tcp_nodelay(true);  // headers and body leave at once, not after a delayed ACK
+  s.status = json{{"state", "starting"}, {"step", 0}};
   s.routes();
   const int port = address.port == 0 ? s.server.bind_to_any_port(address.host)
                                      : (s.server.bind_to_port(address.host, address.port) ? address.port : -1);
@@ -238,6 +241,7 @@ void LiveView::describe(const Simulation& sim, const std::string& checkpoint_pat
   const MeasurementLog& m = sim.measurements();
   json probes = json::array();
   for (const Probe& probe : m.probe_list()) probes.push_back(probe.name);
+  state_->update_status(sim, "starting");
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->can_checkpoint = !checkpoint_path.empty();
   state_->info = json{{"problem", sim.problem_name()},
