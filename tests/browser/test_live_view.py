@@ -109,7 +109,7 @@ def chromium():
     options = webdriver.ChromeOptions()
     options.binary_location = browser
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1100,760", "--no-first-run", "--disable-extensions"):
+                "--window-size=1000,960", "--no-first-run", "--disable-extensions"):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
@@ -149,6 +149,7 @@ def test_the_page_shows_the_run_and_controls_it(served):
         assert re.match(r"^[-+0-9.e]+$", text(page, "colour-high"))
         wait_page(page, lambda: "block Cd" in text(page, "forces-legend"))
         wait_page(page, lambda: "centre" in text(page, "probes-legend"))
+        page.save_screenshot(os.path.join(SHOTS, "live-view.png"))
         # Paused: the step holds still, the picture is still drawn.
         page.find_element("id", "pause").click()
         wait_page(page, lambda: text(page, "state") == "paused")
@@ -156,7 +157,6 @@ def test_the_page_shows_the_run_and_controls_it(served):
         time.sleep(1.0)
         assert text(page, "step") == held
         assert run.status()["step"] == int(held)
-        page.save_screenshot(os.path.join(SHOTS, "live-view.png"))
         # Resumed, it runs on; paused again, its numbers are the run's at the end.
         page.find_element("id", "resume").click()
         wait_page(page, lambda: text(page, "state") == "running" and int(text(page, "step")) > int(held))
