@@ -119,6 +119,7 @@ struct LiveView::State {
   std::string message;
   bool can_checkpoint = false;
   Clock::time_point started = Clock::now();
+  IdleRunner idle;  // null: only the stepping thread runs jobs
 
   // Runs `job` on the stepping thread and waits for it; false (res 503) when
   // the run is over or the stepping thread did not come to it in time.
@@ -133,11 +134,29 @@ struct LiveView::State {
 bool LiveView::State::run_job(const std::function<void(Simulation&)>& what, httplib::Response& res) {
   auto job = std::make_shared<LiveJob>();
   job->run = what;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kJobWaitSeconds));
   std::unique_lock<std::mutex> lock(mutex);
   if (!finished) {
     jobs.push_back(job);
     changed.notify_all();  // a paused run answers at once
-    changed.wait_for(lock, std::chrono::duration<double>(kJobWaitSeconds), [&] { return job->done || finished; });
+  }
+  while (!job->done && !finished && Clock::now() < deadline) {
+    changed.wait_for(lock, std::chrono::milliseconds(100), [&] { return job->done || finished; });
+    const auto queued = std::find(jobs.begin(), jobs.end(), job);
+    if (job->done || finished || !idle || queued == jobs.end()) continue;
+    // Nothing stepping took it: run it here if the simulation is free.
+    jobs.erase(queued);
+    lock.unlock();
+    const bool ran = idle([&](Simulation& sim) {
+      try {
+        job->run(sim);
+      } catch (const std::exception& e) {
+        job->error = e.what();
+      }
+    });
+    lock.lock();
+    if (ran) job->done = true;
+    else jobs.push_front(job);
   }
   if (job->done && job->error.empty()) return true;
   if (!job->done) jobs.erase(std::remove(jobs.begin(), jobs.end(), job), jobs.end());
@@ -262,6 +281,8 @@ void LiveView::after_chunk(Simulation& sim) {
   state_->run_pending(sim);
 }
 
+void LiveView::show_state(const Simulation& sim, const std::string& state) { state_->update_status(sim, state); }
+
 void LiveView::hold_while_paused(Simulation& sim, const std::function<bool()>& interrupted) {
   State& s = *state_;
   state_->update_status(sim, "paused");
@@ -275,6 +296,11 @@ void LiveView::hold_while_paused(Simulation& sim, const std::function<bool()>& i
   }
   lock.unlock();
   state_->update_status(sim, "running");
+}
+
+void LiveView::run_idle_with(IdleRunner run) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->idle = std::move(run);
 }
 
 LiveCommand LiveView::take_command() {

@@ -57,6 +57,9 @@ class LiveView {
   // After each chunk of steps: the status the page shows, and the requests
   // waiting for the simulation answered from it.
   void after_chunk(Simulation& sim);
+  // The status the page shows, named `state` ("running", "idle": a program
+  // between its steps ...), without answering requests.
+  void show_state(const Simulation& sim, const std::string& state);
   // While the page holds the run paused: answers requests until it is
   // resumed or stopped, or `interrupted` says so (a signal).
   void hold_while_paused(Simulation& sim, const std::function<bool()>& interrupted = {});
@@ -66,6 +69,12 @@ class LiveView {
   bool paused() const;
   // One line the page shows under its buttons ("checkpoint written to ...").
   void report(const std::string& message);
+  // Requests that need the simulation while nothing steps it (Python
+  // between step() calls): `run` runs one on the server's thread where the
+  // simulation is free now (true), else says it is busy (false: the
+  // stepping thread answers it later).
+  using IdleRunner = std::function<bool(const std::function<void(Simulation&)>& job)>;
+  void run_idle_with(IdleRunner run);
   // The run is over (stopped or at its last step): the status says so, and
   // requests that need the simulation are answered 503 from now on.
   void finish(Simulation& sim, const std::string& how);
