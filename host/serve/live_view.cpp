@@ -127,6 +127,7 @@ struct LiveView::State {
   void routes();
   void controls();
   void reads();
+  void picture_route();
   void run_pending(Simulation& sim);
   void update_status(const Simulation& sim, const std::string& state);
 };
@@ -294,8 +295,9 @@ void LiveView::hold_while_paused(Simulation& sim, const std::function<bool()>& i
     lock.lock();
     if (s.command == LiveCommand::Checkpoint) return;  // the caller writes it, then holds again
   }
+  const bool still_paused = s.paused;  // a slice of the pause ended (Python's), not the pause
   lock.unlock();
-  state_->update_status(sim, "running");
+  state_->update_status(sim, still_paused ? "paused" : "running");
 }
 
 void LiveView::run_idle_with(IdleRunner run) {
@@ -356,6 +358,7 @@ void LiveView::State::routes() {
     res.set_content(kLiveViewPage, "text/html; charset=utf-8");
   });
   reads();
+  picture_route();
   controls();
 }
 
@@ -379,6 +382,9 @@ void LiveView::State::reads() {
     if (run_job([&](Simulation& sim) { out = probes_json(sim.measurements(), points); }, res))
       res.set_content(out.dump(), "application/json");
   });
+}
+
+void LiveView::State::picture_route() {
   server.Get("/api/picture", [this](const httplib::Request& req, httplib::Response& res) {
     const std::string name = req.has_param("field") ? req.get_param_value("field") : "speed";
     const std::optional<ImageField> field = parse_image_field(name);
@@ -392,15 +398,15 @@ void LiveView::State::reads() {
     }
     const std::string key = name + "/" + std::to_string(width);
     CachedPicture picture;
-    auto fresh = [&](const CachedPicture& p, int step) {
-      return !p.png.empty() && (p.step == step || Clock::now() - p.made < std::chrono::duration<double>(kPictureReuseSeconds));
-    };
+    bool reuse = false;
     {
       std::lock_guard<std::mutex> lock(mutex);
       picture = pictures[key];
-      if (!fresh(picture, status.value("step", -1)) && finished && !picture.png.empty()) picture.step = -2;
+      const bool recent = Clock::now() - picture.made < std::chrono::duration<double>(kPictureReuseSeconds);
+      // The step drawn already, one drawn a moment ago, or the last one of a run that is over.
+      reuse = !picture.png.empty() && (picture.step == status.value("step", -1) || recent || finished);
     }
-    if (!fresh(picture, status.value("step", -1)) && picture.step != -2) {
+    if (!reuse) {
       const bool made = run_job([&](Simulation& sim) {
         const FieldImage image = sim.picture({*field, width});
         picture.step = sim.steps_done();
