@@ -30,6 +30,9 @@ constexpr double kJobWaitSeconds = 5.0;
 // A picture this recent is served again rather than drawn anew: at most a
 // few pictures a second reach the device, however many pages ask.
 constexpr double kPictureReuseSeconds = 0.2;
+// The least time between two pictures drawn, whatever they show: at most
+// ten a second reach the device, however many pages ask for different ones.
+constexpr double kPictureIntervalSeconds = 0.1;
 // The widest picture drawn: the page asks for its canvas's width.
 constexpr int kMaxPictureWidth = 2048;
 // The window the speed (steps a second) is measured over.
@@ -113,6 +116,7 @@ struct LiveView::State {
   json status = json::object();  // after_chunk(): the latest numbers
   std::deque<std::shared_ptr<LiveJob>> jobs;
   std::map<std::string, CachedPicture> pictures;  // by "field/width"
+  Clock::time_point next_picture;                  // the earliest another may be drawn
   std::deque<std::pair<Clock::time_point, int>> speed_window;  // (when, steps done)
   bool paused = false, finished = false;
   LiveCommand command = LiveCommand::None;
@@ -407,6 +411,13 @@ void LiveView::State::picture_route() {
       reuse = !picture.png.empty() && (picture.step == status.value("step", -1) || recent || finished);
     }
     if (!reuse) {
+      Clock::time_point turn;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        turn = std::max(Clock::now(), next_picture);
+        next_picture = turn + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kPictureIntervalSeconds));
+      }
+      std::this_thread::sleep_until(turn);
       const bool made = run_job([&](Simulation& sim) {
         const FieldImage image = sim.picture({*field, width});
         picture.step = sim.steps_done();

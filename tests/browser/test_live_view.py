@@ -133,16 +133,18 @@ def av_vels(path):
         return [float(line.split(":")[1]) for line in f if line.strip()]
 
 
-def test_the_page_shows_the_run_and_controls_it(served):
+def test_the_page_shows_the_run_and_controls_it(served, tmp_path):
     page = chromium()
-    run = served()
+    run = served(CAVITY, "--summary-json", "summary.json")
     try:
         page.get(run.url)
         picture_step = lambda: int(page.find_element("id", "picture").get_attribute("data-step") or -1)
+        pixels = lambda: page.execute_script("return document.getElementById('picture').toDataURL()")
         first = wait_page(page, lambda: picture_step() >= 0 and picture_step() + 1)
+        first_pixels = pixels()
         step = int(wait_page(page, lambda: text(page, "step").isdigit() and text(page, "step")))
         # The picture and the step move on while it runs.
-        wait_page(page, lambda: picture_step() + 1 > first)
+        wait_page(page, lambda: picture_step() + 1 > first and pixels() != first_pixels)
         wait_page(page, lambda: text(page, "step").isdigit() and int(text(page, "step")) > step)
         assert float(text(page, "steps-per-second")) > 0
         assert float(text(page, "mlups")) > 0
@@ -157,6 +159,11 @@ def test_the_page_shows_the_run_and_controls_it(served):
         time.sleep(1.0)
         assert text(page, "step") == held
         assert run.status()["step"] == int(held)
+        # A checkpoint from the page, where the run writes its checkpoints.
+        page.find_element("id", "checkpoint").click()
+        wait_page(page, lambda: "written to" in text(page, "message"))
+        assert "checkpoint of step %s" % held in text(page, "message")
+        assert os.path.getsize(os.path.join(run.out, "checkpoint.d2q9")) > 0
         # Resumed, it runs on; paused again, its numbers are the run's at the end.
         page.find_element("id", "resume").click()
         wait_page(page, lambda: text(page, "state") == "running" and int(text(page, "step")) > int(held))
@@ -164,12 +171,19 @@ def test_the_page_shows_the_run_and_controls_it(served):
         wait_page(page, lambda: text(page, "state") == "paused")
         time.sleep(0.5)
         shown_step, shown_av = int(text(page, "step")), float(text(page, "average-velocity"))
+        text_seen = {"run": text(page, "run")}
         page.find_element("id", "stop").click()
         code, stdout, stderr = run.finish()
     finally:
         page.quit()
     assert code == 0, stderr
     assert "==done==" in stdout
+    import json
+    with open(os.path.join(run.out, "summary.json")) as f:
+        summary = json.load(f)
+    assert summary["steps_run"] == shown_step
+    assert summary["final_average_velocity"] == pytest.approx(shown_av, rel=1e-9)
+    assert summary["device"] in text_seen["run"]
     values = av_vels(run.out)
     assert len(values) == shown_step
     assert values[-1] == pytest.approx(shown_av, rel=1e-9)
