@@ -7,6 +7,10 @@
 // the precision and storage), apart from the step kernels.
 #include "lattice.cl"
 
+// An obstacle: a cell byte whose class (bits 0-1) is not fluid; a fluid
+// cell's number (an open boundary's edge) leaves it fluid.
+#define RENDER_OBSTACLE(b) (((b) & 3) != 0)
+
 // Velocity and density of fluid cell (ii, jj), as io/output.cpp's
 // fluid_cell_state sums them (the Guo half force taken off where forced).
 ALWAYS_INLINE float3 render_moments(__global const stored* f, const int ii, const int jj) {
@@ -26,7 +30,7 @@ ALWAYS_INLINE float3 render_moments(__global const stored* f, const int ii, cons
 // A neighbour's velocity for the vorticity: obstacles count as at rest (the wall).
 ALWAYS_INLINE float2 render_velocity(__global const stored* f, __global const uchar* obstacles, const int ii,
                                      const int jj) {
-  if (obstacles[CELL(ii, jj)]) return (float2)(0.0f, 0.0f);
+  if (RENDER_OBSTACLE(obstacles[CELL(ii, jj)])) return (float2)(0.0f, 0.0f);
   const float3 m = render_moments(f, ii, jj);
   return (float2)(m.y, m.z);
 }
@@ -46,7 +50,7 @@ __kernel void render_field(__global const stored* f, __global const uchar* obsta
     int ii = px * scale + scale / 2;
     if (ii > NX - 1) ii = NX - 1;
     float value = NAN;
-    if (!obstacles[CELL(ii, jj)]) {
+    if (!RENDER_OBSTACLE(obstacles[CELL(ii, jj)])) {
       if (field == 1) {
         const int east = (ii + 1) % NX, west = (ii + NX - 1) % NX;
         const int north = (jj + 1) % NY, south = (jj + NY - 1) % NY;

@@ -69,10 +69,9 @@ FieldImage field_image(const FlowFields& fields, const ObstacleMask& mask, const
   std::vector<float> values(static_cast<std::size_t>(l.width) * l.height);
   for (int py = 0; py < l.height; ++py)
     for (int px = 0; px < l.width; ++px) {
-      const std::size_t cell = static_cast<std::size_t>(image_cell_y(l, fields.ny, py)) * fields.nx +
-                               image_cell_x(l, fields.nx, px);
-      values[static_cast<std::size_t>(py) * l.width + px] =
-          mask.kinds[cell] != kFluid ? NAN : static_cast<float>(source[cell]);
+      const int ii = image_cell_x(l, fields.nx, px), jj = image_cell_y(l, fields.ny, py);
+      const std::size_t cell = static_cast<std::size_t>(jj) * fields.nx + ii;
+      values[static_cast<std::size_t>(py) * l.width + px] = mask.at(ii, jj) ? NAN : static_cast<float>(source[cell]);
     }
   FieldImage image;
   image.field = request.field;
