@@ -484,6 +484,8 @@ void run(const Options& given, Ranks& ranks) {
     // The outputs now hold the finished run; its checkpoint has no further use.
     if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
     if (!o.quiet) print_summary(stdout, summary);
+    if (result.stopped_from_page && !o.quiet)
+      std::fprintf(stderr, "stopped from the live view after %d of %d steps\n", sim->steps_done(), params.max_iters);
     if (live) live->finish(*sim, result.stopped_from_page ? "stopped" : "finished");
   });
 }
