@@ -25,8 +25,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-// Seconds a request waits for the stepping thread before it is answered 503.
-constexpr double kJobWaitSeconds = 5.0;
+// Seconds a request waits for the stepping thread before it is answered 503
+// (the first picture builds cl/render.cl, which takes PoCL a few seconds).
+constexpr double kJobWaitSeconds = 10.0;
 // A picture this recent is served again rather than drawn anew: at most a
 // few pictures a second reach the device, however many pages ask.
 constexpr double kPictureReuseSeconds = 0.2;
