@@ -142,11 +142,15 @@ bool LiveView::State::run_job(const std::function<void(Simulation&)>& what, http
   job->run = what;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kJobWaitSeconds));
   std::unique_lock<std::mutex> lock(mutex);
-  if (!finished) {
+  const bool queued_once = !finished;
+  if (queued_once) {
     jobs.push_back(job);
     changed.notify_all();  // a paused run answers at once
   }
-  while (!job->done && !finished && Clock::now() < deadline) {
+  // A job the stepping thread has taken writes into this request's locals:
+  // it is waited for to its end, whatever the time.
+  auto taken = [&] { return queued_once && !job->done && std::find(jobs.begin(), jobs.end(), job) == jobs.end(); };
+  while (!job->done && (taken() || (!finished && Clock::now() < deadline))) {
     changed.wait_for(lock, std::chrono::milliseconds(100), [&] { return job->done || finished; });
     const auto queued = std::find(jobs.begin(), jobs.end(), job);
     if (job->done || finished || !idle || queued == jobs.end()) continue;
@@ -158,6 +162,8 @@ bool LiveView::State::run_job(const std::function<void(Simulation&)>& what, http
         job->run(sim);
       } catch (const std::exception& e) {
         job->error = e.what();
+      } catch (...) {
+        job->error = "failed";
       }
     });
     lock.lock();
@@ -182,6 +188,8 @@ void LiveView::State::run_pending(Simulation& sim) {
       job->run(sim);
     } catch (const std::exception& e) {
       job->error = e.what();
+    } catch (...) {
+      job->error = "failed";
     }
     lock.lock();
     job->done = true;
