@@ -91,6 +91,23 @@ TEST_CASE("live view: the forces' series are thinned to the points asked for, th
   CHECK(cd.front() == doctest::Approx(2.0 * steps.front() / 0.1));
 }
 
+TEST_CASE("live view: a server listens at once, refuses a port in use, and stops when it goes") {
+  for (int i = 0; i < 20; ++i) {
+    LiveView quick(ServeAddress{"127.0.0.1", 0});  // gone at once: its destructor must not wait forever
+    CHECK(quick.port() > 0);
+  }
+  LiveView first(ServeAddress{"127.0.0.1", 0}, "00112233445566778899aabbccddeeff");
+  CHECK(first.url() == "http://127.0.0.1:" + std::to_string(first.port()) + "/?token=00112233445566778899aabbccddeeff");
+  const std::string refusal = "cannot listen on 127.0.0.1:" + std::to_string(first.port());
+  CHECK_THROWS_WITH_AS(LiveView(ServeAddress{"127.0.0.1", first.port()}), doctest::Contains(refusal.c_str()),
+                       InputError);
+  const int port = first.port();
+  {
+    LiveView again(ServeAddress{"127.0.0.1", 0});
+    CHECK(again.port() != port);
+  }
+}
+
 TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("kernels");

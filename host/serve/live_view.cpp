@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -108,6 +109,7 @@ struct CachedPicture {
 struct LiveView::State {
   httplib::Server server;
   std::thread listener;
+  std::atomic<bool> listen_returned{false};
   std::string host, token;
   int port = 0;
 
@@ -201,8 +203,9 @@ void LiveView::State::update_status(const Simulation& sim, const std::string& st
   const auto now = Clock::now();
   const int step = sim.steps_done();
   std::lock_guard<std::mutex> lock(mutex);
-  // Paused time is no time stepping: the window starts afresh after a pause.
-  if (state != "running") speed_window.clear();
+  // Paused time is no time stepping: the window starts afresh after a pause
+  // (a Python program's time between its step() calls counts, as wall time).
+  if (state == "paused" || state == "starting") speed_window.clear();
   speed_window.emplace_back(now, step);
   while (speed_window.size() > 2 &&
          std::chrono::duration<double>(now - speed_window[1].first).count() > kSpeedWindowSeconds)
@@ -246,7 +249,12 @@ LiveView::LiveView(const ServeAddress& address, const std::string& token) : stat
     throw InputError("--serve: cannot listen on " + address.host + ":" + std::to_string(address.port) +
                      " (the port is in use, or the host is not an address of this machine)");
   s.port = port;
-  s.listener = std::thread([&s] { s.server.listen_after_bind(); });
+  s.listener = std::thread([&s] {
+    s.server.listen_after_bind();
+    s.listen_returned = true;
+  });
+  // httplib's stop() does nothing until the listener runs: a LiveView gone at once would never be joined.
+  while (!s.server.is_running() && !s.listen_returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 LiveView::~LiveView() {
