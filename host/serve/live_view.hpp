@@ -49,10 +49,9 @@ class LiveView {
   std::string url() const;
   const std::string& token() const;
 
-  // The stepping thread's side.
-  // What the page names the run: the problem,
-  // its grid and what it measures; `can_checkpoint`: whether the page's
-  // checkpoint button writes one (and where, for its message).
+  // The stepping thread's side. What the page names the run: the problem,
+  // its grid, device and what it measures; `checkpoint_path`: where the
+  // page's checkpoint button writes one (empty: the button is off).
   void describe(const Simulation& sim, const std::string& checkpoint_path = "");
   // After each chunk of steps: the status the page shows, and the requests
   // waiting for the simulation answered from it.
@@ -61,7 +60,8 @@ class LiveView {
   // between its steps ...), without answering requests.
   void show_state(const Simulation& sim, const std::string& state);
   // While the page holds the run paused: answers requests until it is
-  // resumed or stopped, or `interrupted` says so (a signal).
+  // resumed or stopped, a checkpoint is asked for (the caller writes it and
+  // holds again), or `interrupted` says so (a signal, or the end of a slice).
   void hold_while_paused(Simulation& sim, const std::function<bool()>& interrupted = {});
   // A command from the page: Checkpoint once, Stop from then on (None when there is none).
   LiveCommand take_command();
