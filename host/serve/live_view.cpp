@@ -33,8 +33,8 @@ constexpr double kJobWaitSeconds = 10.0;
 // few pictures a second reach the device, however many pages ask.
 constexpr double kPictureReuseSeconds = 0.2;
 // The least time between two pictures drawn, whatever they show: at most
-// ten a second reach the device, however many pages ask for different ones.
-constexpr double kPictureIntervalSeconds = 0.1;
+// four a second reach the device, however many pages ask for different ones.
+constexpr double kPictureIntervalSeconds = 0.25;
 // The widest picture drawn: the page asks for its canvas's width.
 constexpr int kMaxPictureWidth = 2048;
 // The window the speed (steps a second) is measured over.
