@@ -1,9 +1,13 @@
 #include "serve/live_view.hpp"
 
+#include <netdb.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -51,6 +55,27 @@ int parse_port(const std::string& text, const std::string& whole) {
   if (text.empty() || used != text.size() || port < 0 || port > 65535 || text[0] == '-' || text[0] == '+')
     throw InputError("--serve must be [HOST:]PORT with PORT 0 to 65535 (0: any free port), got '" + whole + "'");
   return static_cast<int>(port);
+}
+
+// Why binding `host`:`port` fails, from a bind of our own (httplib says only
+// that it failed): "Address already in use", "Permission denied", ...
+std::string bind_failure(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (const int e = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); e != 0)
+    return ::gai_strerror(e);
+  std::string why = "the port is in use, or the host is not an address of this machine";
+  const int sock = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
+  if (sock >= 0) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(sock, found->ai_addr, found->ai_addrlen) != 0) why = std::strerror(errno);
+    ::close(sock);
+  }
+  ::freeaddrinfo(found);
+  return why;
 }
 
 }  // namespace
@@ -246,8 +271,8 @@ LiveView::LiveView(const ServeAddress& address, const std::string& token) : stat
   const int port = address.port == 0 ? s.server.bind_to_any_port(address.host)
                                      : (s.server.bind_to_port(address.host, address.port) ? address.port : -1);
   if (port < 0)
-    throw InputError("--serve: cannot listen on " + address.host + ":" + std::to_string(address.port) +
-                     " (the port is in use, or the host is not an address of this machine)");
+    throw InputError("--serve: cannot listen on " + address.host + ":" + std::to_string(address.port) + " (" +
+                     bind_failure(address.host, address.port) + ")");
   s.port = port;
   s.listener = std::thread([&s] {
     s.server.listen_after_bind();
