@@ -219,7 +219,12 @@ std::string start_serving(PySimulation& s, const std::string& host, int port, py
   address.host = host;
   address.port = port;
   if (port < 0 || port > 65535) throw d2q9::InputError("serve(): port must be 0 to 65535, got " + std::to_string(port));
-  auto live = std::make_unique<d2q9::LiveView>(address);
+  std::unique_ptr<d2q9::LiveView> live;
+  try {
+    live = std::make_unique<d2q9::LiveView>(address);
+  } catch (const d2q9::InputError& e) {
+    throw d2q9::InputError(replaced(e.what(), "--serve: ", "serve(): "));  // Python's words
+  }
   locked(s, [&](d2q9::Simulation& sim) {
     live->describe(sim, on_checkpoint.is_none() ? "" : "(the script's)");
     live->show_state(sim, "idle");

@@ -89,7 +89,7 @@ def test_serve_refuses_a_port_in_use():
     try:
         port = int(url.split(":")[2].split("/")[0])
         b = d2q9.Simulation(CAVITY)
-        with pytest.raises(d2q9.InputError, match="cannot listen on 127.0.0.1:%d" % port):
+        with pytest.raises(d2q9.InputError, match=r"^serve\(\): cannot listen on 127.0.0.1:%d \(Address already in use\)" % port):
             b.serve(port)
         with pytest.raises(d2q9.InputError, match="served already"):
             a.serve()
