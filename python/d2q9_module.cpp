@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <d2q9/d2q9.hpp>
+#include <d2q9/live_view.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -77,6 +78,11 @@ std::string pythonic(std::string what) {
 struct PySimulation {
   std::unique_ptr<d2q9::Simulation> sim;
   std::mutex lock;
+  // serve(): the live view (destroyed before the simulation), what its
+  // checkpoint button calls (None: it has none), and whether its Stop came.
+  std::unique_ptr<d2q9::LiveView> live;
+  py::object on_checkpoint;
+  bool stop_requested = false;
 
   PySimulation(d2q9::Problem problem, const std::string& backend, int device, const std::string& precision,
                const std::string& kernels_dir) {
@@ -148,6 +154,36 @@ long long steps_argument(py::handle n) {
 // a row, as one call's: the same bits.
 constexpr double kChunkSeconds = 0.15;
 
+// The live view's turn after a chunk (GIL held): its checkpoint, its Stop
+// (true: step() returns now), and its pause, held in slices so that Ctrl-C
+// still reaches Python.
+bool serve_after_chunk(PySimulation& s) {
+  d2q9::LiveView& live = *s.live;
+  for (;;) {
+    const d2q9::LiveCommand command = live.take_command();
+    if (command == d2q9::LiveCommand::Stop) {
+      s.stop_requested = true;
+      return true;
+    }
+    if (command == d2q9::LiveCommand::Checkpoint) {
+      try {
+        live.report(py::str(s.on_checkpoint()).cast<std::string>());
+      } catch (py::error_already_set& e) {
+        live.report("error: " + std::string(py::str(e.value())));
+      }
+      continue;
+    }
+    if (!live.paused()) return false;
+    {
+      py::gil_scoped_release unlocked;
+      std::lock_guard<std::mutex> held(s.lock);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+      live.hold_while_paused(*s.sim, [&] { return std::chrono::steady_clock::now() > until; });
+    }
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+}
+
 void step_in_chunks(PySimulation& s, long long n) {
   long long left = n;
   long long chunk = 1;  // small at first: a chunk's time is only known after one
@@ -164,13 +200,45 @@ void step_in_chunks(PySimulation& s, long long n) {
       const auto t0 = std::chrono::steady_clock::now();
       s.sim->step(k);
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (s.live) s.live->after_chunk(*s.sim);
     }
     left -= k;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (s.live && serve_after_chunk(s)) break;
     // The next chunk aims at kChunkSeconds, growing at most fourfold.
     const double per_step = std::max(seconds, 1e-9) / k;
     chunk = std::clamp(static_cast<long long>(kChunkSeconds / per_step), 1LL, 4LL * k);
   }
+  if (s.live) locked(s, [&](d2q9::Simulation& sim) { s.live->show_state(sim, "idle"); });
+}
+
+// serve(): the live view on host:port, answering between step() calls too.
+std::string start_serving(PySimulation& s, const std::string& host, int port, py::object on_checkpoint) {
+  if (s.live) throw d2q9::InputError("serve(): this simulation is served already, at " + s.live->url());
+  d2q9::ServeAddress address;
+  address.host = host;
+  address.port = port;
+  if (port < 0 || port > 65535) throw d2q9::InputError("serve(): port must be 0 to 65535, got " + std::to_string(port));
+  std::unique_ptr<d2q9::LiveView> live;
+  try {
+    live = std::make_unique<d2q9::LiveView>(address);
+  } catch (const d2q9::InputError& e) {
+    throw d2q9::InputError(replaced(e.what(), "--serve: ", "serve(): "));  // Python's words
+  }
+  locked(s, [&](d2q9::Simulation& sim) {
+    live->describe(sim, on_checkpoint.is_none() ? "" : "(the script's)");
+    live->show_state(sim, "idle");
+  });
+  live->run_idle_with([&s](const std::function<void(d2q9::Simulation&)>& job) {
+    std::unique_lock<std::mutex> held(s.lock, std::try_to_lock);
+    if (!held.owns_lock()) return false;
+    job(*s.sim);
+    return true;
+  });
+  s.on_checkpoint = std::move(on_checkpoint);
+  s.stop_requested = false;
+  s.live = std::move(live);
+  return s.live->url();
 }
 
 [[noreturn]] void refuse_copy(py::handle) {
@@ -298,6 +366,13 @@ PYBIND11_MODULE(_d2q9, m) {
     .def(py::init<d2q9::Problem, const std::string&, int, const std::string&, const std::string&>(),
          py::arg("problem"), py::arg("backend"), py::arg("device"), py::arg("precision"), py::arg("kernels_dir"))
     .def("step", [](PySimulation& s, py::handle n) { step_in_chunks(s, steps_argument(n)); }, py::arg("steps"))
+    .def("_serve", &start_serving, py::arg("host"), py::arg("port"), py::arg("on_checkpoint"))
+    .def("_stop_serving", [](PySimulation& s) {
+      py::gil_scoped_release unlocked;  // the server's threads may be waiting for the simulation's lock
+      s.live.reset();
+    })
+    .def_property_readonly("_serving_url", [](PySimulation& s) { return s.live ? s.live->url() : std::string(); })
+    .def_property_readonly("_stop_requested", [](PySimulation& s) { return s.stop_requested; })
     .def_property_readonly("steps_done", [](PySimulation& s) {
       return locked(s, [](d2q9::Simulation& sim) { return sim.steps_done(); });
     })

@@ -71,7 +71,10 @@ po::options_description visible_options() {
     ("vtk", po::value<std::string>(), "final state for ParaView: FILE.vti (XML image data: velocity, density, speed, "
      "vorticity, obstacle), FILE.pvti (the same in pieces FILE_<rank>.vti, one per MPI rank: for large grids) or "
      "FILE.vtk (legacy, without vorticity)")
-    ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON");
+    ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON")
+    ("serve", po::value<std::string>(), "[HOST:]PORT: serve a live view of the run (the flow, its speed, forces and "
+     "probes; pause, resume, checkpoint, stop) at http://HOST:PORT/?token=... as printed at the start; HOST "
+     "127.0.0.1 unless given, PORT 0 any free port; one process only (see docs/live-view.md)");
   // clang-format on
   return desc;
 }
@@ -389,6 +392,13 @@ Options parse_command_line(int argc, const char* const argv[]) {
     o.checkpoint_every = parse_positive(vm["checkpoint-every"].as<std::string>(), "--checkpoint-every");
   }
   if (vm.count("until-steady")) o.until_steady = parse_steady_tolerance(vm["until-steady"].as<std::string>());
+  if (vm.count("serve")) {
+    try {
+      o.serve = parse_serve_address(vm["serve"].as<std::string>());
+    } catch (const InputError& e) {
+      throw UsageError(e.what());
+    }
+  }
   return o;
 }
 

@@ -12,6 +12,7 @@
 #include "io/picture.hpp"
 #include "core/printable.hpp"
 #include "core/ranks.hpp"
+#include "serve/live_view.hpp"
 
 namespace d2q9 {
 
@@ -66,6 +67,8 @@ struct Options {
   // over the problem file's [flow] until_steady.
   std::optional<double> until_steady;
   std::string restart_file;  // empty: start from rest
+  // --serve [HOST:]PORT: the live view's page while the run steps (docs/live-view.md).
+  std::optional<ServeAddress> serve;
   // The options as given on the command line, long names, in order ("" for a
   // flag's value): what a checkpoint records and a restart overrides.
   std::vector<std::pair<std::string, std::string>> given;

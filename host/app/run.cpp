@@ -68,6 +68,8 @@ void check_options_for_ranks(const Options& o, int ranks) {
   if (ranks < 2) return;
   if (o.tune)
     throw InputError("--tune searches shapes on one device: run it without mpirun, then pass the shape with --local-size");
+  if (o.serve)
+    throw InputError("--serve serves one process's run: run it without mpirun, or under mpirun without --serve");
 }
 
 // For the tests only: this rank fails at the start of the step loop, while
@@ -150,7 +152,7 @@ RunRecord run_record(const Options& o, const Solver& solver, const Extensions& f
   r.obstacle_file = problem_file ? r.param_file : absolute(o.obstacle_file);
   r.obstacle_hash = problem_file ? extensions_fingerprint(file_extensions) : file_hash(o.obstacle_file);
   for (const auto& [name, value] : o.given) {
-    if (name == "restart" || name == "overwrite-checkpoint" || name == "tune" || name == "autotune" || name == "quiet" || name == "slab-rows" || name == "output-dir" ||
+    if (name == "restart" || name == "overwrite-checkpoint" || name == "tune" || name == "autotune" || name == "quiet" || name == "serve" || name == "slab-rows" || name == "output-dir" ||
         name == "kernels-dir" || name == "local-size" || name == "kernel-variant" || name == "block-steps" ||
         name == "tile")
       continue;
@@ -421,7 +423,11 @@ void run(const Options& given, Ranks& ranks) {
 
   const Measurements measure = in.problem.measure;
   const std::vector<std::string> inputs = run_input_files(o, in.problem.read_files);
+  // Listening before the kernels are built: a port in use stops the run before any step.
+  const std::unique_ptr<LiveView> live = o.serve ? std::make_unique<LiveView>(*o.serve) : nullptr;
+  if (live) std::fprintf(stderr, "serving %s\n", live->url().c_str());
   const std::unique_ptr<Simulation> sim = start_simulation(in, given, ranks);
+  if (live) live->describe(*sim, checkpoint_path(o));
   const Params& params = sim->params();
   const ObstacleMask& mask = sim->mask();
   times.setup_s = wall.lap();
@@ -433,7 +439,8 @@ void run(const Options& given, Ranks& ranks) {
   const SteadyRule steady = in.until_steady ? steady_rule(*in.until_steady, params.max_iters) : SteadyRule{};
   SteadyCheck steady_check;
   RunLoopOptions loop = loop_options(o, *sim, ranks, progress, views, steady, steady_check);
-  if (o.checkpoint_every > 0)
+  loop.live = live.get();
+  if (o.checkpoint_every > 0 || live)
     loop.run_record = [&] { return run_record(o, sim->solver(), in.file_extensions, params.extensions, measure); };
   RunLoopResult result;
   StateRows state;  // this rank's rows of the final state: never the whole grid on one rank of several
@@ -477,6 +484,9 @@ void run(const Options& given, Ranks& ranks) {
     // The outputs now hold the finished run; its checkpoint has no further use.
     if (result.wrote_checkpoint) std::remove(loop.checkpoint_path.c_str());
     if (!o.quiet) print_summary(stdout, summary);
+    if (result.stopped_from_page && !o.quiet)
+      std::fprintf(stderr, "stopped from the live view after %d of %d steps\n", sim->steps_done(), params.max_iters);
+    if (live) live->finish(*sim, result.stopped_from_page ? "stopped" : "finished");
   });
 }
 

@@ -49,6 +49,32 @@ void save(Simulation& sim, const RunLoopOptions& options, Ranks& ranks) {
   });
 }
 
+// The live view's turn after a segment: its commands, and its pause, which
+// holds the run here until resumed; true where its Stop ends the run.
+bool serve_between_segments(Simulation& sim, const RunLoopOptions& options, Ranks& ranks,
+                            const std::optional<StopSignals>& signals) {
+  LiveView& live = *options.live;
+  live.after_chunk(sim);
+  auto interrupted = [&] { return signals && signals->received() != 0; };
+  for (;;) {
+    const LiveCommand command = live.take_command();
+    if (command == LiveCommand::Stop) return true;
+    if (command == LiveCommand::Checkpoint) {
+      try {
+        sim.check_checkpoint_target(options.checkpoint_path);
+        save(sim, options, ranks);
+        live.report("checkpoint of step " + std::to_string(sim.steps_done()) + " written to " +
+                    options.checkpoint_path + "; continue with --restart " + options.checkpoint_path);
+      } catch (const std::exception& e) {
+        live.report(std::string("error: ") + e.what());
+      }
+      continue;
+    }
+    if (!live.paused() || interrupted()) return false;
+    live.hold_while_paused(sim, interrupted);
+  }
+}
+
 }  // namespace
 
 RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
@@ -61,7 +87,7 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
   const bool snapshots = options.snapshot_every > 0 && options.snapshot;
   const bool steady = options.steady_every > 0 && options.steady;
   const bool progress = options.progress && options.progress->active();  // rank 0's only
-  if (!ranks.max(checkpoints || snapshots || steady || progress)) {
+  if (!ranks.max(checkpoints || snapshots || steady || progress || options.live)) {
     sim.step(max_iters - sim.steps_done());
     return result;
   }
@@ -114,6 +140,10 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
     }
     if (snapshots && step % options.snapshot_every == 0) timed(result.snapshots_s, [&] { options.snapshot(step); });
     if (progress) timed(result.progress_s, [&] { options.progress->update(step); });
+    if (options.live && serve_between_segments(sim, options, ranks, signals)) {
+      result.stopped_from_page = step < max_iters;
+      break;
+    }
   }
   if (progress) timed(result.progress_s, [&] { options.progress->finish(); });
   result.wrote_checkpoint = written_step >= 0;

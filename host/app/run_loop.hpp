@@ -15,6 +15,7 @@
 #include "app/progress.hpp"
 #include "core/ranks.hpp"
 #include "sim/simulation.hpp"
+#include "serve/live_view.hpp"
 
 namespace d2q9 {
 
@@ -58,6 +59,9 @@ struct RunLoopOptions {
   // steady. Rank 0's answer counts, for every rank.
   std::function<bool(int step)> steady;
   ProgressLine* progress = nullptr;        // updated between segments when active
+  // --serve: told after every segment; its page may pause the run, have a
+  // checkpoint written to checkpoint_path, or stop the run there (one process).
+  LiveView* live = nullptr;
   // Split across MPI ranks: every rank calls run_steps alike, and the
   // segments, signals and checkpoints are agreed on (null: one process).
   Ranks* ranks = nullptr;
@@ -65,6 +69,7 @@ struct RunLoopOptions {
 
 struct RunLoopResult {
   bool wrote_checkpoint = false;
+  bool stopped_from_page = false;  // the live view's Stop ended the run before its last step
   // Where the loop's time went besides Simulation::step (its steps and
   // measurements are the Simulation's to say): seconds of this rank.
   double checkpoints_s = 0, snapshots_s = 0, steady_checks_s = 0, progress_s = 0;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,13 @@ class LatticeDevice {
   virtual const void* partials(int slot, bool wait) = 0;
   virtual void release_partials(int slot) = 0;
   virtual void reuse_partials(std::size_t first) = 0;
+
+  // The live view's picture of lattice `state` (the whole grid), after
+  // everything queued; none where the backend cannot make it (the host then does).
+  virtual std::optional<FieldImage> render(int state, const FieldImageRequest& request) {
+    (void)state, (void)request;
+    return std::nullopt;
+  }
 
   // Submits what is queued on both streams.
   virtual void flush() = 0;

@@ -10,6 +10,7 @@
 
 #include "device/launch_plan.hpp"
 #include "core/types.hpp"
+#include "io/field_image.hpp"
 #include "problem/lattice.hpp"
 #include "problem/problem.hpp"
 
@@ -127,6 +128,12 @@ class Solver {
   virtual CellSamples take_cell_samples() { return {}; }
   // Replaces the current distributions (same layout, the whole grid), e.g. to resume a run.
   virtual void load_distributions(const std::vector<double>& f) = 0;
+  // A picture of the current state made where the state lives (cl/render.cl),
+  // so that only the picture travels; none where this solver cannot (the caller draws it on the host).
+  virtual std::optional<FieldImage> render(const FieldImageRequest& request) {
+    (void)request;
+    return std::nullopt;
+  }
 };
 
 // Turns per-group partial sums of |u| read back from a device (`steps` rows

@@ -66,6 +66,11 @@ class StepLoop final : public Solver, public HoldsRows {
   HaloTimes halo_times() const override;
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
+  // The live view's picture, made by the device (one device: the whole grid).
+  std::optional<FieldImage> render(const FieldImageRequest& request) override {
+    if (split()) return std::nullopt;
+    return device_->render(current_, request);
+  }
   std::vector<double> distributions() override;
   std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override;
   bool samples_cells() const override { return sample_every_ > 0; }

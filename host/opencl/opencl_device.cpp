@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <utility>
 #include <map>
+#include <memory>
 
 #include "device/lattice_device.hpp"
 #include "core/stopwatch.hpp"
 #include "opencl/opencl_backend.hpp"
 #include "opencl/opencl_lattice.hpp"
+#include "opencl/opencl_render.hpp"
 
 namespace d2q9 {
 
@@ -44,6 +46,7 @@ class OpenCLDevice final : public LatticeDevice {
   void reuse_partials(std::size_t first) override;
   void flush() override;
   void drain() noexcept override;
+  std::optional<FieldImage> render(int state, const FieldImageRequest& request) override;
 
  private:
   template <class F>
@@ -103,6 +106,10 @@ class OpenCLDevice final : public LatticeDevice {
   cl::Buffer sample_index_;  // blocked: the probes by tile (blocked_sample_index)
   cl::Buffer tile_order_;    // blocked: the order of the tiles (blocked_tile_order)
   cl::Kernel sample_[2];  // from lattices[0] / [1]
+  // The live view's pictures: built at the first one asked for (none asked, nothing built).
+  std::string kernels_dir_;
+  std::vector<std::string> defines_;
+  std::unique_ptr<OpenCLRenderer> renderer_;
 };
 
 OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab)
@@ -112,7 +119,9 @@ OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, c
       lattice_(opencl_device_at(config.device), slab.lattice, plan, config.precision, config.kernels_dir, slab.defines,
                slab.partial_values, slab.obstacles),
       row_bytes_(static_cast<std::size_t>(slab.lattice.nx) * stored_size(config.precision)),
-      slot_bytes_(slab.chunk_values * real_size(config.precision)) {
+      slot_bytes_(slab.chunk_values * real_size(config.precision)),
+      kernels_dir_(config.kernels_dir),
+      defines_(slab.defines) {
   guarded("setting up", [&] {
     copies_ = cl::CommandQueue(lattice_.context, lattice_.device);
     if (plan_.variant == KernelVariant::Blocked && !slab.tile_order.empty()) {
@@ -427,6 +436,12 @@ void OpenCLDevice::drain() noexcept {
     copies_.finish();
   } catch (const cl::Error&) {
   }
+}
+
+std::optional<FieldImage> OpenCLDevice::render(int state, const FieldImageRequest& request) {
+  if (halo_depth_ > 0) return std::nullopt;  // a slab: the picture is the whole grid's
+  if (!renderer_) renderer_ = std::make_unique<OpenCLRenderer>(lattice_.context, lattice_.device, kernels_dir_, defines_);
+  return renderer_->render(lattice_.queue, lattice_.lattices[state], lattice_.obstacles, params_.nx, params_.ny, request);
 }
 
 }  // namespace

@@ -250,6 +250,11 @@ void Simulation::save_checkpoint(const std::string& path, const RunRecord& run, 
 
 FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->distributions()); }
 
+FieldImage Simulation::picture(const FieldImageRequest& request) {
+  if (std::optional<FieldImage> made = solver_->render(request)) return std::move(*made);
+  return field_image(fields(), mask_, request);
+}
+
 void Simulation::write_outputs(const std::string& dir) {
   refuse_if_unstable();
   make_output_dir(dir);

@@ -28,6 +28,7 @@
 #include "io/checkpoint.hpp"
 #include "io/state_rows.hpp"
 #include "io/fields.hpp"
+#include "io/field_image.hpp"
 #include "problem/problem_file.hpp"
 #include "problem/stability.hpp"
 
@@ -115,6 +116,9 @@ class Simulation {
   // This rank's rows of the state (the whole grid on one process).
   StateRows own_rows();
   FlowFields fields();
+  // A picture of one field of the current state, no wider than asked (the
+  // live view's): made on the device where the backend can, else on the host. One process.
+  FieldImage picture(const FieldImageRequest& request);
   // Forces on measured bodies and probe series so far.
   const MeasurementLog& measurements() const { return measurements_; }
   // How far from steady the run is now (sim/steady.hpp).

@@ -15,6 +15,7 @@ d2q9.OutputError (an output or checkpoint that could not be written).
 import math
 import operator
 import os
+import sys
 import tempfile
 import re
 
@@ -323,6 +324,42 @@ class Simulation:
             problem_file = path + ".problem.toml"
             _write_own_text(problem_file, self._text)
         self._sim._checkpoint(path, problem_file, overwrite)
+
+    def serve(self, port=0, host="127.0.0.1", checkpoint=None):
+        """Serves a live view of this simulation (docs/live-view.md): a page
+        at the returned URL (http://HOST:PORT/?token=..., also printed to
+        stderr) showing its flow, speed, forces and probes, and JSON
+        endpoints with the same numbers. It updates while step() runs and
+        answers between step() calls too. Its Pause holds step() until
+        Resume; its Stop ends the step() call running (stop_requested is then
+        True); its Checkpoint calls checkpoint(checkpoint) where a path is
+        given. port 0 picks a free port; host 127.0.0.1 unless given; every
+        request needs the URL's token. InputError where it cannot listen."""
+        if checkpoint is not None:
+            path = os.fspath(checkpoint)
+
+            def on_checkpoint():
+                self.checkpoint(path, overwrite=False)
+                return f"checkpoint of step {self.steps_done} written to {os.path.abspath(path)}"
+        else:
+            on_checkpoint = None
+        url = self._sim._serve(str(host), int(port), on_checkpoint)
+        print("serving " + url, file=sys.stderr, flush=True)
+        return url
+
+    def stop_serving(self):
+        """Stops serving the live view (the port is free again)."""
+        self._sim._stop_serving()
+
+    @property
+    def serving_url(self):
+        """The live view's URL while serve() serves it, else None."""
+        return self._sim._serving_url or None
+
+    @property
+    def stop_requested(self):
+        """True once the live view's Stop ended a step() call."""
+        return self._sim._stop_requested
 
     @classmethod
     def resume(cls, path, backend="opencl", device=None, kernels_dir=None):

@@ -15,12 +15,19 @@ $sudo apt-get update -qq
 # python3 runs the validation checks (validation/*.py, standard library only).
 # pybind11-dev, python3-dev and python3-numpy build the Python module d2q9 (python/), python3-pytest
 # runs its tests (ctest -L python); python3-matplotlib draws examples/python's pictures.
+# libcpp-httplib-dev serves the live view (--serve, docs/live-view.md).
 $sudo apt-get install -y -qq --no-install-recommends \
   ca-certificates cmake make g++ pkg-config python3 \
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd mesa-opencl-icd clinfo \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev \
   libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev oclgrind \
-  pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib >/dev/null
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib libcpp-httplib-dev >/dev/null
+# Chromium, its driver and Selenium run the live view's browser tests (ctest -L browser), which
+# fail without them (Debian packages them as chromium and chromium-driver; Ubuntu as
+# chromium-browser and chromium-chromedriver).
+browser_pkgs="chromium chromium-driver"
+if ! apt-cache show chromium-driver >/dev/null 2>&1; then browser_pkgs="chromium-browser chromium-chromedriver"; fi
+$sudo apt-get install -y -qq --no-install-recommends $browser_pkgs python3-selenium >/dev/null
 # clang and its libFuzzer runtime, for the "fuzz" CMake preset only (Debian 12
 # packages the runtime apart; older releases ship it inside clang).
 fuzz_pkgs="clang"

@@ -4,7 +4,7 @@
 Layers, bottom to top (docs/architecture.md): core, problem, io, device, the
 backends (reference, opencl, cuda, mpi: none includes another), sim (the
 library's Simulation and the registry of backends: with the layers below, the
-library libd2q9), app (the d2q9-bgk driver: command line, run, outputs) and
+library libd2q9), serve (the live view, host/serve/, built into libd2q9), app (the d2q9-bgk driver: command line, run, outputs) and
 programs (each program's main). A file may include its own layer's headers
 and any lower layer's.
 Usage: check_layers.py HOST_DIR
@@ -14,7 +14,7 @@ import re
 import sys
 
 LEVEL = {"core": 0, "problem": 1, "io": 2, "device": 3,
-         "reference": 4, "opencl": 4, "cuda": 4, "mpi": 4, "sim": 5, "app": 6, "programs": 7}
+         "reference": 4, "opencl": 4, "cuda": 4, "mpi": 4, "sim": 5, "serve": 6, "app": 7, "programs": 8}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"', re.M)
 
 host = sys.argv[1]
