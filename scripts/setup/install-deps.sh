@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the build and test dependencies on Debian 12 / Ubuntu 22.04+ (run as root, or with sudo available).
+# --run: only what building and running the programs needs (the Quick start's first command),
+# without the browser and fuzzing tools the tests use.
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+run_only=false
+[ "${1:-}" = --run ] && run_only=true
 set -euo pipefail
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
@@ -22,6 +26,7 @@ $sudo apt-get install -y -qq --no-install-recommends \
   libboost-program-options-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev \
   libpng-dev bsdutils libopenmpi-dev openmpi-bin libxxhash-dev oclgrind \
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib libcpp-httplib-dev >/dev/null
+if $run_only; then echo "install-deps: done (--run: no browser or fuzzing tools)"; exit 0; fi
 # Chromium, its driver and Selenium run the live view's browser tests (ctest -L browser), which
 # fail without them (Debian packages them as chromium and chromium-driver; Ubuntu as
 # chromium-browser and chromium-chromedriver).
