@@ -330,7 +330,7 @@ TEST_CASE("problem file: every error names the file and line, with a suggestion 
       {g + "[edges]\nleft = \"wall\"\nright = \"wall\"\n[[obstacle]]\nname = \"b\"\nwall_velocity = [0.1, 0]\n"
            "rectangle = { from = [2, 2], to = [3, 3] }\n[[obstacle]]\nname = \"b\"\nwall_velocity = [0.2, 0]\n"
            "rectangle = { from = [5, 2], to = [5, 3] }\n",
-       "p.toml:16: body b moves at [0.1, 0] and at [0.2, 0]: a body's shapes share one wall velocity"},
+       "p.toml:16: body b moves at [0.1, 0] and at [0.2, 0]: a body's shapes share one motion"},
       {g + "[edges]\ntop = { wall_velocity = [0.5, 0.5] }\nbottom = \"wall\"\n",
        "p.toml:8: wall_velocity [0.5, 0.5] has speed 0.7071, not below the lattice speed of sound 1/sqrt(3) = 0.57735"},
       {g + "[edges]\ntop = { wall_velocity = [0.1, 0], outlet_density = 1.0 }\nbottom = \"wall\"\n",

@@ -75,6 +75,11 @@ const std::map<std::string, Edit> kEdits = {
                             "rectangle = { from = [33, 1], to = [34, 4] }", kObstacles}},
     {"rectangle.from", {Channel, "from = [30, 1]", "from = [29, 1]", kObstacles}},
     {"rectangle.to", {Channel, "to = [31, 4]", "to = [31, 5]", kObstacles}},
+    // A moving or turning shape's cells are moving walls: other cells.
+    {"obstacle.wall_velocity", {Channel, "rectangle = { from = [30, 1], to = [31, 4] }",
+                                "wall_velocity = [0.0, 0.01]\nrectangle = { from = [30, 1], to = [31, 4] }", kObstacles}},
+    {"obstacle.angular_velocity", {Channel, "rectangle = { from = [30, 1], to = [31, 4] }",
+                                   "angular_velocity = 0.001\nrectangle = { from = [30, 1], to = [31, 4] }", kObstacles}},
     {"obstacle.mask", {Cavity, "mask = \"block.png\"", "mask = \"other.png\"", kObstacles}},
     {"forces.velocity", {Channel, "velocity = 0.04", "velocity = 0.05", "forces"}},
     {"forces.length", {Channel, "length = 6.4", "length = 6.5", "forces"}},
