@@ -219,6 +219,8 @@ ALWAYS_INLINE void region_walls(LOCAL_ARG const uchar* region_mask, const int c,
   , LOCAL_ARG real *curved_own, LOCAL_ARG const short *curved_slot, LOCAL_ARG const short *curved_cell,          \
       LOCAL_ARG real *curved_force, const int curved_count
 #define CURVED_SIDE_ARGS , curved_own, curved_slot, curved_cell, curved_force, min(curved_cells, CURVED_SLOTS)
+// blocked_step's own CURVED_SIDE_PARAMS, passed on to its phases.
+#define CURVED_SIDE_ARGS_IN_STEP , curved_own, curved_slot, curved_cell, curved_force, curved_count
 #else
 #define CURVED_SIDE_PARAMS
 #define CURVED_SIDE_ARGS
@@ -235,6 +237,91 @@ ALWAYS_INLINE void region_walls(LOCAL_ARG const uchar* region_mask, const int c,
 #define PROBE_ARGS
 #endif
 
+#ifdef CURVED_SIDE
+// A full step's first phase: the curved cells' corrected pulls (and their
+// links' forces), one cell per item, into their slots.
+ALWAYS_INLINE void correct_curved_pulls(const int s, const int margin, const int x0, const int y0, const int lid,
+                                        __global const uchar* obstacles, LOCAL_ARG blocked_region* region,
+                                        LOCAL_ARG const uchar* region_mask CURVED_SIDE_PARAMS) {
+  (void)region_mask;
+  // First, apart: spread through the walk, they would send most warps of a
+  // wall's tile down the long path, and every launch would wait on that
+  // tile. The walk then reads the corrected pull from the cell's slot. The
+  // link bytes come from device memory (a few cells' only): local memory
+  // sets the tile.
+  for (int side = lid; side < curved_count; side += WG_SIZE) {
+    const int c = curved_cell[side];
+    const int ry = c / REGION_X, rx = c - ry * REGION_X;
+    if (rx < margin || rx >= REGION_X - margin || ry < margin || ry >= REGION_Y - margin) continue;  // not this step's
+    real g[9], own[9];
+    int code[9];
+    code[0] = 0;
+    for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region->f[slot_in(k, c, s)]);
+    own[0] = g[0];
+    const int x = x0 + rx, y = y0 + ry;
+    for (int k = 1; k < 9; ++k) {
+      code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
+      own[k] = curved_own[9 * side + k];
+    }
+    interpolate_links(code, own, g);
+#ifdef FORCE_BODIES
+    int wall[9];
+    region_walls(region_mask, c, wall);
+    // The cell's links' force, which the walk adds where it adds the
+    // cell's: slots are taken in no fixed order, so an item here would sum
+    // different cells from run to run (and forces.csv would differ).
+    real force[BODY_FORCE_SLOTS];
+    for (int q = 0; q < BODY_FORCE_SLOTS; ++q) force[q] = (real)0;
+    add_link_forces(force, code, wall, own, g);
+    for (int q = 0; q < BODY_FORCE_SLOTS; ++q) curved_force[BODY_FORCE_SLOTS * side + q] = force[q];
+#endif
+    for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = g[k];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
+#ifdef PROBES_IN_LAUNCH
+// A full step's last phase: the samples of the tile's probes, on the steps
+// that take them, from the region (or dst after the launch's last step).
+ALWAYS_INLINE void sample_probes_in_launch(const int s, const int last, const int x0, const int y0, const int lid,
+                                           __global stored* dst, LOCAL_ARG blocked_region* region PROBE_PARAMS) {
+  // (One division, no remainder: oclgrind runs no `freeze`, which LLVM adds to a pair.)
+  const int since = s - sample_first, sample = since / sample_every;
+  const int sampled = sample_first > 0 && since >= 0 && since == sample * sample_every;
+  // After the last step the tile's state is in dst, stored by the group's
+  // own items: visible to the group past a global barrier.
+#ifdef UNIFORM_BARRIERS
+  barrier(CLK_GLOBAL_MEM_FENCE);
+#else
+  if (sampled && last) barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
+  if (sampled) {
+    // sample_row counts from the rows' base, held after the index (0 unless
+    // the host replays launches whose rows it cannot change: CUDA graphs).
+    const int base = sample_index[num_groups + 1 + 2 * sample_count];
+    __global stored* row = samples + (idx_t)(base + sample_row + sample) * 9 * sample_count;
+    for (int j = lid; j < tile_probes[1]; j += WG_SIZE) {
+      // Item i's probe is in a register (the first WG_SIZE); the rest from sample_index.
+      const int column = j < WG_SIZE ? my_probe >> 16 : sample_index[num_groups + 1 + tile_probes[0] + j];
+      const int region_cell =
+          j < WG_SIZE ? my_probe & 0xffff : sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
+      const int ry = region_cell / REGION_X, rx = region_cell - ry * REGION_X;
+      const idx_t cell = CELL(x0 + rx, y0 + ry);  // a tile's own cell: inside the grid
+      for (int k = 0; k < 9; ++k)
+        row[k * sample_count + column] = last ? dst[k * NCELLS + cell] : region->f[slot_out(k, region_cell, s)];
+    }
+  }
+  // Read before the next step overwrites the slots (the test is the same
+  // for every item).
+#ifdef UNIFORM_BARRIERS
+  barrier(CLK_LOCAL_MEM_FENCE);
+#else
+  if (sampled && !last) barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+}
+#endif
+
 // Step s (1 to BLOCK_STEPS) of a blocked launch of `steps`, on the region
 // (the kernel below loads it). full: the tile's class (TILE_CLASSES), a
 // constant where this is inlined. sums: the item's sums of each step. No
@@ -248,54 +335,13 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
   for (int q = 0; q < SUMS_PER_GROUP; ++q) sums[(s - 1) * SUMS_PER_GROUP + q] = (real)0;
   if (s > steps) return;
   const int last = s == steps;
-  // After step s a cell is exact if it is s cells inside the region; the
-  // last step computes only the tile: the window of w x h cells from
-  // (margin, margin). With 16-bit storage the items walk exactly that
-  // window, in order, so that no item idles on a halo cell that is no
-  // longer exact (whole warps of them would diverge through the collision).
-  // Float and double walk the whole region and skip the cells outside the
-  // window, because the walk decides which item sums |u| of which cell, and
-  // so av_vels.dat's bytes, and the window's walk gains them nothing beyond
-  // noise.
+  // After step s a cell is exact if it is s cells inside the region (the
+  // last step: the tile). 16-bit storage walks exactly that window, so that
+  // no warp idles on stale halo cells; float and double walk the whole region
+  // and skip the rest, as the walk fixes which item sums which |u| (av_vels).
   const int margin = last ? BLOCK_STEPS : s;
 #ifdef CURVED_SIDE
-  if (full) {
-    // The curved cells' corrected pulls (and their links' forces) first, one
-    // cell per item: spread through the walk below, they would send most
-    // warps of a wall's tile down the long path, and every launch would wait
-    // on that tile. The walk
-    // then reads the corrected pull from the cell's slot. The link bytes
-    // come from device memory (a few cells' only): local memory sets the tile.
-    for (int side = lid; side < curved_count; side += WG_SIZE) {
-      const int c = curved_cell[side];
-      const int ry = c / REGION_X, rx = c - ry * REGION_X;
-      if (rx < margin || rx >= REGION_X - margin || ry < margin || ry >= REGION_Y - margin) continue;  // not this step's
-      real g[9], own[9];
-      int code[9];
-      code[0] = 0;
-      for (int k = 0; k < 9; ++k) g[k] = tile_value(k, region->f[slot_in(k, c, s)]);
-      own[0] = g[0];
-      const int x = x0 + rx, y = y0 + ry;
-      for (int k = 1; k < 9; ++k) {
-        code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
-        own[k] = curved_own[9 * side + k];
-      }
-      interpolate_links(code, own, g);
-#ifdef FORCE_BODIES
-      int wall[9];
-      region_walls(region_mask, c, wall);
-      // The cell's links' force, which the walk adds where it adds the
-      // cell's: slots are taken in no fixed order, so an item here would sum
-      // different cells from run to run (and forces.csv would differ).
-      real force[BODY_FORCE_SLOTS];
-      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) force[q] = (real)0;
-      add_link_forces(force, code, wall, own, g);
-      for (int q = 0; q < BODY_FORCE_SLOTS; ++q) curved_force[BODY_FORCE_SLOTS * side + q] = force[q];
-#endif
-      for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = g[k];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  if (full) correct_curved_pulls(s, margin, x0, y0, lid, obstacles, region, region_mask CURVED_SIDE_ARGS_IN_STEP);
 #endif
   const int off = BLOCKED_COMPACT ? margin : 0;
   const int w = REGION_X - 2 * off, h = REGION_Y - 2 * off;
@@ -374,41 +420,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 #ifdef PROBES_IN_LAUNCH
   // Only the tiles holding probes sample, and they take the full steps: the
   // plain steps carry no sampling code (nor its registers and barriers).
-  if (full) {
-    // (One division, no remainder: oclgrind runs no `freeze`, which LLVM adds to a pair.)
-    const int since = s - sample_first, sample = since / sample_every;
-    const int sampled = sample_first > 0 && since >= 0 && since == sample * sample_every;
-    // After the last step the tile's state is in dst, stored by the group's
-    // own items: visible to the group past a global barrier.
-#ifdef UNIFORM_BARRIERS
-    barrier(CLK_GLOBAL_MEM_FENCE);
-#else
-    if (sampled && last) barrier(CLK_GLOBAL_MEM_FENCE);
-#endif
-    if (sampled) {
-      // sample_row counts from the rows' base, held after the index (0 unless
-      // the host replays launches whose rows it cannot change: CUDA graphs).
-      const int base = sample_index[num_groups + 1 + 2 * sample_count];
-      __global stored* row = samples + (idx_t)(base + sample_row + sample) * 9 * sample_count;
-      for (int j = lid; j < tile_probes[1]; j += WG_SIZE) {
-        // Item i's probe is in a register (the first WG_SIZE); the rest from sample_index.
-        const int column = j < WG_SIZE ? my_probe >> 16 : sample_index[num_groups + 1 + tile_probes[0] + j];
-        const int region_cell =
-            j < WG_SIZE ? my_probe & 0xffff : sample_index[num_groups + 1 + sample_count + tile_probes[0] + j];
-        const int ry = region_cell / REGION_X, rx = region_cell - ry * REGION_X;
-        const idx_t cell = CELL(x0 + rx, y0 + ry);  // a tile's own cell: inside the grid
-        for (int k = 0; k < 9; ++k)
-          row[k * sample_count + column] = last ? dst[k * NCELLS + cell] : region->f[slot_out(k, region_cell, s)];
-      }
-    }
-    // Read before the next step overwrites the slots (the test is the same
-    // for every item).
-#ifdef UNIFORM_BARRIERS
-    barrier(CLK_LOCAL_MEM_FENCE);
-#else
-    if (sampled && !last) barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-  }
+  if (full) sample_probes_in_launch(s, last, x0, y0, lid, dst, region PROBE_ARGS);
 #endif
 }
 
