@@ -6,7 +6,7 @@ __kernel void accelerate_flow(__global stored* restrict cells, __global const uc
   if (ACCEL_ROW < 0) return;  // the row is another slab's
   if (ii >= NX) return;
   const idx_t cell = CELL(ii, ACCEL_ROW);
-  if (obstacles[cell]) return;
+  if (CELL_CLASS(obstacles[cell]) != CELL_FLUID) return;  // open boundaries are fluid
 
   const real w1 = ACCEL_W1;
   const real w2 = ACCEL_W2;

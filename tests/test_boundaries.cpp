@@ -282,13 +282,15 @@ rectangle = { from = [8, 6], to = [10, 15] }
 wall_velocity = [-0.02, 0.01]
 circle = { center = [20.5, 11.0], radius = 3.0 }
 )",
-      // In at the right, out at the left, with sponges, past an interpolated circle.
+      // In at the right, out at the left, with sponges, past an interpolated
+      // circle; the coursework's push on row ny-2 reaches the open cells too.
       R"([grid]
 nx = 48
 ny = 22
 [flow]
 steps = 120
 omega = 1.7
+accel = 0.0005
 [edges]
 right = { inlet_velocity = [-0.05, 0.005], sponge = 5 }
 left = { outlet_density = 1.0, sponge = 7 }
