@@ -191,7 +191,7 @@ ALWAYS_INLINE int special_cell(const int ii, const int jj, const int cell, const
 #ifdef FORCE_BODIES
   special |= CELL_CLASS(cell) != CELL_FLUID && CELL_NUMBER(cell) != 0;
 #endif
-  special |= links && !cell;
+  special |= links && CELL_CLASS(cell) == CELL_FLUID;
   (void)ii;
   (void)jj;
   return special;
@@ -357,14 +357,14 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
       const int x = x0 + rx, y = y0 + ry;
 #ifdef CURVED_LINKS
 #ifdef CURVED_SIDE
-      const int side = region_mask[c] == CURVED_BIT ? curved_slot[c] : CURVED_SLOTS;
+      const int side = (region_mask[c] & CURVED_BIT) ? curved_slot[c] : CURVED_SLOTS;
       const int curved = full && side < CURVED_SLOTS;  // (never past the slots: see the kernel's overflow test)
       if (curved)
         for (int k = 1; k < 9; ++k) g[k] = curved_own[9 * side + k];  // the corrected pull, from above
 #else
       int code[9];
       real own[9];
-      const int curved = full && region_mask[c] == CURVED_BIT;
+      const int curved = full && (region_mask[c] & CURVED_BIT);
       if (curved) {
         code[0] = 0;
         own[0] = g[0];
@@ -528,8 +528,8 @@ ALWAYS_INLINE int load_region(__global const stored* src, __global const uchar* 
     // them (the host's bound counts the grid's windows, once each).
     if (y0 + ry < 0 || y0 + ry >= NY) any = 0;
 #endif
-    if (any && !region_mask[c]) {
-      region_mask[c] = CURVED_BIT;
+    if (any && CELL_CLASS(region_mask[c]) == CELL_FLUID) {
+      region_mask[c] |= CURVED_BIT;  // an open boundary's cell keeps its kind beside it
 #ifdef CURVED_SIDE
       // A slot in any order (the values are the cell's, wherever they sit).
       const int slot = atomic_inc(curved_cells);

@@ -283,7 +283,8 @@ wall_velocity = [-0.02, 0.01]
 circle = { center = [20.5, 11.0], radius = 3.0 }
 )",
       // In at the right, out at the left, with sponges, past an interpolated
-      // circle; the coursework's push on row ny-2 reaches the open cells too.
+      // circle and beside another on the inlet; the coursework's push on row
+      // ny-2 reaches the open cells too.
       R"([grid]
 nx = 48
 ny = 22
@@ -298,6 +299,9 @@ left = { outlet_density = 1.0, sponge = 7 }
 name = "cyl"
 boundary = "interpolated"
 circle = { center = [27.4, 10.6], radius = 3.7 }
+[[obstacle]]
+boundary = "interpolated"
+circle = { center = [46.6, 6.2], radius = 2.1 }   # over the inlet: its open cells have curved links
 [forces]
 velocity = 0.05
 length = 7.4

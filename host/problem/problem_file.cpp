@@ -890,7 +890,6 @@ class Parser {
     }
     if (mask.fluid_cells() == 0) fail(last_obstacle_line(), "every cell is blocked; there is no fluid to simulate");
     if (params_.extensions.curved_walls) add_curved_links(mask);
-    check_open_cells_unlinked(mask);
     return mask;
   }
 
@@ -998,23 +997,6 @@ class Parser {
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x)
         if (picture.at(x, y)) mark_shape_cell(mask, s, x, ny - 1 - y, shape_byte);
-  }
-
-  // An open edge's cell sets its unknowns by Zou/He's rule, which a curved
-  // link's interpolation would contradict.
-  void check_open_cells_unlinked(const ObstacleMask& mask) const {
-    if (mask.links.empty()) return;
-    const std::size_t cells = mask.kinds.size();
-    for (std::size_t c = 0; c < cells; ++c) {
-      if (open_edge_of(mask.kinds[c]) < 0) continue;
-      for (std::size_t k = 0; k < 8; ++k)
-        if (mask.links[k * cells + c])
-          for (const ShapeSpec& s : shapes_)
-            if (s.interpolated)
-              fail(s.line, "this interpolated circle reaches the " + kEdgeKeys[open_edge_of(mask.kinds[c])] +
-                               " edge's open cell (" + std::to_string(c % params_.nx) + ", " + std::to_string(c / params_.nx) +
-                               "): keep curved walls a cell away from inlets and outlets");
-    }
   }
 
   // Interpolated bounce-back links of the circles marked interpolated.
