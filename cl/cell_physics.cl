@@ -332,19 +332,19 @@ ALWAYS_INLINE void reflect(const real* g, const int across_x, real* f) {
 }
 #endif
 
-// An obstacle cell of kind `cell`: each distribution goes back where it came
+// An obstacle cell of kind `kind`: each distribution goes back where it came
 // from (f0 never changes); a moving wall (MOVING_WALL) gives what it bounces
 // back its momentum; a free-slip wall (FREE_SLIP) reflects it instead.
-ALWAYS_INLINE void rebound(const real* g, const int cell, const int ii, const int jj, real* f) {
+ALWAYS_INLINE void rebound(const real* g, const int kind, const int ii, const int jj, real* f) {
   f[0] = g[0]; f[1] = g[3]; f[2] = g[4]; f[3] = g[1]; f[4] = g[2];
   f[5] = g[7]; f[6] = g[8]; f[7] = g[5]; f[8] = g[6];
 #ifdef MOVING_WALL
-  if (CELL_CLASS(cell) == CELL_MOVING_WALL) add_wall_momentum(f, CELL_NUMBER(cell), ii, jj);
+  if (CELL_CLASS(kind) == CELL_MOVING_WALL) add_wall_momentum(f, CELL_NUMBER(kind), ii, jj);
 #endif
 #ifdef FREE_SLIP
-  if (CELL_CLASS(cell) == CELL_FREE_SLIP) reflect(g, CELL_NUMBER(cell) == FREE_SLIP_ACROSS_X, f);
+  if (CELL_CLASS(kind) == CELL_FREE_SLIP) reflect(g, CELL_NUMBER(kind) == FREE_SLIP_ACROSS_X, f);
 #endif
-  (void)cell;
+  (void)kind;
   (void)ii;
   (void)jj;
 }
@@ -366,7 +366,7 @@ ALWAYS_INLINE void accelerate_cell(real* f) {
   }
 }
 
-// The new state f of a cell of kind `cell` (cl/cell_kinds.cl) from its
+// The new state f of a cell of kind `kind` (cl/cell_kinds.cl) from its
 // incoming distributions g: rebound on obstacles, collision on fluid, an open
 // boundary's unknowns set first. t is the step's number (the inlet's ramp).
 // Returns |u| (0 on obstacles), as the coursework's av_velocity measures it.
@@ -378,15 +378,15 @@ ALWAYS_INLINE void accelerate_cell(real* f) {
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
 // `edges`: whether the cell may be an open boundary or lie in a sponge (0
 // only where it provably does not: the blocked kernel's plain tiles).
-ALWAYS_INLINE real collide_cell(const real* g, const int cell, const int ii, const int jj, const int t,
+ALWAYS_INLINE real collide_cell(const real* g, const int kind, const int ii, const int jj, const int t,
                                 const int accelerate, const int edges, real* f) {
   (void)edges;
-  const int obstacle = CELL_CLASS(cell) != CELL_FLUID;
+  const int obstacle = CELL_CLASS(kind) != CELL_FLUID;
 #ifdef OPEN_EDGES
   // g with an open boundary's unknowns set; rebound keeps g. Copied without
   // a loop, which would keep the rows kernel scalar on CPUs (see store()).
   real g_open[9] = {g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]};
-  if (edges && !obstacle && cell) open_boundary(CELL_NUMBER(cell), ii, jj, t, g_open);
+  if (edges && !obstacle && kind) open_boundary(CELL_NUMBER(kind), ii, jj, t, g_open);
   g = g_open;
 #else
   (void)ii;
@@ -406,13 +406,13 @@ ALWAYS_INLINE real collide_cell(const real* g, const int cell, const int ii, con
   // hardware's square root, which is cheaper than a correctly rounded one.
   const real speed = obstacle ? (real)0 : SPEED_SQRT(m.u_sq);
 
-  if (obstacle) rebound(g, cell, ii, jj + ROW_OFFSET, f);
+  if (obstacle) rebound(g, kind, ii, jj + ROW_OFFSET, f);
   if (accelerate && !obstacle) accelerate_cell(f);
   return speed;
 }
-ALWAYS_INLINE real collide(const real* g, const int cell, const int ii, const int jj, const int t,
+ALWAYS_INLINE real collide(const real* g, const int kind, const int ii, const int jj, const int t,
                            const int accelerate, real* f) {
-  return collide_cell(g, cell, ii, jj, t, accelerate, 1, f);
+  return collide_cell(g, kind, ii, jj, t, accelerate, 1, f);
 }
 
 // Sums `value` over the work-group in a fixed order (tree in local memory)

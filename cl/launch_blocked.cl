@@ -171,10 +171,10 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // curved links) makes its tile's region special (TILE_CLASSES): a kind with
 // code of its own (an open boundary, a measured body's wall), a curved link,
 // or a place in a sponge.
-ALWAYS_INLINE int special_cell(const int ii, const int jj, const int cell, const int links) {
+ALWAYS_INLINE int special_cell(const int ii, const int jj, const int kind, const int links) {
   int special = 0;
 #ifdef OPEN_EDGES
-  special |= CELL_CLASS(cell) == CELL_FLUID && cell != 0;
+  special |= CELL_CLASS(kind) == CELL_FLUID && kind != 0;
 #endif
 #if defined(SPONGE) && SPONGE_LEFT > 0
   special |= ii < SPONGE_LEFT;
@@ -189,9 +189,9 @@ ALWAYS_INLINE int special_cell(const int ii, const int jj, const int cell, const
   special |= jj >= GRID_NY - SPONGE_TOP;
 #endif
 #ifdef FORCE_BODIES
-  special |= CELL_CLASS(cell) != CELL_FLUID && CELL_NUMBER(cell) != 0;
+  special |= CELL_CLASS(kind) != CELL_FLUID && CELL_NUMBER(kind) != 0;
 #endif
-  special |= links && CELL_CLASS(cell) == CELL_FLUID;
+  special |= links && CELL_CLASS(kind) == CELL_FLUID;
   (void)ii;
   (void)jj;
   return special;

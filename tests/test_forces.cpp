@@ -241,7 +241,7 @@ TEST_CASE("forces: problem-file errors name the line") {
   CHECK(error(grid + "[edges]\nleft = { inlet_velocity = { parabolc = 0.1 } }\n") ==
         "p.toml:8: unknown key 'parabolc' in inlet_velocity = { ... }; did you mean 'parabolic'?");
   CHECK(error(grid + "inlet_ramp = 100\n") ==
-        "p.toml:7: inlet_ramp ramps up an inlet, but the left edge has no inlet_velocity");
+        "p.toml:7: inlet_ramp ramps up an inlet, but no edge has an inlet_velocity");
   CHECK(error(grid + "inlet_ramp = 0\n") == "p.toml:7: inlet_ramp must be positive (steps), got 0");
   CHECK(error(grid + "collision = \"mrt\"\n") == "p.toml:7: collision must be \"bgk\", \"trt\" or \"regularised\", got \"mrt\"");
 }

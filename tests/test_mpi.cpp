@@ -324,10 +324,10 @@ TEST_CASE("mpi slabs: kernel rows in local numbering, and who owns the accelerat
 
   const Params p = d2q9::test::make_params(24, 19, 1);
   const auto d = kernel_defines(p, Precision::Float, LocalSize{8, 1}, 1, middle);
-  const std::vector<std::string> tail(d.end() - 3, d.end());
-  CHECK(tail == std::vector<std::string>{"FIRST_ROW=1", "LAST_ROW=17", "ACCEL_ROW=17"});
+  const std::vector<std::string> tail(d.end() - 5, d.end());
+  CHECK(tail == std::vector<std::string>{"FIRST_ROW=1", "LAST_ROW=17", "ACCEL_ROW=17", "GRID_NY=30", "ROW_OFFSET=11"});
   // Without a slab nothing changes for the single-device kernels.
-  CHECK(kernel_defines(p, Precision::Float, LocalSize{8, 1}).size() == d.size() - 3);
+  CHECK(kernel_defines(p, Precision::Float, LocalSize{8, 1}).size() == d.size() - 5);
 }
 
 TEST_CASE("mpi slabs: blocked slabs are whole tile rows with halo rows as deep as the steps per launch") {

@@ -337,15 +337,17 @@ void add_slab_defines(std::vector<std::string>& defines, const SlabRows& slab, c
   defines.push_back("FIRST_ROW=" + std::to_string(slab.first_row));
   defines.push_back("LAST_ROW=" + std::to_string(slab.last_row));
   defines.push_back("ACCEL_ROW=" + std::to_string(slab.accel_row));
-  defines.push_back("GRID_NY=" + std::to_string(slab.grid_ny));
   if (plan.variant == KernelVariant::Blocked) {
     // The blocked kernel steps its halo rows too: it passes collide() the
     // grid's rows, so ROW_OFFSET stays 0 (cl/d2q9_bgk.cl, BLOCKED_SLAB).
     defines.push_back("BLOCKED_SLAB=1");
+    defines.push_back("GRID_NY=" + std::to_string(slab.grid_ny));
     defines.push_back("SLAB_ROW0=" + std::to_string(slab.row_offset));
     const int rows = slab.last_row - slab.first_row + 1;
     defines.push_back("SLAB_GROUPS=" + std::to_string(plan.groups_x * ((rows + plan.tile.y - 1) / plan.tile.y)));
   } else {
+    // The grid's rows, for open edges' profiles and sponges at the bottom and top.
+    defines.push_back("GRID_NY=" + std::to_string(slab.grid_ny));
     defines.push_back("ROW_OFFSET=" + std::to_string(slab.row_offset));
   }
 }
