@@ -294,17 +294,25 @@ ALWAYS_INLINE real wall_term(const real w, const int ex, const int ey, const rea
 __constant real wall_rotations[3 * WALL_NUMBERS] = WALL_ROTATIONS;
 #endif
 
-// The wall cell (ii, jj) of moving wall `number` (jj the grid's row).
-ALWAYS_INLINE void add_wall_momentum(real* f, const int number, const int ii, const int jj) {
-  real ux = wall_velocities[2 * number], uy = wall_velocities[2 * number + 1];
+// Moving wall `number`'s velocity at (x, y) of the grid: its own, and its
+// turn about its centre.
+ALWAYS_INLINE void wall_velocity_at(const int number, const real x, const real y, real* ux, real* uy) {
+  *ux = wall_velocities[2 * number];
+  *uy = wall_velocities[2 * number + 1];
 #ifdef WALL_ROTATIONS
   const real omega = wall_rotations[3 * number];
-  ux = ux - omega * ((real)jj - wall_rotations[3 * number + 2]);
-  uy = uy + omega * ((real)ii - wall_rotations[3 * number + 1]);
+  *ux = *ux - omega * (y - wall_rotations[3 * number + 2]);
+  *uy = *uy + omega * (x - wall_rotations[3 * number + 1]);
 #else
-  (void)ii;
-  (void)jj;
+  (void)x;
+  (void)y;
 #endif
+}
+
+// The wall cell (ii, jj) of moving wall `number` (jj the grid's row).
+ALWAYS_INLINE void add_wall_momentum(real* f, const int number, const int ii, const int jj) {
+  real ux, uy;
+  wall_velocity_at(number, (real)ii, (real)jj, &ux, &uy);
   f[1] += wall_term(W1, 1, 0, ux, uy);
   f[2] += wall_term(W1, 0, 1, ux, uy);
   f[3] += wall_term(W1, -1, 0, ux, uy);

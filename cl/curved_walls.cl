@@ -18,68 +18,121 @@
 // (at q = 1/2 both give own_o: half-way bounce-back within the step, where
 // the obstacle cells' rebound takes two steps).
 // The host makes sure that a link with q < 1/2 has fluid beyond it.
-ALWAYS_INLINE real link_pull(const int code, const real pulled, const real own_k, const real own_o, const real beyond_o) {
+// A moving wall adds `push`, its momentum where the link meets it, as the
+// staircase's rebound does (divided by 2q on the far side: Lallemand & Luo,
+// Phys. Rev. E 68, 036706, 2003, eq. 13).
+ALWAYS_INLINE real link_pull(const int code, const real pulled, const real own_k, const real own_o, const real beyond_o,
+                             const real push) {
   const real two_q = (real)(2 * code) / (real)255;
+#ifdef MOVING_WALL
+  const real near = fma(two_q, own_o - beyond_o, beyond_o) + push;
+  const real far = own_k + ((own_o - own_k) + push) / two_q;
+#else
+  (void)push;
   const real near = fma(two_q, own_o - beyond_o, beyond_o);
   const real far = own_k + (own_o - own_k) / two_q;
+#endif
   return code == 0 ? pulled : two_q < (real)1 ? near : far;
 }
 
-// g: the plain pull, replaced on the cell's curved links; code[k]: link k's byte.
-ALWAYS_INLINE void interpolate_links(const int* code, const real* own, real* g) {
+// g: the plain pull, replaced on the cell's curved links; code[k]: link k's
+// byte; push[k]: its wall's motion (link_pushes).
+ALWAYS_INLINE void interpolate_links(const int* code, const real* own, const real* push, real* g) {
   const real p1 = g[1], p2 = g[2], p3 = g[3], p4 = g[4], p5 = g[5], p6 = g[6], p7 = g[7], p8 = g[8];
-  g[1] = link_pull(code[1], p1, own[1], own[3], p3);
-  g[2] = link_pull(code[2], p2, own[2], own[4], p4);
-  g[3] = link_pull(code[3], p3, own[3], own[1], p1);
-  g[4] = link_pull(code[4], p4, own[4], own[2], p2);
-  g[5] = link_pull(code[5], p5, own[5], own[7], p7);
-  g[6] = link_pull(code[6], p6, own[6], own[8], p8);
-  g[7] = link_pull(code[7], p7, own[7], own[5], p5);
-  g[8] = link_pull(code[8], p8, own[8], own[6], p6);
+  g[1] = link_pull(code[1], p1, own[1], own[3], p3, push[1]);
+  g[2] = link_pull(code[2], p2, own[2], own[4], p4, push[2]);
+  g[3] = link_pull(code[3], p3, own[3], own[1], p1, push[3]);
+  g[4] = link_pull(code[4], p4, own[4], own[2], p2, push[4]);
+  g[5] = link_pull(code[5], p5, own[5], own[7], p7, push[5]);
+  g[6] = link_pull(code[6], p6, own[6], own[8], p8, push[6]);
+  g[7] = link_pull(code[7], p7, own[7], own[5], p5, push[7]);
+  g[8] = link_pull(code[8], p8, own[8], own[6], p6, push[8]);
 }
 
-// The cell's link bytes from device memory and, where it has a curved link,
-// its stored state and the pull corrected on those links. Returns whether it
-// has one: most cells have none and skip the loads of their own state, so a
-// curved wall costs little more than a staircase.
-ALWAYS_INLINE int pull_links(__global const stored* src, __global const uchar* obstacles, const idx_t cell, int* code,
-                             real* own, real* g) {
-  int any = 0;
-  code[0] = 0;
+#if defined(FORCE_BODIES) || defined(MOVING_WALL)
+#define LINK_WALLS  // the links' wall cells' bytes are read: for forces, for motion
+#endif
+
+#ifdef MOVING_WALL
+// What moving wall byte `wall` adds to speed k as it sends it back from
+// (x, y) of the grid (rebound's add_wall_momentum, one speed); 0 for others.
+ALWAYS_INLINE real moving_push(const int wall, const int k, const real x, const real y) {
+  const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
+  const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
+  if (CELL_CLASS(wall) != CELL_MOVING_WALL) return (real)0;
+  real ux, uy;
+  wall_velocity_at(CELL_NUMBER(wall), x, y, &ux, &uy);
+  return wall_term(k < 5 ? W1 : W2, ex[k], ey[k], ux, uy);
+}
+#endif
+
+// What each curved link's wall gives the distribution it sends back into
+// cell (ii, jj) (jj the grid's row): a moving wall's momentum at the point
+// x - q e_k where the link meets it. Zero without moving walls.
+ALWAYS_INLINE void link_pushes(const int* code, const int* wall, const int ii, const int jj, real* push) {
+  push[0] = (real)0;
+#ifdef MOVING_WALL
+  const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
+  const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
   for (int k = 1; k < 9; ++k) {
-    code[k] = obstacles[k * NCELLS + cell];
-    any |= code[k];
+    const real q = (real)code[k] / (real)255;
+    push[k] = code[k] ? moving_push(wall[k], k, (real)ii - q * (real)ex[k], (real)jj - q * (real)ey[k]) : (real)0;
   }
-  if (any) {
-    own[0] = g[0];
-    for (int k = 1; k < 9; ++k) own[k] = load_f(src, k, cell);
-    interpolate_links(code, own, g);
-  }
-  return any;
+#else
+  for (int k = 1; k < 9; ++k) push[k] = (real)0;
+  (void)code;
+  (void)wall;
+  (void)ii;
+  (void)jj;
+#endif
 }
 
 #ifdef FORCE_BODIES
 // Momentum exchange on a curved link: the wall cell's rebound counted
-// e_o own_o out and e_k own_o back; the link's true exchange is e_o own_o out
-// and e_k g_k back, so the wall's body takes e_k (own_o - g_k) more.
-// wall[k]: the obstacle byte of the link's wall cell.
-ALWAYS_INLINE void add_link_forces(real* sums, const int* code, const int* wall, const real* own, const real* g) {
+// e_o own_o in and e_k (own_o + its push) back; the link's true exchange is
+// e_o own_o in and e_k g_k back, so the wall's body takes
+// e_k (own_o + push - g_k) more. wall[k]: the byte of the link's wall
+// cell; (ii, jj): this cell, jj the grid's row.
+ALWAYS_INLINE void add_link_forces(real* sums, const int* code, const int* wall, const real* own, const real* g,
+                                   const int ii, const int jj) {
   const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
   const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
   const int opposite[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
   for (int k = 1; k < 9; ++k) {
-    const real d = code[k] ? own[opposite[k]] - g[k] : (real)0;
+#ifdef MOVING_WALL
+    const real counted = own[opposite[k]] + moving_push(wall[k], k, (real)(ii - ex[k]), (real)(jj - ey[k]));
+#else
+    const real counted = own[opposite[k]];
+#endif
+    const real d = code[k] ? counted - g[k] : (real)0;
     const int body = wall[k] >> 2;
     for (int b = 0; b < FORCE_BODIES; ++b) {
       sums[2 * b] += body == b + 1 ? (real)ex[k] * d : (real)0;
       sums[2 * b + 1] += body == b + 1 ? (real)ey[k] * d : (real)0;
     }
   }
+  (void)ii;
+  (void)jj;
 }
-// The obstacle bytes of the cells the pull took each speed from.
+#else
+ALWAYS_INLINE void add_link_forces(real* sums, const int* code, const int* wall, const real* own, const real* g,
+                                   const int ii, const int jj) {
+  (void)sums;
+  (void)code;
+  (void)wall;
+  (void)own;
+  (void)g;
+  (void)ii;
+  (void)jj;
+}
+#endif
+
+// The bytes of the cells the pull took each speed from, where forces or
+// moving walls need them.
 ALWAYS_INLINE void link_walls(__global const uchar* obstacles, const int ii, const int jj, const int x_e, const int x_w,
                               const int y_n, const int y_s, int* wall) {
   wall[0] = 0;
+#ifdef LINK_WALLS
   wall[1] = obstacles[CELL(x_w, jj)];
   wall[2] = obstacles[CELL(ii, y_s)];
   wall[3] = obstacles[CELL(x_e, jj)];
@@ -88,33 +141,40 @@ ALWAYS_INLINE void link_walls(__global const uchar* obstacles, const int ii, con
   wall[6] = obstacles[CELL(x_e, y_s)];
   wall[7] = obstacles[CELL(x_e, y_n)];
   wall[8] = obstacles[CELL(x_w, y_n)];
-}
-#endif
-
-// The pull of cell (ii, jj) from device memory (neighbours given), corrected
-// on its curved links; with measured bodies, their links' share of the force
-// is added to link_force.
-ALWAYS_INLINE void pull_curved(__global const stored* src, __global const uchar* obstacles, const int ii, const int jj,
-                               const int x_e, const int x_w, const int y_n, const int y_s, real* g, real* link_force) {
-  int code[9];
-  real own[9];
-  const int curved = pull_links(src, obstacles, CELL(ii, jj), code, own, g);
-#ifdef FORCE_BODIES
-  if (curved) {
-    int wall[9];
-    link_walls(obstacles, ii, jj, x_e, x_w, y_n, y_s, wall);
-    add_link_forces(link_force, code, wall, own, g);
-  }
 #else
-  (void)curved;
+  for (int k = 1; k < 9; ++k) wall[k] = 0;
+  (void)obstacles;
   (void)ii;
   (void)jj;
   (void)x_e;
   (void)x_w;
   (void)y_n;
   (void)y_s;
-  (void)link_force;
 #endif
+}
+
+// The pull of cell (ii, jj) from device memory (neighbours given), corrected
+// on its curved links; with measured bodies, their links' share of the force
+// is added to link_force. Most cells have no curved link and skip the loads
+// of their own state, so a curved wall costs little more than a staircase.
+ALWAYS_INLINE void pull_curved(__global const stored* src, __global const uchar* obstacles, const int ii, const int jj,
+                               const int x_e, const int x_w, const int y_n, const int y_s, real* g, real* link_force) {
+  const idx_t cell = CELL(ii, jj);
+  int code[9], any = 0;
+  code[0] = 0;
+  for (int k = 1; k < 9; ++k) {
+    code[k] = obstacles[k * NCELLS + cell];
+    any |= code[k];
+  }
+  if (!any) return;
+  real own[9], push[9];
+  int wall[9];
+  own[0] = g[0];
+  for (int k = 1; k < 9; ++k) own[k] = load_f(src, k, cell);
+  link_walls(obstacles, ii, jj, x_e, x_w, y_n, y_s, wall);
+  link_pushes(code, wall, ii, jj + ROW_OFFSET, push);
+  interpolate_links(code, own, push, g);
+  add_link_forces(link_force, code, wall, own, g, ii, jj + ROW_OFFSET);
 }
 #else
 // Without curved walls the plain pull stands. (A function that does nothing,

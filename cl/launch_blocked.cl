@@ -197,7 +197,7 @@ ALWAYS_INLINE int special_cell(const int ii, const int jj, const int kind, const
   return special;
 }
 
-#if defined(CURVED_LINKS) && defined(FORCE_BODIES)
+#if defined(CURVED_LINKS) && defined(LINK_WALLS)
 // The mask bytes of the cells region cell c pulls each speed from
 // (link_walls' in the region). Walls are obstacle cells: their bytes carry
 // no CURVED_BIT.
@@ -263,16 +263,20 @@ ALWAYS_INLINE void correct_curved_pulls(const int s, const int margin, const int
       code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
       own[k] = curved_own[9 * side + k];
     }
-    interpolate_links(code, own, g);
-#ifdef FORCE_BODIES
-    int wall[9];
+    int wall[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+#ifdef LINK_WALLS
     region_walls(region_mask, c, wall);
+#endif
+    real push[9];
+    link_pushes(code, wall, wrap(x, NX), REGION_GRID_ROW(y), push);
+    interpolate_links(code, own, push, g);
+#ifdef FORCE_BODIES
     // The cell's links' force, which the walk adds where it adds the
     // cell's: slots are taken in no fixed order, so an item here would sum
     // different cells from run to run (and forces.csv would differ).
     real force[BODY_FORCE_SLOTS];
     for (int q = 0; q < BODY_FORCE_SLOTS; ++q) force[q] = (real)0;
-    add_link_forces(force, code, wall, own, g);
+    add_link_forces(force, code, wall, own, g, wrap(x, NX), REGION_GRID_ROW(y));
     for (int q = 0; q < BODY_FORCE_SLOTS; ++q) curved_force[BODY_FORCE_SLOTS * side + q] = force[q];
 #endif
     for (int k = 1; k < 9; ++k) curved_own[9 * side + k] = g[k];
@@ -372,7 +376,13 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
           code[k] = obstacles[k * NCELLS + CELL(wrap(x, NX), REGION_LATTICE_ROW(y))];
           own[k] = tile_value(k, region->f[slot_own(k, c, s)]);
         }
-        interpolate_links(code, own, g);
+        int wall[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+#ifdef LINK_WALLS
+        region_walls(region_mask, c, wall);
+#endif
+        real push[9];
+        link_pushes(code, wall, wrap(x, NX), REGION_GRID_ROW(y), push);
+        interpolate_links(code, own, push, g);
       }
 #endif
 #endif
@@ -394,7 +404,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
         if (curved) {
           int wall[9];
           region_walls(region_mask, c, wall);
-          add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g);
+          add_link_forces(sums + (s - 1) * SUMS_PER_GROUP + 1, code, wall, own, g, wrap(x, NX), REGION_GRID_ROW(y));
         }
 #endif
 #endif

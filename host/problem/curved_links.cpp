@@ -18,19 +18,20 @@ namespace {
 // rasterisation uses.
 bool covers(const Circle& c, double i, double j) {
   const double dx = i - c.center.x, dy = j - c.center.y;
-  return dx * dx + dy * dy <= c.radius * c.radius;
+  return (dx * dx + dy * dy <= c.radius * c.radius) != c.outside;
 }
 
-// Where the segment from p (outside the circle) to p + v first meets it, as
-// a fraction of v; none when p is not outside or the segment misses.
+// Where the segment from p (in the fluid) to p + v first meets the circle,
+// as a fraction of v; none when p is not in the fluid or the segment misses.
 std::optional<double> crossing(const Circle& c, double px, double py, double vx, double vy) {
   const double dx = px - c.center.x, dy = py - c.center.y;
   const double a = vx * vx + vy * vy, b = dx * vx + dy * vy, cc = dx * dx + dy * dy - c.radius * c.radius;
-  if (cc <= 0.0) return std::nullopt;
+  if (c.outside ? cc >= 0.0 : cc <= 0.0) return std::nullopt;
   const double disc = b * b - a * cc;
   if (disc < 0.0) return std::nullopt;
-  // The nearer root, written to avoid cancellation: cc / (-b + sqrt(disc)).
-  const double t = cc / (-b + std::sqrt(disc));
+  // From outside the nearer root, from inside the farther, written to
+  // avoid cancellation: cc / (-b + sqrt(disc)) and (-b + sqrt(disc)) / a.
+  const double t = c.outside ? (-b + std::sqrt(disc)) / a : cc / (-b + std::sqrt(disc));
   if (!(t > 0.0 && t <= 1.0)) return std::nullopt;
   return t;
 }

@@ -12,6 +12,7 @@ namespace d2q9 {
 struct Circle {
   Vec2 center;
   double radius = 0.0;
+  bool outside = false;  // the obstacle is all but the disc (a ring around the fluid)
 };
 
 // A link's byte for a wall at q (0 < q <= 1) of its length from the fluid
@@ -20,7 +21,7 @@ std::uint8_t link_code(double q);
 
 // mask.links for the given circles, on the finished mask (every shape and
 // edge set): for each fluid cell and speed k whose neighbour (ii, jj) - e_k is
-// a cell a circle covers, the nearest of those circles' crossings of the
+// a cell a circle covers (its disc, or all but its disc), the nearest of those circles' crossings of the
 // link; 0 for every other link. A crossing nearer than half-way needs the
 // fluid cell beyond (ii, jj) + e_k to interpolate with: where that cell is
 // an obstacle, or lies across an edge that is not periodic (`open_x`: the

@@ -121,7 +121,7 @@ const std::vector<std::string> kObstacleKeys = {"name",   "boundary",  "wall_vel
                                                 "circle", "rectangle", "mask"};
 const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
 const std::vector<std::string> kInletProfileKeys = {"parabolic"};
-const std::vector<std::string> kCircleKeys = {"center", "radius"};
+const std::vector<std::string> kCircleKeys = {"center", "radius", "fill"};
 const std::vector<std::string> kRectangleKeys = {"from", "to"};
 
 }  // namespace
@@ -232,6 +232,7 @@ struct ShapeSpec {
   unsigned line = 0;
   Vec2 center;
   double radius = 0.0;
+  bool outside = false;  // a circle's fill = "outside": the obstacle is all but its disc
   long long from[2] = {0, 0}, to[2] = {0, 0};
   std::string path;  // as written
   int body = 0;      // its measured body (1-based; 0: none)
@@ -686,6 +687,13 @@ class Parser {
           shape.kind = ShapeSpec::Circle;
           shape.center = vec2(required(*shape_table, "center", "circle", shape.line), "center");
           shape.radius = positive(required(*shape_table, "radius", "circle", shape.line), "radius");
+          if (const toml::node* f = shape_table->get("fill")) {
+            const auto* text = f->as_string();
+            if (!text || (text->get() != "inside" && text->get() != "outside"))
+              fail(line_of(*f), "fill must be \"inside\" (the disc is the obstacle) or \"outside\" (all but the disc), got " +
+                                    describe(*f));
+            shape.outside = text->get() == "outside";
+          }
         } else {
           shape.kind = ShapeSpec::Rectangle;
           cell(required(*shape_table, "from", "rectangle", shape.line), "from", shape.from);
@@ -706,9 +714,6 @@ class Parser {
           fail(line_of(*boundary), "boundary = \"interpolated\" needs a circle: a " + kind +
                                        "'s walls lie on the lattice, between its cells and the fluid");
         if (shape.interpolated) params_.extensions.curved_walls = true;
-        if (shape.interpolated && shape.moving())
-          fail(shape.velocity_line, "a moving wall's bounce-back is the staircase's: boundary = \"interpolated\" takes a "
-                                    "wall at rest");
       }
       if (!name.empty()) {
         auto known = std::find(measure_.bodies.begin(), measure_.bodies.end(), name);
@@ -776,8 +781,10 @@ class Parser {
       fail(line_of(n), "angular_velocity turns a circle or a rectangle about its centre; a mask has none");
     if (!shape.wall_velocity) shape.wall_velocity = Vec2{};
     if (!shape.velocity_line) shape.velocity_line = line_of(n);
+    const double corner = std::hypot(std::max(shape.center.x, params_.nx - 1 - shape.center.x),
+                                     std::max(shape.center.y, params_.ny - 1 - shape.center.y));
     const double reach = shape.kind == ShapeSpec::Circle
-                             ? shape.radius
+                             ? (shape.outside ? corner : shape.radius)
                              : 0.5 * std::hypot(static_cast<double>(shape.to[0] - shape.from[0]),
                                                 static_cast<double>(shape.to[1] - shape.from[1]));
     const double fastest = std::hypot(shape.wall_velocity->x, shape.wall_velocity->y) + std::fabs(shape.angular_velocity) * reach;
@@ -969,12 +976,21 @@ class Parser {
     const double i0 = std::max(0.0, std::ceil(cx - r)), i1 = std::min(nx - 1.0, std::floor(cx + r));
     const double j0 = std::max(0.0, std::ceil(cy - r)), j1 = std::min(ny - 1.0, std::floor(cy + r));
     std::size_t covered = 0;
-    for (double j = j0; j <= j1; ++j)
-      for (double i = i0; i <= i1; ++i)
-        if ((i - cx) * (i - cx) + (j - cy) * (j - cy) <= r * r) {
-          mark_shape_cell(mask, s, static_cast<long long>(i), static_cast<long long>(j), shape_byte);
-          ++covered;
-        }
+    if (s.outside) {  // every cell but the disc's
+      for (long long j = 0; j < ny; ++j)
+        for (long long i = 0; i < nx; ++i)
+          if ((i - cx) * (i - cx) + (j - cy) * (j - cy) > r * r) {
+            mark_shape_cell(mask, s, i, j, shape_byte);
+            ++covered;
+          }
+    } else {
+      for (double j = j0; j <= j1; ++j)
+        for (double i = i0; i <= i1; ++i)
+          if ((i - cx) * (i - cx) + (j - cy) * (j - cy) <= r * r) {
+            mark_shape_cell(mask, s, static_cast<long long>(i), static_cast<long long>(j), shape_byte);
+            ++covered;
+          }
+    }
     if (covered == 0)
       fail(s.line, "circle center = " + vec_text(s.center) + ", radius = " + shortest_text(r) +
                        " covers no cell of the grid (cells are at whole (i, j), 0 <= i < " + std::to_string(nx) +
@@ -1003,7 +1019,7 @@ class Parser {
   void add_curved_links(ObstacleMask& mask) const {
     std::vector<Circle> circles;
     for (const ShapeSpec& s : shapes_)
-      if (s.interpolated) circles.push_back({s.center, s.radius});
+      if (s.interpolated) circles.push_back({s.center, s.radius, s.outside});
     try {
       mask.links = circle_links(mask, circles, !edges_[0].periodic_pair(), !edges_[2].periodic_pair());
     } catch (const std::bad_alloc&) {

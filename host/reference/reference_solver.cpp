@@ -113,8 +113,9 @@ void ReferenceSolver<Real>::propagate() {
 // Curved walls (the kernels' interpolate_links): on each fluid cell's link
 // that a curved wall cuts at q of its length, the pull's value is replaced by
 // one interpolated from what this cell (own, its stored state) and the cell
-// beyond it sent out in the previous step (Bouzidi et al. 2001, linear). The
-// wall's body takes e_k (own_o - g_k) more than its rebound counted.
+// beyond it sent out in the previous step (Bouzidi et al. 2001, linear), and
+// a moving wall's momentum where the link meets it. The wall's body takes
+// e_k (own_o + its rebound's push - g_k) more than its rebound counted.
 template <typename Real>
 void ReferenceSolver<Real>::interpolate_links() {
   if (mask_.links.empty()) return;
@@ -122,6 +123,7 @@ void ReferenceSolver<Real>::interpolate_links() {
   link_forces_.assign(2 * static_cast<std::size_t>(bodies), 0.0);
   const std::size_t n = cells_.size();
   const int nx = params_.nx, ny = params_.ny;
+  const bool moving = !params_.extensions.wall_velocities.empty();  // the kernels' MOVING_WALL
   for (std::size_t i = 0; i < n; ++i) {
     const Cell pulled = tmp_cells_[i];
     const Cell& own = cells_[i];
@@ -130,18 +132,25 @@ void ReferenceSolver<Real>::interpolate_links() {
       if (code == 0) continue;
       const int o = kOpposite[k];
       const Real two_q = Real(2 * code) / Real(255);
-      Real& g = tmp_cells_[i][k];
-      if (two_q < Real(1))
-        g = std::fma(two_q, own[o] - pulled[o], pulled[o]);  // q < 1/2: with the cell beyond
-      else
-        g = own[k] + (own[o] - own[k]) / two_q;
-      if (bodies == 0) continue;
       const int ii = static_cast<int>(i % nx), jj = static_cast<int>(i / nx);
-      const int wall = cell_body(mask_.kinds[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx], bodies);
-      if (wall == 0) continue;
-      const Real d = own[o] - g;
-      link_forces_[2 * (wall - 1)] += static_cast<double>(Real(kEx[k]) * d);
-      link_forces_[2 * (wall - 1) + 1] += static_cast<double>(Real(kEy[k]) * d);
+      const std::uint8_t wall = mask_.kinds[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx];
+      // A moving wall's momentum where the link meets it, x - q e_k.
+      const Real q = Real(code) / Real(255);
+      const Real push = moving_push(wall, k, Real(ii) - q * Real(kEx[k]), Real(jj) - q * Real(kEy[k]));
+      Real& g = tmp_cells_[i][k];
+      if (!moving)
+        g = two_q < Real(1) ? std::fma(two_q, own[o] - pulled[o], pulled[o]) : own[k] + (own[o] - own[k]) / two_q;
+      else if (two_q < Real(1))
+        g = std::fma(two_q, own[o] - pulled[o], pulled[o]) + push;  // q < 1/2: with the cell beyond
+      else
+        g = own[k] + ((own[o] - own[k]) + push) / two_q;
+      const int body = cell_body(wall, bodies);
+      if (body == 0) continue;
+      // The wall cell's rebound counted own_o + its own push back.
+      const Real counted = own[o] + moving_push(wall, k, Real(ii - kEx[k]), Real(jj - kEy[k]));
+      const Real d = (moving ? counted : own[o]) - g;
+      link_forces_[2 * (body - 1)] += static_cast<double>(Real(kEx[k]) * d);
+      link_forces_[2 * (body - 1) + 1] += static_cast<double>(Real(kEy[k]) * d);
     }
   }
 }
@@ -211,18 +220,26 @@ void ReferenceSolver<Real>::open_edges() {
 
 // Moving wall `number`'s velocity at cell i, as the kernels' add_wall_momentum computes it.
 template <typename Real>
-std::array<Real, 2> ReferenceSolver<Real>::wall_velocity(int number, std::size_t i) const {
-  const Extensions& x = params_.extensions;
-  const Vec2 u = x.wall_velocities[static_cast<std::size_t>(number)];
+std::array<Real, 2> ReferenceSolver<Real>::wall_velocity(int number, Real x, Real y) const {
+  const Extensions& e = params_.extensions;
+  const Vec2 u = e.wall_velocities[static_cast<std::size_t>(number)];
   Real ux = static_cast<Real>(u.x), uy = static_cast<Real>(u.y);
-  if (!x.wall_rotations.empty()) {
-    const Extensions::Rotation& r = x.wall_rotations[static_cast<std::size_t>(number)];
+  if (!e.wall_rotations.empty()) {
+    const Extensions::Rotation& r = e.wall_rotations[static_cast<std::size_t>(number)];
     const Real omega = static_cast<Real>(r.omega);
-    const Real ii = Real(static_cast<int>(i % params_.nx)), jj = Real(static_cast<int>(i / params_.nx));
-    ux = ux - omega * (jj - static_cast<Real>(r.centre.y));
-    uy = uy + omega * (ii - static_cast<Real>(r.centre.x));
+    ux = ux - omega * (y - static_cast<Real>(r.centre.y));
+    uy = uy + omega * (x - static_cast<Real>(r.centre.x));
   }
   return {ux, uy};
+}
+
+// What moving wall byte `wall` adds to speed k as it sends it back from
+// (x, y): 2 w rho (e.u_w) / c^2 with the problem's density; 0 for others.
+template <typename Real>
+Real ReferenceSolver<Real>::moving_push(std::uint8_t wall, int k, Real x, Real y) const {
+  if (cell_kind(wall) != kMovingWall || params_.extensions.wall_velocities.empty()) return Real(0);
+  const auto [ux, uy] = wall_velocity(cell_number(wall), x, y);
+  return Real(6) * kWeight<Real>[k] * static_cast<Real>(params_.density) * (Real(kEx[k]) * ux + Real(kEy[k]) * uy);
 }
 
 // Obstacles send every distribution back; a moving wall adds its momentum,
@@ -230,8 +247,7 @@ std::array<Real, 2> ReferenceSolver<Real>::wall_velocity(int number, std::size_t
 // reflects what arrives across its axis instead.
 template <typename Real>
 void ReferenceSolver<Real>::rebound() {
-  const std::vector<Vec2>& walls = params_.extensions.wall_velocities;
-  const Real density = static_cast<Real>(params_.density);
+  const std::size_t nx = static_cast<std::size_t>(params_.nx);
   constexpr int kAcrossX[kSpeeds] = {0, 3, 2, 1, 4, 6, 5, 8, 7};
   constexpr int kAcrossY[kSpeeds] = {0, 1, 4, 3, 2, 8, 7, 6, 5};
   for (std::size_t i = 0; i < cells_.size(); ++i) {
@@ -244,10 +260,8 @@ void ReferenceSolver<Real>::rebound() {
         continue;
       }
       cells_[i][k] = tmp_cells_[i][kOpposite[k]];
-      if (kind == kMovingWall && !walls.empty()) {
-        const auto [ux, uy] = wall_velocity(number, i);
-        cells_[i][k] += Real(6) * kWeight<Real>[k] * density * (Real(kEx[k]) * ux + Real(kEy[k]) * uy);
-      }
+      if (kind == kMovingWall)
+        cells_[i][k] += moving_push(mask_.kinds[i], k, Real(static_cast<int>(i % nx)), Real(static_cast<int>(i / nx)));
     }
   }
 }

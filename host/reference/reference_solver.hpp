@@ -50,7 +50,8 @@ class ReferenceSolver final : public Solver {
   // An inlet's velocity (u.n, u.t) at cell s along its edge this step: its profile and ramp.
   std::array<Real, 2> inflow(const OpenBoundary& b, int s) const;
   // Moving wall `number`'s velocity (x, y) at cell i: its own, and its rotation's.
-  std::array<Real, 2> wall_velocity(int number, std::size_t i) const;
+  std::array<Real, 2> wall_velocity(int number, Real x, Real y) const;
+  Real moving_push(std::uint8_t wall, int k, Real x, Real y) const;
   std::optional<Precision> storage_format_;
   std::optional<Storage16> storage_;
   std::vector<std::array<std::uint16_t, kSpeeds>> codes_;
