@@ -85,7 +85,6 @@ TEST_CASE("library promises: every key and component float cannot hold is refuse
       {"inlet_velocity[1]", [](Params& p, double v) { p.extensions.open_boundaries[0].velocity.y = v; }},
       {"outlet_density", [](Params& p, double v) { p.extensions.open_boundaries[1].density = v; }},
       {"magic", [](Params& p, double v) { p.extensions.trt_magic = v; }},
-      {"smagorinsky", [](Params& p, double v) { p.extensions.smagorinsky = v; }},
   };
   CHECK_NOTHROW(check_params_fit_precision(every_value_set(), Precision::Float, "p.toml"));
   for (const auto& [name, set] : keys)

@@ -15,6 +15,7 @@
 #include "helpers.hpp"
 #include "io/output.hpp"
 #include "problem/problem_file.hpp"
+#include "problem/limits.hpp"
 #include "problem/problem_settings.hpp"
 #include "problem/stability.hpp"
 #include "solver_runs.hpp"
@@ -245,6 +246,20 @@ TEST_CASE("smagorinsky: a constant outside [0, 1] is an error naming the file an
   CHECK(contains(error(flow + "smagorinsky = 1.5\n"), "p.toml:7: smagorinsky = 1.5 is outside [0, 1]"));
   CHECK(error(flow + "smagorinsky = \"high\"\n") == "p.toml:7: smagorinsky must be a number, got \"high\"");
   CHECK(error(flow + "smagorinsky = 0.15\n") == "no error");
+  // A library user's Params are checked alike, and against float's range.
+  Params p = parse_problem_file(flow + "smagorinsky = 0.15\n", "p.toml").params;
+  auto fit_error = [&](double c, Precision precision) {
+    p.extensions.smagorinsky = c;
+    try {
+      check_params_fit_precision(p, precision, "p.toml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(fit_error(0.15, Precision::Float) == "no error");
+  CHECK(contains(fit_error(-0.1, Precision::Double), "p.toml: smagorinsky = -0.1 is outside [0, 1]"));
+  CHECK(contains(fit_error(1e-300, Precision::Float), "p.toml: smagorinsky 1e-300 is too small for precision float"));
 }
 
 TEST_CASE("smagorinsky: --smagorinsky outside [0, 1] or not a number is a one-line error") {

@@ -297,17 +297,13 @@ struct Collision {
 // (tau0 + sqrt(tau0^2 + 18 sqrt(2) C^2 |Pi| / rho)) / 2.
 template <typename Real>
 inline __attribute__((always_inline)) Real smagorinsky_tau(const Collision<Real>& c, const std::array<Real, kSpeeds>& g,
-                                                           Real rho, Real inv_rho, Real ux, Real uy, Real a) {
-  const Real* w = kWeight<Real>;
-  Real n[kSpeeds];
-  for (int k = 1; k < kSpeeds; ++k) {
-    const Real e = kEx[k] * ux + kEy[k] * uy;
-    n[k] = g[k] - (w[k] * rho) * std::fma(e, std::fma(e, Real(4.5), Real(3)), a);
-  }
-  const Real diagonal = (n[5] + n[6]) + (n[7] + n[8]);
-  const Real pxx = (n[1] + n[3]) + diagonal;
-  const Real pyy = (n[2] + n[4]) + diagonal;
-  const Real pxy = (n[5] + n[7]) - (n[6] + n[8]);
+                                                           Real rho, Real inv_rho, Real ux, Real uy) {
+  // Pi: g's second moment less the equilibrium's, rho (u u + I/3).
+  const Real diagonal = (g[5] + g[6]) + (g[7] + g[8]);
+  const Real jx = rho * ux, third = rho * (Real(1) / Real(3));
+  const Real pxx = ((g[1] + g[3]) + diagonal) - std::fma(jx, ux, third);
+  const Real pyy = ((g[2] + g[4]) + diagonal) - std::fma(rho * uy, uy, third);
+  const Real pxy = ((g[5] + g[7]) - (g[6] + g[8])) - jx * uy;
   const Real pi_norm = std::sqrt(std::fma(pxx, pxx, std::fma(pyy, pyy, Real(2) * (pxy * pxy))));
   return Real(0.5) * (c.tau0 + std::sqrt(std::fma(c.tau0, c.tau0, c.smagorinsky_factor * (pi_norm * inv_rho))));
 }
@@ -341,7 +337,7 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
     const Real a = std::fma(u_sq, Real(-1.5), Real(1));
     Real omega = c.omega, omega_minus = c.omega_minus;
     if constexpr (Subgrid) {
-      const Real tau = smagorinsky_tau(c, g, rho, inv_rho, ux, uy, a);
+      const Real tau = smagorinsky_tau(c, g, rho, inv_rho, ux, uy);
       omega = Real(1) / tau;
       if constexpr (Op == CollisionOperator::Trt) {
         const Real nu = tau - Real(0.5);  // TRT keeps Lambda = (tau - 1/2)(1/omega_minus - 1/2)
