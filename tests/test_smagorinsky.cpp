@@ -163,6 +163,8 @@ TEST_CASE("smagorinsky: C = 0 is no model: the same kernels, the same bytes and 
   for (const char* name : {"SMAGORINSKY=1", "SMAGORINSKY_TAU0=", "SMAGORINSKY_FACTOR=", "TRT_MAGIC="})
     CHECK(std::any_of(with.begin(), with.end(), [&](const std::string& d) { return d.rfind(name, 0) == 0; }));
   CHECK(extensions_fingerprint(zero.params.extensions) == extensions_fingerprint(off.params.extensions));
+  // A problem without the model keeps the fingerprint it had before the model existed.
+  CHECK(extensions_fingerprint(off.params.extensions) == 0x74028e4eb27453daULL);
   CHECK(extensions_fingerprint(on.params.extensions) != extensions_fingerprint(off.params.extensions));
   Extensions other = on.params.extensions;
   other.smagorinsky = 0.17;
