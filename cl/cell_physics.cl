@@ -20,6 +20,9 @@ typedef struct {
   real ux, uy;  // velocity; with a body force (momentum + F/2) / rho, Guo's shift
   real u_sq;    // u.u, of which |u| is also taken
   real a;       // 1 - 3/2 u.u: the part of every equilibrium that e_k.u leaves alone
+#ifdef SMAGORINSKY
+  real inv_rho;  // 1 / rho, for the subgrid model's |Pi| / rho
+#endif
 } cell_moments;
 
 // One division per cell: rho's reciprocal.
@@ -37,6 +40,9 @@ ALWAYS_INLINE cell_moments moments_of(const real* g) {
   m.uy = my * inv_rho;
   m.u_sq = fma(m.ux, m.ux, m.uy * m.uy);
   m.a = fma(m.u_sq, (real)-1.5, (real)1);
+#ifdef SMAGORINSKY
+  m.inv_rho = inv_rho;
+#endif
   return m;
 }
 
@@ -52,8 +58,7 @@ ALWAYS_INLINE real equilibrium_factor(const real eu, const real a) {
 // (collide_fluid), as the problem chooses.
 
 // BGK: f_k = g_k + omega (feq_k - g_k) = (1 - omega) g_k + omega w_k rho p_k.
-ALWAYS_INLINE void collide_bgk(const real* g, const cell_moments m, real* f) {
-  const real omega = (real)OMEGA;
+ALWAYS_INLINE void collide_bgk(const real* g, const cell_moments m, const real omega, real* f) {
   const real keep = (real)1 - omega;
   const real r0 = omega * W0 * m.rho, r1 = omega * W1 * m.rho, r2 = omega * W2 * m.rho;
   const real u5 = m.ux + m.uy, u6 = m.uy - m.ux;  // e_k.u of speeds 5 (NE) and 6 (NW)
@@ -72,8 +77,8 @@ ALWAYS_INLINE void collide_bgk(const real* g, const cell_moments m, real* f) {
 // Regularised BGK (Latt & Chopard 2006): the non-equilibrium part is
 // replaced by its projection onto the second-order Hermite moments,
 // f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq, Q_k = e_k e_k - I/3.
-ALWAYS_INLINE void collide_regularised(const real* g, const cell_moments m, real* f) {
-  const real keep = (real)1 - (real)OMEGA;
+ALWAYS_INLINE void collide_regularised(const real* g, const cell_moments m, const real omega, real* f) {
+  const real keep = (real)1 - omega;
   const real q0 = W0 * m.rho, q1 = W1 * m.rho, q2 = W2 * m.rho;
   const real u5 = m.ux + m.uy, u6 = m.uy - m.ux;
   real feq[9];
@@ -114,25 +119,26 @@ ALWAYS_INLINE void collide_regularised(const real* g, const cell_moments m, real
 #ifdef COLLISION_TRT
 // Two relaxation times (Ginzburg, d'Humieres & Kuzmin 2008) for the pair of
 // opposite speeds k and o = opposite(k) of weight w, eu = e_k.u: the even
-// part (g_k + g_o)/2 relaxes to its equilibrium at OMEGA, the odd part at
-// OMEGA_MINUS, the host's choice from the "magic" parameter
-// Lambda = (1/OMEGA - 1/2)(1/OMEGA_MINUS - 1/2).
+// part (g_k + g_o)/2 relaxes to its equilibrium at omega (OMEGA), the odd
+// part at omega_minus (OMEGA_MINUS, the host's choice from the "magic"
+// parameter Lambda = (1/omega - 1/2)(1/omega_minus - 1/2)).
 ALWAYS_INLINE void trt_pair(const real* g, real* f, const int k, const int o, const real w, const real rho,
-                            const real eu, const real a) {
+                            const real eu, const real a, const real omega, const real omega_minus) {
   const real wrho = w * rho;
   const real even = (real)0.5 * (g[k] + g[o]) - wrho * fma(eu * eu, (real)4.5, a);
   const real odd = (real)0.5 * (g[k] - g[o]) - wrho * ((real)3 * eu);
-  const real de = (real)OMEGA * even, dd = (real)OMEGA_MINUS * odd;
+  const real de = omega * even, dd = omega_minus * odd;
   f[k] = g[k] - de - dd;
   f[o] = g[o] - de + dd;
 }
 
-ALWAYS_INLINE void collide_trt(const real* g, const cell_moments m, real* f) {
-  f[0] = g[0] - (real)OMEGA * (g[0] - W0 * m.rho * m.a);  // the rest speed is all even
-  trt_pair(g, f, 1, 3, W1, m.rho, m.ux, m.a);
-  trt_pair(g, f, 2, 4, W1, m.rho, m.uy, m.a);
-  trt_pair(g, f, 5, 7, W2, m.rho, m.ux + m.uy, m.a);
-  trt_pair(g, f, 6, 8, W2, m.rho, m.uy - m.ux, m.a);
+ALWAYS_INLINE void collide_trt(const real* g, const cell_moments m, const real omega, const real omega_minus,
+                               real* f) {
+  f[0] = g[0] - omega * (g[0] - W0 * m.rho * m.a);  // the rest speed is all even
+  trt_pair(g, f, 1, 3, W1, m.rho, m.ux, m.a, omega, omega_minus);
+  trt_pair(g, f, 2, 4, W1, m.rho, m.uy, m.a, omega, omega_minus);
+  trt_pair(g, f, 5, 7, W2, m.rho, m.ux + m.uy, m.a, omega, omega_minus);
+  trt_pair(g, f, 6, 8, W2, m.rho, m.uy - m.ux, m.a, omega, omega_minus);
 }
 #endif
 
@@ -142,23 +148,24 @@ ALWAYS_INLINE void collide_trt(const real* g, const cell_moments m, real* f) {
 // operator takes the term in its own form, added to its post-collision state.
 #ifdef BODY_FORCE
 // Guo's term of speed (ex, ey) of weight w for a cell of velocity (ux, uy).
-ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const real ux, const real uy) {
+ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const real ux, const real uy,
+                            const real omega) {
   const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
   const real eu = (real)ex * ux + (real)ey * uy;
   const real ef = (real)ex * fx + (real)ey * fy;
-  return ((real)1 - (real)0.5 * (real)OMEGA) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
+  return ((real)1 - (real)0.5 * omega) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
 }
 
-ALWAYS_INLINE void add_guo_forcing(const cell_moments m, real* f) {
-  f[0] += guo_term(W0, 0, 0, m.ux, m.uy);
-  f[1] += guo_term(W1, 1, 0, m.ux, m.uy);
-  f[2] += guo_term(W1, 0, 1, m.ux, m.uy);
-  f[3] += guo_term(W1, -1, 0, m.ux, m.uy);
-  f[4] += guo_term(W1, 0, -1, m.ux, m.uy);
-  f[5] += guo_term(W2, 1, 1, m.ux, m.uy);
-  f[6] += guo_term(W2, -1, 1, m.ux, m.uy);
-  f[7] += guo_term(W2, -1, -1, m.ux, m.uy);
-  f[8] += guo_term(W2, 1, -1, m.ux, m.uy);
+ALWAYS_INLINE void add_guo_forcing(const cell_moments m, const real omega, real* f) {
+  f[0] += guo_term(W0, 0, 0, m.ux, m.uy, omega);
+  f[1] += guo_term(W1, 1, 0, m.ux, m.uy, omega);
+  f[2] += guo_term(W1, 0, 1, m.ux, m.uy, omega);
+  f[3] += guo_term(W1, -1, 0, m.ux, m.uy, omega);
+  f[4] += guo_term(W1, 0, -1, m.ux, m.uy, omega);
+  f[5] += guo_term(W2, 1, 1, m.ux, m.uy, omega);
+  f[6] += guo_term(W2, -1, 1, m.ux, m.uy, omega);
+  f[7] += guo_term(W2, -1, -1, m.ux, m.uy, omega);
+  f[8] += guo_term(W2, 1, -1, m.ux, m.uy, omega);
 }
 
 // g's momentum is rho u - F/2: BGK keeps (1 - omega) of that difference, and
@@ -168,61 +175,111 @@ ALWAYS_INLINE real kept_force(const real kw, const int ex, const int ey) {
   return kw * ((real)-1.5 * ((real)ex * (real)FORCE_X + (real)ey * (real)FORCE_Y));
 }
 
-ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, real* f) {
-  const real keep = (real)1 - (real)OMEGA;
+ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, const real omega, real* f) {
+  const real keep = (real)1 - omega;
   const real k0 = keep * W0, k1 = keep * W1, k2 = keep * W2;
-  f[0] += kept_force(k0, 0, 0) + guo_term(W0, 0, 0, m.ux, m.uy);
-  f[1] += kept_force(k1, 1, 0) + guo_term(W1, 1, 0, m.ux, m.uy);
-  f[2] += kept_force(k1, 0, 1) + guo_term(W1, 0, 1, m.ux, m.uy);
-  f[3] += kept_force(k1, -1, 0) + guo_term(W1, -1, 0, m.ux, m.uy);
-  f[4] += kept_force(k1, 0, -1) + guo_term(W1, 0, -1, m.ux, m.uy);
-  f[5] += kept_force(k2, 1, 1) + guo_term(W2, 1, 1, m.ux, m.uy);
-  f[6] += kept_force(k2, -1, 1) + guo_term(W2, -1, 1, m.ux, m.uy);
-  f[7] += kept_force(k2, -1, -1) + guo_term(W2, -1, -1, m.ux, m.uy);
-  f[8] += kept_force(k2, 1, -1) + guo_term(W2, 1, -1, m.ux, m.uy);
+  f[0] += kept_force(k0, 0, 0) + guo_term(W0, 0, 0, m.ux, m.uy, omega);
+  f[1] += kept_force(k1, 1, 0) + guo_term(W1, 1, 0, m.ux, m.uy, omega);
+  f[2] += kept_force(k1, 0, 1) + guo_term(W1, 0, 1, m.ux, m.uy, omega);
+  f[3] += kept_force(k1, -1, 0) + guo_term(W1, -1, 0, m.ux, m.uy, omega);
+  f[4] += kept_force(k1, 0, -1) + guo_term(W1, 0, -1, m.ux, m.uy, omega);
+  f[5] += kept_force(k2, 1, 1) + guo_term(W2, 1, 1, m.ux, m.uy, omega);
+  f[6] += kept_force(k2, -1, 1) + guo_term(W2, -1, 1, m.ux, m.uy, omega);
+  f[7] += kept_force(k2, -1, -1) + guo_term(W2, -1, -1, m.ux, m.uy, omega);
+  f[8] += kept_force(k2, 1, -1) + guo_term(W2, 1, -1, m.ux, m.uy, omega);
 }
 
 #ifdef COLLISION_TRT
 // TRT splits Guo's term as it splits the state: for the pair k, o = opposite(k)
-// (eu = e_k.u, ef = e_k.F, uf = u.F) its even part is scaled by 1 - OMEGA/2,
-// its odd part by 1 - OMEGA_MINUS/2.
+// (eu = e_k.u, ef = e_k.F, uf = u.F) its even part is scaled by 1 - omega/2,
+// its odd part by 1 - omega_minus/2.
 ALWAYS_INLINE void add_trt_pair_forcing(real* f, const int k, const int o, const real w, const real eu, const real ef,
-                                        const real uf) {
-  const real fe = ((real)1 - (real)0.5 * (real)OMEGA) * (w * ((real)9 * eu * ef - (real)3 * uf));
-  const real fo = ((real)1 - (real)0.5 * (real)OMEGA_MINUS) * (w * ((real)3 * ef));
+                                        const real uf, const real omega, const real omega_minus) {
+  const real fe = ((real)1 - (real)0.5 * omega) * (w * ((real)9 * eu * ef - (real)3 * uf));
+  const real fo = ((real)1 - (real)0.5 * omega_minus) * (w * ((real)3 * ef));
   f[k] += fe + fo;
   f[o] += fe - fo;
 }
 
-ALWAYS_INLINE void add_trt_forcing(const cell_moments m, real* f) {
+ALWAYS_INLINE void add_trt_forcing(const cell_moments m, const real omega, const real omega_minus, real* f) {
   const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
   const real uf = m.ux * fx + m.uy * fy;
-  f[0] += ((real)1 - (real)0.5 * (real)OMEGA) * (W0 * ((real)-3 * uf));
-  add_trt_pair_forcing(f, 1, 3, W1, m.ux, fx, uf);
-  add_trt_pair_forcing(f, 2, 4, W1, m.uy, fy, uf);
-  add_trt_pair_forcing(f, 5, 7, W2, m.ux + m.uy, fx + fy, uf);
-  add_trt_pair_forcing(f, 6, 8, W2, m.uy - m.ux, fy - fx, uf);
+  f[0] += ((real)1 - (real)0.5 * omega) * (W0 * ((real)-3 * uf));
+  add_trt_pair_forcing(f, 1, 3, W1, m.ux, fx, uf, omega, omega_minus);
+  add_trt_pair_forcing(f, 2, 4, W1, m.uy, fy, uf, omega, omega_minus);
+  add_trt_pair_forcing(f, 5, 7, W2, m.ux + m.uy, fx + fy, uf, omega, omega_minus);
+  add_trt_pair_forcing(f, 6, 8, W2, m.uy - m.ux, fy - fx, uf, omega, omega_minus);
 }
 #endif
 #else
 // No body force: nothing to add (and nothing left once inlined).
-ALWAYS_INLINE void add_guo_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
-ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
-ALWAYS_INLINE void add_trt_forcing(const cell_moments m, real* f) { (void)m; (void)f; }
+ALWAYS_INLINE void add_guo_forcing(const cell_moments m, const real omega, real* f) {
+  (void)m;
+  (void)omega;
+  (void)f;
+}
+ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, const real omega, real* f) {
+  (void)m;
+  (void)omega;
+  (void)f;
+}
+ALWAYS_INLINE void add_trt_forcing(const cell_moments m, const real omega, const real omega_minus, real* f) {
+  (void)m;
+  (void)omega;
+  (void)omega_minus;
+  (void)f;
+}
+#endif
+
+#ifdef SMAGORINSKY
+// --- The Smagorinsky subgrid model (Hou, Sterling, Chen & Doolen, Fields
+// Inst. Commun. 6, 151, 1996; Malaspinas & Sagaut, J. Fluid Mech. 700, 514,
+// 2012): the eddy viscosity nu_t = (C Delta)^2 |S|, Delta = 1, raises the
+// cell's relaxation time to tau = tau0 + 3 nu_t. The strain rate is local:
+// Pi = sum_k e_k e_k (g_k - feq_k) = -2 rho tau S / 3, so with
+// |S| = sqrt(2 S:S) and |Pi| = sqrt(Pi:Pi), tau solves
+// tau^2 - tau0 tau - 9 sqrt(2)/2 C^2 |Pi| / rho = 0:
+// tau = (tau0 + sqrt(tau0^2 + 18 sqrt(2) C^2 |Pi| / rho)) / 2.
+// SMAGORINSKY_TAU0 is 1/OMEGA and SMAGORINSKY_FACTOR 18 sqrt(2) C^2, the host's.
+// Pi is g's second moment less feq's, rho (u u + I/3), which D2Q9's
+// equilibrium holds exactly: fewer operations than summing g_k - feq_k.
+ALWAYS_INLINE real smagorinsky_tau(const real* g, const cell_moments m) {
+  const real diagonal = (g[5] + g[6]) + (g[7] + g[8]);
+  const real jx = m.rho * m.ux, third = m.rho * ((real)1 / (real)3);
+  const real pxx = ((g[1] + g[3]) + diagonal) - fma(jx, m.ux, third);
+  const real pyy = ((g[2] + g[4]) + diagonal) - fma(m.rho * m.uy, m.uy, third);
+  const real pxy = ((g[5] + g[7]) - (g[6] + g[8])) - jx * m.uy;
+  const real pi_norm = sqrt(fma(pxx, pxx, fma(pyy, pyy, (real)2 * (pxy * pxy))));
+  const real tau0 = (real)SMAGORINSKY_TAU0;
+  return (real)0.5 * (tau0 + sqrt(fma(tau0, tau0, (real)SMAGORINSKY_FACTOR * (pi_norm * m.inv_rho))));
+}
 #endif
 
 // The post-collision state of a fluid cell: the problem's operator, then its
-// share of the body force.
+// share of the body force, at the problem's rates or (SMAGORINSKY) the cell's.
 ALWAYS_INLINE void collide_fluid(const real* g, const cell_moments m, real* f) {
-#if defined(COLLISION_TRT)
-  collide_trt(g, m, f);
-  add_trt_forcing(m, f);
-#elif defined(COLLISION_REGULARISED)
-  collide_regularised(g, m, f);
-  add_regularised_forcing(m, f);
+#ifdef SMAGORINSKY
+  const real tau = smagorinsky_tau(g, m);
+  const real omega = (real)1 / tau;
 #else
-  collide_bgk(g, m, f);
-  add_guo_forcing(m, f);
+  const real omega = (real)OMEGA;
+#endif
+#if defined(COLLISION_TRT)
+#ifdef SMAGORINSKY
+  // The odd rate keeps Lambda = (tau - 1/2)(1/omega_minus - 1/2) in every cell.
+  const real nu = tau - (real)0.5;
+  const real omega_minus = nu / fma((real)0.5, nu, (real)TRT_MAGIC);
+#else
+  const real omega_minus = (real)OMEGA_MINUS;
+#endif
+  collide_trt(g, m, omega, omega_minus, f);
+  add_trt_forcing(m, omega, omega_minus, f);
+#elif defined(COLLISION_REGULARISED)
+  collide_regularised(g, m, omega, f);
+  add_regularised_forcing(m, omega, f);
+#else
+  collide_bgk(g, m, omega, f);
+  add_guo_forcing(m, omega, f);
 #endif
 }
 

@@ -44,6 +44,9 @@
 //                                       absorbing layers beside open edges (absorb)
 //   COLLISION_TRT with OMEGA_MINUS      two-relaxation-time collision (trt_pair)
 //   COLLISION_REGULARISED               regularised BGK collision
+//   SMAGORINSKY with SMAGORINSKY_TAU0, SMAGORINSKY_FACTOR (and TRT_MAGIC with
+//                       COLLISION_TRT)  the Smagorinsky subgrid model: each
+//                                       cell's own rates (smagorinsky_tau)
 //   CURVED_LINKS        curved walls (interpolated bounce-back): `obstacles`
 //                       holds 8 planes of link bytes after the obstacle bytes
 //   FORCE_BODIES        bodies whose force is measured (momentum exchange): an

@@ -67,6 +67,7 @@ Params every_value_set() {
   e.open_boundaries = {inlet, outlet};
   e.collision = CollisionOperator::Trt;
   e.trt_magic = 0.25;
+  e.smagorinsky = 0.1;
   return p;
 }
 

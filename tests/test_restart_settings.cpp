@@ -55,6 +55,7 @@ const std::map<std::string, Edit> kEdits = {
     {"flow.body_force", {Cavity, "body_force = [1e-6, 0.0]", "body_force = [2e-6, 0.0]", "body_force"}},
     {"flow.collision", {Channel, "collision = \"trt\"\nmagic = 0.1875\n", "collision = \"regularised\"\n", "collision"}},
     {"flow.magic", {Channel, "magic = 0.1875", "magic = 0.25", "magic"}},
+    {"flow.smagorinsky", {Channel, "magic = 0.1875", "magic = 0.1875\nsmagorinsky = 0.1", "smagorinsky"}},
     {"flow.inlet_ramp", {Channel, "inlet_ramp = 50", "inlet_ramp = 60", "inlet_ramp"}},
     {"edges.left", {Cavity, "[edges]\n", "[edges]\nleft = \"wall\"\nright = \"wall\"\n", kObstacles}},
     {"edges.right", {Channel, "right = { outlet_density = 1.0 }", "right = \"wall\"", kObstacles}},
@@ -181,11 +182,12 @@ TEST_CASE("restart settings: a checkpoint restarted after any one key changed is
     CHECK(contains(r.err, "error: /dev/null/x: cannot create output directory (Not a directory)\n"));
   }
 
-  // --collision on the command line is a setting too: it cannot change the operator or Lambda mid-run.
+  // --collision and --smagorinsky on the command line are settings too: they cannot change the model mid-run.
   dir.write("p.toml", base[Channel]);
   for (const auto& [option, refused] : std::vector<std::pair<std::string, std::string>>{
            {"--collision bgk", "collision = trt, but " + p + " with --collision gives collision = bgk"},
-           {"--collision trt:0.25", "magic = 0.1875, but " + p + " with --collision gives magic = 0.25"}}) {
+           {"--collision trt:0.25", "magic = 0.1875, but " + p + " with --collision gives magic = 0.25"},
+           {"--smagorinsky 0.1", "smagorinsky = none, but " + p + " with --smagorinsky gives smagorinsky = 0.1"}}) {
     CAPTURE(option);
     const Result r =
         run_shell(std::string("'") + D2Q9_EXE + "' --restart '" + checkpoint[Channel] + "' -q -o /dev/null/x " + option);

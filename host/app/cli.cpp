@@ -36,6 +36,8 @@ po::options_description visible_options() {
     ("precision,p", po::value<std::string>()->default_value("float"), "float | double | fp16s | fp16c: fp16s and fp16c compute in float and store the distributions in 16 bits (half the memory traffic; see docs/performance.md)")
     ("collision", po::value<std::string>(), "bgk | trt[:LAMBDA] | regularised: the collision of fluid cells, over what a "
      "problem file says (default bgk; TRT's magic parameter LAMBDA defaults to the problem file's, else 1/4; see docs/collision.md)")
+    ("smagorinsky", po::value<std::string>(), "C: the Smagorinsky subgrid model's constant, over what a problem file "
+     "says, with any --collision (0: no model, the default; 0.1 to 0.17 usual; see docs/collision.md)")
     ("kernel-variant", po::value<std::string>()->default_value("auto"),
      "split: accelerate_flow and propagate_rebound_collide launched per step | fused: one launch per step "
      "(acceleration folded into the step before) | fused-rows: a row per "
@@ -217,6 +219,15 @@ CollisionChoice parse_collision(const std::string& text) {
   return choice;
 }
 
+double parse_smagorinsky(const std::string& text) {
+  char* end = nullptr;
+  const double constant = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(constant))
+    throw UsageError("--smagorinsky needs a number C, got '" + text + "'");
+  if (const std::string why = smagorinsky_problem(constant); !why.empty())
+    throw UsageError("--smagorinsky " + text + ": C " + why);
+  return constant;
+}
 
 LocalSize parse_shape(const std::string& text, const std::string& option) {
   if (text == "auto") return {};
@@ -298,6 +309,7 @@ void read_device_options(const po::variables_map& vm, Options& o) {
   if (!parse_precision(precision, o.precision))
     throw UsageError("--precision must be float, double, fp16s or fp16c, got '" + precision + "'");
   if (vm.count("collision")) o.collision = parse_collision(vm["collision"].as<std::string>());
+  if (vm.count("smagorinsky")) o.smagorinsky = parse_smagorinsky(vm["smagorinsky"].as<std::string>());
 }
 
 // "12,17,1": rows of each rank's slab, bottom to top.

@@ -29,6 +29,8 @@ struct CollisionChoice {
 };
 // "bgk", "trt", "trt:LAMBDA" or "regularised"; UsageError otherwise.
 CollisionChoice parse_collision(const std::string& text);
+// --smagorinsky C: the subgrid model's constant, in [0, 1].
+double parse_smagorinsky(const std::string& text);
 
 struct Options {
   std::string param_file;
@@ -45,6 +47,7 @@ struct Options {
   Precision precision = Precision::Float;
   KernelVariant variant = KernelVariant::Auto;
   std::optional<CollisionChoice> collision;  // --collision, over the problem's
+  std::optional<double> smagorinsky;         // --smagorinsky, over the problem's
   int block_steps = 0;  // --block-steps (0: the plan's choice)
   LocalSize tile;       // --tile (auto: the plan's choice)
   bool tune = false;            // --tune: search work-group sizes afresh

@@ -209,7 +209,8 @@ void check_settings_match(const Checkpoint& checkpoint, const Options& o, const 
   if (!record.settings.empty()) {
     if (const auto m = first_setting_mismatch(record.settings, effective, measure))
       throw InputError(o.restart_file + ": checkpoint does not match the inputs: it was written for " + m->name + " = " +
-                       m->recorded + ", but " + o.param_file + (o.collision ? " with --collision" : "") + " gives " +
+                       m->recorded + ", but " + o.param_file + (o.collision ? " with --collision" : "") +
+                       (o.smagorinsky ? " with --smagorinsky" : "") + " gives " +
                        m->name + " = " + m->given);
     return;
   }
@@ -252,13 +253,14 @@ void read_inputs(const Options& given, Ranks& ranks, RunInputs& in) {
   in.problem = load_problem(o.param_file, o.obstacle_file, check_fits);
   Params& params = in.problem.params;
   in.until_steady = o.until_steady ? o.until_steady : in.problem.until_steady;
-  // Checkpoints record what the files give; --collision is an option, recorded as one.
+  // Checkpoints record what the files give; --collision and --smagorinsky are options, recorded as such.
   in.file_extensions = params.extensions;
   if (o.collision) {
     params.extensions.collision = o.collision->op;
     // Lambda as the problem file gives it unless the option names one.
     if (o.collision->trt_magic) params.extensions.trt_magic = *o.collision->trt_magic;
   }
+  if (o.smagorinsky) params.extensions.smagorinsky = *o.smagorinsky;
   if (!o.restart_file.empty()) {
     check_checkpoint_matches(in.restart, o.restart_file, params, o.param_file, in.problem.mask,
                              o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/shortest_text.hpp"
 #include "io/output.hpp"
 
 namespace d2q9 {
@@ -27,8 +28,10 @@ void print_summary(std::FILE* out, const RunSummary& s) {
   if (!s.launch_reason.empty()) std::fprintf(out, "Launch:\t\t\t\t%s\n", s.launch_reason.c_str());
   std::fprintf(out, "MLUPS:\t\t\t\t%.2f\n", s.mlups());
   if (!s.decomposition.empty()) std::fprintf(out, "MPI ranks:\t\t\t%s\n", s.decomposition.c_str());
-  if (s.params.extensions.collision != CollisionOperator::Bgk)
-    std::fprintf(out, "Collision:\t\t\t%s\n", to_string(s.params.extensions.collision));
+  const Extensions& x = s.params.extensions;
+  if (x.collision != CollisionOperator::Bgk || x.subgrid())
+    std::fprintf(out, "Collision:\t\t\t%s%s\n", to_string(x.collision),
+                 x.subgrid() ? (", Smagorinsky C = " + shortest_text(x.smagorinsky)).c_str() : "");
   if (s.steady) {
     std::fprintf(out, "Steady state:\t\t\t%s\n",
                  steady_text(s.steady->rule, s.steady->check, s.steps_run).c_str());
@@ -183,6 +186,7 @@ std::string summary_json(const RunSummary& s) {
   if (s.steady) j["until_steady"] = steady_json(*s.steady, s.steps_run, p.max_iters);
   j["collision"] = to_string(p.extensions.collision);
   if (p.extensions.collision == CollisionOperator::Trt) j["trt_magic"] = p.extensions.trt_magic;
+  j["smagorinsky"] = p.extensions.smagorinsky;
   if (s.measured) add_measurements(j, *s.measured);
   return j.dump(2) + "\n";
 }

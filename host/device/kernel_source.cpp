@@ -330,6 +330,12 @@ void add_collision_defines(std::vector<std::string>& defines, const Params& para
   } else if (x.collision == CollisionOperator::Regularised) {
     defines.push_back("COLLISION_REGULARISED=1");
   }
+  if (x.subgrid()) {
+    defines.push_back("SMAGORINSKY=1");
+    defines.push_back("SMAGORINSKY_TAU0=" + literal(1.0 / params.omega, precision));
+    defines.push_back("SMAGORINSKY_FACTOR=" + literal(smagorinsky_factor(x.smagorinsky), precision));
+    if (x.collision == CollisionOperator::Trt) defines.push_back("TRT_MAGIC=" + literal(x.trt_magic, precision));
+  }
 }
 
 // The rows an MPI rank's slab steps, and where they lie in the whole grid.

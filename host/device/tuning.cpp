@@ -54,6 +54,7 @@ std::string kernel_kind(const Extensions& e) {
   std::string kind;
   auto add = [&](const std::string& part) { kind += (kind.empty() ? "" : ",") + part; };
   if (e.collision != CollisionOperator::Bgk) add(to_string(e.collision));
+  if (e.subgrid()) add("smagorinsky");
   if (e.forced()) add("forced");
   if (e.moving_walls()) add("moving-walls");
   // The first problems' words for a left inlet and a right outlet, which

@@ -49,6 +49,7 @@ std::vector<LimitedValue> values_the_kernels_compute_with(const Params& params) 
     if (!b.inlet()) values.push_back({"outlet_density", b.density});
   }
   if (e.collision == CollisionOperator::Trt) values.push_back({"magic", e.trt_magic});
+  if (e.smagorinsky != 0.0) values.push_back({"smagorinsky", e.smagorinsky});
   return values;
 }
 
@@ -69,6 +70,8 @@ void check_params_fit_precision(const Params& params, Precision precision, const
                          "; use precision double");
     }
   }
+  if (const std::string why = smagorinsky_problem(params.extensions.smagorinsky); !why.empty())
+    throw InputError(param_file + ": smagorinsky = " + shortest_text(params.extensions.smagorinsky) + " " + why);
   // The kernels relax with omega as their arithmetic holds it: 2 there is no collision at all.
   const double held = precision == Precision::Double ? params.omega : static_cast<double>(static_cast<float>(params.omega));
   if (!(held > 0.0 && held < 2.0))

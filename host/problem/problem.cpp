@@ -40,6 +40,14 @@ std::optional<CollisionOperator> parse_collision_operator(const std::string& tex
 
 double trt_omega_minus(double omega, double magic) { return 1.0 / (magic / (1.0 / omega - 0.5) + 0.5); }
 
+double smagorinsky_factor(double constant) { return 18.0 * std::sqrt(2.0) * constant * constant; }
+
+std::string smagorinsky_problem(double constant) {
+  if (constant >= 0.0 && constant <= 1.0) return "";
+  return "is outside [0, 1]: C is the filter width in grid spacings; 0 turns the model off and the usual "
+         "constants are 0.1 to 0.17 (docs/collision.md)";
+}
+
 
 std::size_t ObstacleMask::fluid_cells() const {
   return static_cast<std::size_t>(std::count_if(kinds.begin(), kinds.end(), [](std::uint8_t b) { return !is_obstacle(b); }));

@@ -44,6 +44,12 @@ std::string trt_magic_problem(double lambda);
 // TRT's odd relaxation rate for the given even one (omega) and "magic"
 // parameter Lambda = (1/omega - 1/2)(1/omega_minus - 1/2).
 double trt_omega_minus(double omega, double magic);
+// 18 sqrt(2) C^2: the Smagorinsky model's tau is (tau0 + sqrt(tau0^2 + factor |Pi| / rho)) / 2.
+double smagorinsky_factor(double constant);
+
+// The Smagorinsky constant C is accepted in [0, 1] (0: no model); outside,
+// the reason (for the caller's error line), else empty.
+std::string smagorinsky_problem(double constant);
 
 // The four edges of the grid, in the order problem files and the kernels
 // number them (an open boundary cell's number is its edge's + 1).
@@ -117,6 +123,10 @@ struct Extensions {
   // TRT: Lambda. 1/4 is the most stable; 3/16 puts bounce-back walls exactly
   // half-way for Poiseuille flow (docs/collision.md).
   double trt_magic = 0.25;
+  // The Smagorinsky constant C of the subgrid model (docs/collision.md); 0:
+  // no model, and the kernels compile without it.
+  double smagorinsky = 0;
+  bool subgrid() const { return smagorinsky > 0; }
   // Interpolated bounce-back on curved walls: ObstacleMask::links is set.
   bool curved_walls = false;
   // With curved walls: the most fluid cells with a curved link in any
@@ -144,7 +154,8 @@ struct Extensions {
   // Values per work-group and step the kernels reduce: |u|, then Fx, Fy per body.
   int sums_per_group() const { return 1 + 2 * measured_bodies; }
   bool any() const {
-    return moving_walls() || forced() || open() || collision != CollisionOperator::Bgk || curved_walls || free_slip;
+    return moving_walls() || forced() || open() || collision != CollisionOperator::Bgk || curved_walls || free_slip ||
+           subgrid();
   }
 };
 

@@ -90,6 +90,11 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
   for (std::size_t n = 1; n < e.wall_velocities.size(); ++n) real(e.wall_velocities[n].x), real(e.wall_velocities[n].y);
   if (e.free_slip) flag(true);
   for (const Extensions::Rotation& r : e.wall_rotations) real(r.omega), real(r.centre.x), real(r.centre.y);
+  if (e.subgrid()) {  // no model adds nothing
+    const unsigned char tag = 40;
+    bytes(&tag, 1);
+    real(e.smagorinsky);
+  }
   return h;
 }
 
@@ -112,7 +117,7 @@ std::string tables_held() {
 const std::vector<std::string> kGridKeys = {"nx", "ny"};
 const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "viscosity", "reynolds",
                                             "velocity", "length",  "accel", "body_force", "collision", "magic",
-                                            "inlet_ramp", "until_steady"};
+                                            "smagorinsky", "inlet_ramp", "until_steady"};
 const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall", "free_slip"};
 const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density", "sponge"};
@@ -432,6 +437,11 @@ class Parser {
       params_.extensions.trt_magic = positive(*n, "magic");
       if (const std::string why = trt_magic_problem(params_.extensions.trt_magic); !why.empty())
         fail(line_of(*n), "magic = " + shortest_text(params_.extensions.trt_magic) + " " + why);
+    }
+    if (const toml::node* n = flow.get("smagorinsky")) {
+      params_.extensions.smagorinsky = real(*n, "smagorinsky");
+      if (const std::string why = smagorinsky_problem(params_.extensions.smagorinsky); !why.empty())
+        fail(line_of(*n), "smagorinsky = " + shortest_text(params_.extensions.smagorinsky) + " " + why);
     }
     inlet_ramp_ = flow.get("inlet_ramp");
     if (inlet_ramp_) {

@@ -71,6 +71,8 @@ const std::vector<ProblemSetting> kSettings = {
     // Lambda only shapes TRT.
     {"magic",
      [](const Extensions& e, const Measurements&) { return e.collision == CollisionOperator::Trt ? shortest_text(e.trt_magic) : std::string("none"); }},
+    {"smagorinsky",
+     [](const Extensions& e, const Measurements&) { return e.subgrid() ? shortest_text(e.smagorinsky) : std::string("none"); }},
     {"boundary", [](const Extensions& e, const Measurements&) { return std::string(e.curved_walls ? "interpolated" : "staircase"); }},
     // What is measured: a restart continues the same series.
     {"bodies",

@@ -302,7 +302,25 @@ struct Collision {
   std::size_t cells;
   Real omega, omega_minus, fx, fy;  // omega_minus: TRT's odd rate; fx, fy: the body force (forced only)
   bool forced;
+  // The Smagorinsky model (subgrid only): tau0 = 1/omega, 18 sqrt(2) C^2 and TRT's Lambda.
+  Real tau0, smagorinsky_factor, magic;
 };
+
+// A cell's relaxation time under the Smagorinsky model, as the kernels'
+// smagorinsky_tau computes it from the non-equilibrium momentum flux Pi:
+// (tau0 + sqrt(tau0^2 + 18 sqrt(2) C^2 |Pi| / rho)) / 2.
+template <typename Real>
+inline __attribute__((always_inline)) Real smagorinsky_tau(const Collision<Real>& c, const std::array<Real, kSpeeds>& g,
+                                                           Real rho, Real inv_rho, Real ux, Real uy) {
+  // Pi: g's second moment less the equilibrium's, rho (u u + I/3).
+  const Real diagonal = (g[5] + g[6]) + (g[7] + g[8]);
+  const Real jx = rho * ux, third = rho * (Real(1) / Real(3));
+  const Real pxx = ((g[1] + g[3]) + diagonal) - std::fma(jx, ux, third);
+  const Real pyy = ((g[2] + g[4]) + diagonal) - std::fma(rho * uy, uy, third);
+  const Real pxy = ((g[5] + g[7]) - (g[6] + g[8])) - jx * uy;
+  const Real pi_norm = std::sqrt(std::fma(pxx, pxx, std::fma(pyy, pyy, Real(2) * (pxy * pxy))));
+  return Real(0.5) * (c.tau0 + std::sqrt(std::fma(c.tau0, c.tau0, c.smagorinsky_factor * (pi_norm * inv_rho))));
+}
 
 // The arithmetic of the kernels' collide(), operation for operation (the
 // contract in docs/arithmetic.md: one reciprocal of the density, explicit
@@ -310,10 +328,9 @@ struct Collision {
 // for bit where the device rounds as IEEE says; |u| of each fluid cell is the
 // velocity it collided with, as the kernels measure it. One loop per
 // operator, so that BGK's stays as simple (and as fast) as it was.
-template <typename Real, CollisionOperator Op>
+template <typename Real, CollisionOperator Op, bool Subgrid>
 inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& c) {
   const Real* w = kWeight<Real>;
-  const Real keep = Real(1) - c.omega;
   for (std::size_t i = 0; i < c.cells; ++i) {
     c.speed[i] = 0;
     if (is_obstacle(c.kinds[i])) continue;
@@ -332,37 +349,47 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
     const Real uy = my * inv_rho;
     const Real u_sq = std::fma(ux, ux, uy * uy);
     const Real a = std::fma(u_sq, Real(-1.5), Real(1));
+    Real omega = c.omega, omega_minus = c.omega_minus;
+    if constexpr (Subgrid) {
+      const Real tau = smagorinsky_tau(c, g, rho, inv_rho, ux, uy);
+      omega = Real(1) / tau;
+      if constexpr (Op == CollisionOperator::Trt) {
+        const Real nu = tau - Real(0.5);  // TRT keeps Lambda = (tau - 1/2)(1/omega_minus - 1/2)
+        omega_minus = nu / std::fma(Real(0.5), nu, c.magic);
+      }
+    }
+    const Real keep = Real(1) - omega;
     // e_k.u and e_k.F: exact, the factors are 0 and +-1.
     auto eu = [&](int k) { return kEx[k] * ux + kEy[k] * uy; };
     auto ef = [&](int k) { return Real(kEx[k]) * c.fx + Real(kEy[k]) * c.fy; };
     // Guo, Zheng & Shi 2002 (BGK and regularised).
     auto guo = [&](int k) {
-      return (Real(1) - Real(0.5) * c.omega) * w[k] *
+      return (Real(1) - Real(0.5) * omega) * w[k] *
              (Real(3) * ((Real(kEx[k]) - ux) * c.fx + (Real(kEy[k]) - uy) * c.fy) + Real(9) * eu(k) * ef(k));
     };
     if constexpr (Op == CollisionOperator::Bgk) {
       for (int k = 0; k < kSpeeds; ++k) {
         const Real e = eu(k);
-        const Real r = c.omega * w[k] * rho;
+        const Real r = omega * w[k] * rho;
         f[k] = std::fma(keep, g[k], r * std::fma(e, std::fma(e, Real(4.5), Real(3)), a));
         if (c.forced) f[k] += guo(k);
       }
     } else if constexpr (Op == CollisionOperator::Trt) {
       // Even parts relax at omega, odd parts at omega_minus; Guo's term split alike.
       const Real uf = c.forced ? ux * c.fx + uy * c.fy : Real(0);
-      f[0] = g[0] - c.omega * (g[0] - w[0] * rho * a);
-      if (c.forced) f[0] += (Real(1) - Real(0.5) * c.omega) * (w[0] * (Real(-3) * uf));
+      f[0] = g[0] - omega * (g[0] - w[0] * rho * a);
+      if (c.forced) f[0] += (Real(1) - Real(0.5) * omega) * (w[0] * (Real(-3) * uf));
       for (int k : {1, 2, 5, 6}) {
         const int o = kOpposite[k];
         const Real e = eu(k), wrho = w[k] * rho;
         const Real even = Real(0.5) * (g[k] + g[o]) - wrho * std::fma(e * e, Real(4.5), a);
         const Real odd = Real(0.5) * (g[k] - g[o]) - wrho * (Real(3) * e);
-        const Real de = c.omega * even, dd = c.omega_minus * odd;
+        const Real de = omega * even, dd = omega_minus * odd;
         f[k] = g[k] - de - dd;
         f[o] = g[o] - de + dd;
         if (c.forced) {
-          const Real fe = (Real(1) - Real(0.5) * c.omega) * (w[k] * (Real(9) * e * ef(k) - Real(3) * uf));
-          const Real fo = (Real(1) - Real(0.5) * c.omega_minus) * (w[k] * (Real(3) * ef(k)));
+          const Real fe = (Real(1) - Real(0.5) * omega) * (w[k] * (Real(9) * e * ef(k) - Real(3) * uf));
+          const Real fo = (Real(1) - Real(0.5) * omega_minus) * (w[k] * (Real(3) * ef(k)));
           f[k] += fe + fo;
           f[o] += fe - fo;
         }
@@ -398,19 +425,21 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
 // std::fma is one instruction where the CPU has FMA, and a library call where
 // the build cannot assume it (no -march): a clone for FMA CPUs, picked when
 // the program loads, keeps the oracle fast and exact alike.
-template <typename Real>
+template <typename Real, bool Subgrid>
 inline __attribute__((always_inline)) void collide_any(const Collision<Real>& c, CollisionOperator op) {
   switch (op) {
-    case CollisionOperator::Bgk: return collide_cells<Real, CollisionOperator::Bgk>(c);
-    case CollisionOperator::Trt: return collide_cells<Real, CollisionOperator::Trt>(c);
-    case CollisionOperator::Regularised: return collide_cells<Real, CollisionOperator::Regularised>(c);
+    case CollisionOperator::Bgk: return collide_cells<Real, CollisionOperator::Bgk, Subgrid>(c);
+    case CollisionOperator::Trt: return collide_cells<Real, CollisionOperator::Trt, Subgrid>(c);
+    case CollisionOperator::Regularised: return collide_cells<Real, CollisionOperator::Regularised, Subgrid>(c);
   }
 }
-__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<float>& c, CollisionOperator op) {
-  collide_any(c, op);
+__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<float>& c, CollisionOperator op,
+                                                                  bool subgrid) {
+  subgrid ? collide_any<float, true>(c, op) : collide_any<float, false>(c, op);
 }
-__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<double>& c, CollisionOperator op) {
-  collide_any(c, op);
+__attribute__((target_clones("fma", "default"))) void collide_all(const Collision<double>& c, CollisionOperator op,
+                                                                  bool subgrid) {
+  subgrid ? collide_any<double, true>(c, op) : collide_any<double, false>(c, op);
 }
 
 }  // namespace
@@ -422,8 +451,10 @@ void ReferenceSolver<Real>::collision() {
   collide_all(Collision<Real>{tmp_cells_.data(), cells_.data(), speed_.data(), mask_.kinds.data(), cells_.size(),
                               static_cast<Real>(params_.omega),
                               static_cast<Real>(trt_omega_minus(params_.omega, x.trt_magic)),
-                              static_cast<Real>(force.x), static_cast<Real>(force.y), x.forced()},
-              x.collision);
+                              static_cast<Real>(force.x), static_cast<Real>(force.y), x.forced(),
+                              static_cast<Real>(1.0 / params_.omega),
+                              static_cast<Real>(smagorinsky_factor(x.smagorinsky)), static_cast<Real>(x.trt_magic)},
+              x.collision, x.subgrid());
   if (x.sponges()) absorb();
 }
 
