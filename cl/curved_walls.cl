@@ -56,32 +56,39 @@ ALWAYS_INLINE void interpolate_links(const int* code, const real* own, const rea
 #ifdef MOVING_WALL
 // What moving wall byte `wall` adds to speed k as it sends it back from
 // (x, y) of the grid (rebound's add_wall_momentum, one speed); 0 for others.
-ALWAYS_INLINE real moving_push(const int wall, const int k, const real x, const real y) {
+// `density`: DENSITY for the staircase's rebound; a link's, its cell's.
+ALWAYS_INLINE real moving_push(const int wall, const int k, const real x, const real y, const real density) {
   const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
   const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
   if (CELL_CLASS(wall) != CELL_MOVING_WALL) return (real)0;
   real ux, uy;
   wall_velocity_at(CELL_NUMBER(wall), x, y, &ux, &uy);
-  return wall_term(k < 5 ? W1 : W2, ex[k], ey[k], ux, uy);
+  return (real)6 * (k < 5 ? W1 : W2) * density * ((real)ex[k] * ux + (real)ey[k] * uy);  // wall_term's order
 }
 #endif
 
 // What each curved link's wall gives the distribution it sends back into
 // cell (ii, jj) (jj the grid's row): a moving wall's momentum at the point
-// x - q e_k where the link meets it. Zero without moving walls.
-ALWAYS_INLINE void link_pushes(const int* code, const int* wall, const int ii, const int jj, real* push) {
+// x - q e_k where the link meets it, at the density of the cell's stored
+// state `own` (interpolation does not keep mass exactly: at the problem's
+// density a drifting cell would feel its wall too fast or too slow). Zero
+// without moving walls.
+ALWAYS_INLINE void link_pushes(const int* code, const int* wall, const real* own, const int ii, const int jj,
+                               real* push) {
   push[0] = (real)0;
 #ifdef MOVING_WALL
   const int ex[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
   const int ey[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
+  const real rho = own[0] + own[1] + own[2] + own[3] + own[4] + own[5] + own[6] + own[7] + own[8];
   for (int k = 1; k < 9; ++k) {
     const real q = (real)code[k] / (real)255;
-    push[k] = code[k] ? moving_push(wall[k], k, (real)ii - q * (real)ex[k], (real)jj - q * (real)ey[k]) : (real)0;
+    push[k] = code[k] ? moving_push(wall[k], k, (real)ii - q * (real)ex[k], (real)jj - q * (real)ey[k], rho) : (real)0;
   }
 #else
   for (int k = 1; k < 9; ++k) push[k] = (real)0;
   (void)code;
   (void)wall;
+  (void)own;
   (void)ii;
   (void)jj;
 #endif
@@ -100,7 +107,8 @@ ALWAYS_INLINE void add_link_forces(real* sums, const int* code, const int* wall,
   const int opposite[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
   for (int k = 1; k < 9; ++k) {
 #ifdef MOVING_WALL
-    const real counted = own[opposite[k]] + moving_push(wall[k], k, (real)(ii - ex[k]), (real)(jj - ey[k]));
+    const real counted =
+        own[opposite[k]] + moving_push(wall[k], k, (real)(ii - ex[k]), (real)(jj - ey[k]), (real)DENSITY);
 #else
     const real counted = own[opposite[k]];
 #endif
@@ -172,7 +180,7 @@ ALWAYS_INLINE void pull_curved(__global const stored* src, __global const uchar*
   own[0] = g[0];
   for (int k = 1; k < 9; ++k) own[k] = load_f(src, k, cell);
   link_walls(obstacles, ii, jj, x_e, x_w, y_n, y_s, wall);
-  link_pushes(code, wall, ii, jj + ROW_OFFSET, push);
+  link_pushes(code, wall, own, ii, jj + ROW_OFFSET, push);
   interpolate_links(code, own, push, g);
   add_link_forces(link_force, code, wall, own, g, ii, jj + ROW_OFFSET);
 }

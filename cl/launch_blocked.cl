@@ -268,7 +268,7 @@ ALWAYS_INLINE void correct_curved_pulls(const int s, const int margin, const int
     region_walls(region_mask, c, wall);
 #endif
     real push[9];
-    link_pushes(code, wall, wrap(x, NX), REGION_GRID_ROW(y), push);
+    link_pushes(code, wall, own, wrap(x, NX), REGION_GRID_ROW(y), push);
     interpolate_links(code, own, push, g);
 #ifdef FORCE_BODIES
     // The cell's links' force, which the walk adds where it adds the
@@ -381,7 +381,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
         region_walls(region_mask, c, wall);
 #endif
         real push[9];
-        link_pushes(code, wall, wrap(x, NX), REGION_GRID_ROW(y), push);
+        link_pushes(code, wall, own, wrap(x, NX), REGION_GRID_ROW(y), push);
         interpolate_links(code, own, push, g);
       }
 #endif

@@ -386,6 +386,27 @@ TEST_CASE("curved walls: problem-file errors name the line") {
         "p.toml:8: boundary = \"interpolated\" needs a circle: a rectangle's walls lie on the lattice, between its cells "
         "and the fluid");
   CHECK(error(head + "boundary = \"interpolated\"\n") == "p.toml:7: [[obstacle]] needs one of circle, rectangle or mask");
+  CHECK(error(head + "circle = { center = [5.0, 5.0], radius = 2.0, fill = \"ring\" }\n") ==
+        "p.toml:8: fill must be \"inside\" (the disc is the obstacle) or \"outside\" (all but the disc), got \"ring\"");
+  CHECK(error(head + "circle = { center = [5.0, 5.0], radius = 30.0, fill = \"outside\" }\n") ==
+        "p.toml:8: circle center = [5, 5], radius = 30 covers no cell of the grid (cells are at whole (i, j), 0 <= i < 20, "
+        "0 <= j < 10)");
+}
+
+TEST_CASE("curved walls: a ring (fill = \"outside\") is a wall beyond the circle, its links cut from inside") {
+  const Problem pr = problem("[grid]\nnx = 20\nny = 20\n[flow]\nsteps = 10\nomega = 1.0\n[[obstacle]]\n"
+                             "boundary = \"interpolated\"\ncircle = { center = [9.5, 9.5], radius = 7.3, fill = \"outside\" }\n");
+  const std::size_t n = pr.mask.kinds.size();
+  CHECK(pr.mask.at(0, 0));
+  CHECK(pr.mask.at(9, 2 + 0) == (std::hypot(9 - 9.5, 2 - 9.5) > 7.3));
+  CHECK_FALSE(pr.mask.at(9, 9));
+  // The link from fluid cell (9, 3) down to wall cell (9, 2) meets the circle
+  // at y = 9.5 - sqrt(7.3^2 - 0.25): q = 3 - that.
+  const double q = 3.0 - (9.5 - std::sqrt(7.3 * 7.3 - 0.25));
+  REQUIRE(pr.mask.at(9, 2));
+  CHECK(pr.mask.links[(2 - 1) * n + 9 + 3 * 20] == link_code(q));
+  // No link is cut in the disc's middle.
+  for (int k = 1; k < kSpeeds; ++k) CHECK(pr.mask.links[(k - 1) * n + 9 + 9 * 20] == 0);
 }
 
 namespace {

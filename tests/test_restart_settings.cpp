@@ -72,6 +72,7 @@ const std::map<std::string, Edit> kEdits = {
     // Less than a cell: the same cells, other links.
     {"circle.center", {Channel, "center = [12.3, 9.6]", "center = [12.35, 9.6]", kObstacles}},
     {"circle.radius", {Channel, "radius = 3.2", "radius = 3.22", kObstacles}},
+    {"circle.fill", {Cavity, "fill = \"inside\"", "fill = \"outside\"", kObstacles}},
     {"obstacle.rectangle", {Channel, "rectangle = { from = [30, 1], to = [31, 4] }",
                             "rectangle = { from = [33, 1], to = [34, 4] }", kObstacles}},
     {"rectangle.from", {Channel, "from = [30, 1]", "from = [29, 1]", kObstacles}},

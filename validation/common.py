@@ -126,14 +126,16 @@ def _toml_value(v):
 
 
 def write_problem(path, tables, comment=""):
-    """Writes a problem file: tables is {"grid": {...}, "flow": {...}, "edges": {...}}."""
+    """Writes a problem file: tables is {"grid": {...}, "flow": {...}, "edges": {...}}; a list of
+    tables (e.g. "obstacle": [{...}, {...}]) is an array of tables, [[obstacle]] each."""
     lines = ["# " + line for line in comment.splitlines()] if comment else []
     for name, keys in tables.items():
-        if lines:
-            lines.append("")
-        lines.append("[%s]" % name)
-        for k, v in keys.items():
-            lines.append("%s = %s" % (k, _toml_value(v)))
+        for one in keys if isinstance(keys, list) else [keys]:
+            if lines:
+                lines.append("")
+            lines.append(("[[%s]]" if isinstance(keys, list) else "[%s]") % name)
+            for k, v in one.items():
+                lines.append("%s = %s" % (k, _toml_value(v)))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -83,32 +83,32 @@ Vec2 grid_velocity(Edge edge, Vec2 nt) {
   return nt;
 }
 
-Vec2 Extensions::wall_velocity_at(int number, double x, double y) const {
+Vec2 BoundaryKinds::wall_velocity_at(int number, double x, double y) const {
   Vec2 u = wall_velocities[static_cast<std::size_t>(number)];
   if (wall_rotations.empty()) return u;
   const Rotation& r = wall_rotations[static_cast<std::size_t>(number)];
   return {u.x - r.omega * (y - r.centre.y), u.y + r.omega * (x - r.centre.x)};
 }
 
-const OpenBoundary* Extensions::open_at(Edge edge) const {
+const OpenBoundary* BoundaryKinds::open_at(Edge edge) const {
   for (const OpenBoundary& b : open_boundaries)
     if (b.edge == edge) return &b;
   return nullptr;
 }
 
-const OpenBoundary* Extensions::inlet() const {
+const OpenBoundary* BoundaryKinds::inlet() const {
   for (const OpenBoundary& b : open_boundaries)
     if (b.inlet()) return &b;
   return nullptr;
 }
 
-std::optional<double> Extensions::outlet_density() const {
+std::optional<double> BoundaryKinds::outlet_density() const {
   for (const OpenBoundary& b : open_boundaries)
     if (!b.inlet()) return b.density;
   return std::nullopt;
 }
 
-bool Extensions::sponges() const {
+bool BoundaryKinds::sponges() const {
   for (const OpenBoundary& b : open_boundaries)
     if (b.sponge > 0) return true;
   return false;

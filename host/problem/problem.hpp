@@ -86,11 +86,10 @@ Vec2 edge_frame_velocity(Edge edge, Vec2 u);
 // The inverse: (x, y) of a velocity given as (u.n, u.t) at `edge`.
 Vec2 grid_velocity(Edge edge, Vec2 normal_tangential);
 
-// What problem files (docs/problem-files.md) add to the coursework's model.
-// The defaults are the coursework's (nothing added), and the kernels compile
-// each addition in only when a problem uses it, so coursework runs keep their
-// code, speed and bytes.
-struct Extensions {
+// What the problem's walls and edges do beyond the coursework's bounce-back,
+// kind by kind of cell (cl/cell_kinds.cl): each kind's parameters, which
+// the kernels get as defines and the reference reads as they are.
+struct BoundaryKinds {
   // The velocity of each moving-wall number (cell_number of a kMovingWall
   // cell): bounce-back with that wall's momentum. Empty: no moving wall.
   std::vector<Vec2> wall_velocities;
@@ -102,8 +101,6 @@ struct Extensions {
     bool operator==(const Rotation& o) const { return omega == o.omega && centre == o.centre; }
   };
   std::vector<Rotation> wall_rotations;
-  // Force per unit volume on every fluid cell (Guo, Zheng & Shi 2002 forcing).
-  Vec2 body_force;
   // Velocity inlets and pressure outlets, at most one per edge, in edge order.
   std::vector<OpenBoundary> open_boundaries;
   // Steps over which every inlet's velocity rises from 0 to its value (0: none).
@@ -113,20 +110,6 @@ struct Extensions {
   // Absorbing layers (sponges) at open edges relax toward the far field, the
   // inlet's velocity at the outlets' density; the rate at the layer's outer edge.
   static constexpr double kSpongeStrength = 0.1;
-  // Bodies whose force is measured (ObstacleMask: cell_number), up to kMaxBodies.
-  int measured_bodies = 0;
-  // Steps between probe samples (0: no probes): the blocked kernel holds the
-  // code that samples them only where a problem has them
-  // (blocked_samples_inside).
-  int probe_every = 0;
-  CollisionOperator collision = CollisionOperator::Bgk;
-  // TRT: Lambda. 1/4 is the most stable; 3/16 puts bounce-back walls exactly
-  // half-way for Poiseuille flow (docs/collision.md).
-  double trt_magic = 0.25;
-  // The Smagorinsky constant C of the subgrid model (docs/collision.md); 0:
-  // no model, and the kernels compile without it.
-  double smagorinsky = 0;
-  bool subgrid() const { return smagorinsky > 0; }
   // Interpolated bounce-back on curved walls: ObstacleMask::links is set.
   bool curved_walls = false;
   // With curved walls: the most fluid cells with a curved link in any
@@ -138,7 +121,6 @@ struct Extensions {
   bool moving_walls() const { return !wall_velocities.empty(); }
   // The velocity of moving wall `number`'s cell (x, y).
   Vec2 wall_velocity_at(int number, double x, double y) const;
-  bool forced() const { return body_force != Vec2{}; }
   bool open() const { return !open_boundaries.empty(); }
   // The open boundary at `edge`, or null.
   const OpenBoundary* open_at(Edge edge) const;
@@ -151,12 +133,44 @@ struct Extensions {
     return b ? b->sponge : 0;
   }
   bool sponges() const;
+  bool any_boundary() const { return moving_walls() || open() || curved_walls || free_slip; }
+};
+
+// How the fluid cells relax and what drives them beyond the coursework's
+// BGK and push on one row.
+struct FluidModel {
+  // Force per unit volume on every fluid cell (Guo, Zheng & Shi 2002 forcing).
+  Vec2 body_force;
+  CollisionOperator collision = CollisionOperator::Bgk;
+  // TRT: Lambda. 1/4 is the most stable; 3/16 puts bounce-back walls exactly
+  // half-way for Poiseuille flow (docs/collision.md).
+  double trt_magic = 0.25;
+  // The Smagorinsky constant C of the subgrid model (docs/collision.md); 0:
+  // no model, and the kernels compile without it.
+  double smagorinsky = 0;
+  bool subgrid() const { return smagorinsky > 0; }
+  bool forced() const { return body_force != Vec2{}; }
+  bool any_model() const { return forced() || collision != CollisionOperator::Bgk || subgrid(); }
+};
+
+// What the kernels measure while they step, besides the average |u|.
+struct KernelMeasures {
+  // Bodies whose force is measured (ObstacleMask: cell_number), up to kMaxBodies.
+  int measured_bodies = 0;
+  // Steps between probe samples (0: no probes): the blocked kernel holds the
+  // code that samples them only where a problem has them
+  // (blocked_samples_inside).
+  int probe_every = 0;
   // Values per work-group and step the kernels reduce: |u|, then Fx, Fy per body.
   int sums_per_group() const { return 1 + 2 * measured_bodies; }
-  bool any() const {
-    return moving_walls() || forced() || open() || collision != CollisionOperator::Bgk || curved_walls || free_slip ||
-           subgrid();
-  }
+};
+
+// What problem files (docs/problem-files.md) add to the coursework's model,
+// in three parts by what they hold. The defaults are the coursework's
+// (nothing added), and the kernels compile each addition in only when a
+// problem uses it, so coursework runs keep their code, speed and bytes.
+struct Extensions : BoundaryKinds, FluidModel, KernelMeasures {
+  bool any() const { return any_boundary() || any_model(); }
 };
 
 // What a run measures besides the flow (problem files: [forces], [probes]).

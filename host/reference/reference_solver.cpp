@@ -127,6 +127,8 @@ void ReferenceSolver<Real>::interpolate_links() {
   for (std::size_t i = 0; i < n; ++i) {
     const Cell pulled = tmp_cells_[i];
     const Cell& own = cells_[i];
+    // The cell's density, at which a moving wall pushes its links (the kernels' link_pushes).
+    const Real rho = ((((((((own[0] + own[1]) + own[2]) + own[3]) + own[4]) + own[5]) + own[6]) + own[7]) + own[8]);
     for (int k = 1; k < kSpeeds; ++k) {
       const int code = mask_.links[(k - 1) * n + i];
       if (code == 0) continue;
@@ -136,7 +138,7 @@ void ReferenceSolver<Real>::interpolate_links() {
       const std::uint8_t wall = mask_.kinds[(ii - kEx[k] + nx) % nx + static_cast<std::size_t>((jj - kEy[k] + ny) % ny) * nx];
       // A moving wall's momentum where the link meets it, x - q e_k.
       const Real q = Real(code) / Real(255);
-      const Real push = moving_push(wall, k, Real(ii) - q * Real(kEx[k]), Real(jj) - q * Real(kEy[k]));
+      const Real push = moving_push(wall, k, Real(ii) - q * Real(kEx[k]), Real(jj) - q * Real(kEy[k]), rho);
       Real& g = tmp_cells_[i][k];
       if (!moving)
         g = two_q < Real(1) ? std::fma(two_q, own[o] - pulled[o], pulled[o]) : own[k] + (own[o] - own[k]) / two_q;
@@ -147,7 +149,7 @@ void ReferenceSolver<Real>::interpolate_links() {
       const int body = cell_body(wall, bodies);
       if (body == 0) continue;
       // The wall cell's rebound counted own_o + its own push back.
-      const Real counted = own[o] + moving_push(wall, k, Real(ii - kEx[k]), Real(jj - kEy[k]));
+      const Real counted = own[o] + moving_push(wall, k, Real(ii - kEx[k]), Real(jj - kEy[k]), static_cast<Real>(params_.density));
       const Real d = (moving ? counted : own[o]) - g;
       link_forces_[2 * (body - 1)] += static_cast<double>(Real(kEx[k]) * d);
       link_forces_[2 * (body - 1) + 1] += static_cast<double>(Real(kEy[k]) * d);
@@ -234,12 +236,13 @@ std::array<Real, 2> ReferenceSolver<Real>::wall_velocity(int number, Real x, Rea
 }
 
 // What moving wall byte `wall` adds to speed k as it sends it back from
-// (x, y): 2 w rho (e.u_w) / c^2 with the problem's density; 0 for others.
+// (x, y): 2 w rho (e.u_w) / c^2, rho the problem's density (rebound) or a
+// curved link's cell's; 0 for others.
 template <typename Real>
-Real ReferenceSolver<Real>::moving_push(std::uint8_t wall, int k, Real x, Real y) const {
+Real ReferenceSolver<Real>::moving_push(std::uint8_t wall, int k, Real x, Real y, Real density) const {
   if (cell_kind(wall) != kMovingWall || params_.extensions.wall_velocities.empty()) return Real(0);
   const auto [ux, uy] = wall_velocity(cell_number(wall), x, y);
-  return Real(6) * kWeight<Real>[k] * static_cast<Real>(params_.density) * (Real(kEx[k]) * ux + Real(kEy[k]) * uy);
+  return Real(6) * kWeight<Real>[k] * density * (Real(kEx[k]) * ux + Real(kEy[k]) * uy);
 }
 
 // Obstacles send every distribution back; a moving wall adds its momentum,
@@ -261,7 +264,8 @@ void ReferenceSolver<Real>::rebound() {
       }
       cells_[i][k] = tmp_cells_[i][kOpposite[k]];
       if (kind == kMovingWall)
-        cells_[i][k] += moving_push(mask_.kinds[i], k, Real(static_cast<int>(i % nx)), Real(static_cast<int>(i / nx)));
+        cells_[i][k] += moving_push(mask_.kinds[i], k, Real(static_cast<int>(i % nx)), Real(static_cast<int>(i / nx)),
+                                    static_cast<Real>(params_.density));
     }
   }
 }

@@ -51,7 +51,7 @@ class ReferenceSolver final : public Solver {
   std::array<Real, 2> inflow(const OpenBoundary& b, int s) const;
   // Moving wall `number`'s velocity (x, y) at cell i: its own, and its rotation's.
   std::array<Real, 2> wall_velocity(int number, Real x, Real y) const;
-  Real moving_push(std::uint8_t wall, int k, Real x, Real y) const;
+  Real moving_push(std::uint8_t wall, int k, Real x, Real y, Real density) const;
   std::optional<Precision> storage_format_;
   std::optional<Storage16> storage_;
   std::vector<std::array<std::uint16_t, kSpeeds>> codes_;
