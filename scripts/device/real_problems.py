@@ -33,7 +33,9 @@ D, U = 20, 0.05
 cx, cy = 0.3 * nx, ny / 2 + 0.3
 
 
-def problem(forces=True, probes=True, probe_every=20, sponge=100, curved=True, collision="trt"):
+def problem(forces=True, probes=True, probe_every=20, sponge=100, curved=True, collision="trt", rotation=0.0,
+            smagorinsky=0.0):
+    """rotation: the cylinder's surface speed / U (turning counter-clockwise); smagorinsky: C."""
     text = f"""[grid]
 nx = {nx}
 ny = {ny}
@@ -42,12 +44,14 @@ steps = {o.steps}
 viscosity = {U * D / o.re!r}
 collision = "{collision}"
 inlet_ramp = 400
+{f'smagorinsky = {smagorinsky!r}' if smagorinsky else ''}
 [edges]
 left = {{ inlet_velocity = [{U}, 0.0] }}
 right = {{ outlet_density = 1.0{f', sponge = {sponge}' if sponge else ''} }}
 [[obstacle]]
 name = "cylinder"
 {'boundary = "interpolated"' if curved else ''}
+{f'angular_velocity = {rotation * U / (D / 2)!r}' if rotation else ''}
 circle = {{ center = [{cx}, {cy}], radius = {D / 2} }}
 """
     if forces:
@@ -69,6 +73,11 @@ CASES = [
     ("no-probes-forces-sponge", dict(probes=False, forces=False, sponge=0)),
     ("staircase-trt", dict(probes=False, forces=False, sponge=0, curved=False)),
     ("staircase-bgk", dict(probes=False, forces=False, sponge=0, curved=False, collision="bgk")),
+    # Bodies that move and the subgrid model (new keys: an old binary refuses them).
+    ("rotating", dict(rotation=0.5)),
+    ("smagorinsky", dict(smagorinsky=0.1)),
+    ("staircase-bgk-smagorinsky", dict(probes=False, forces=False, sponge=0, curved=False, collision="bgk",
+                                       smagorinsky=0.1)),
 ]
 cases = [c for c in CASES if not o.cases or c[0] in o.cases.split(",")]
 os.makedirs(o.out, exist_ok=True)
@@ -135,8 +144,9 @@ if o.box:
 
 rows = []
 binaries = [("new", o.bin)] + ([("old", o.old)] if o.old else [])
-for name, kw in cases:
-    for rnd in range(o.rounds):
+# Round by round, every case in each: cases compared with one another alternate too.
+for rnd in range(o.rounds):
+    for name, kw in cases:
         for label, binary in (binaries if rnd % 2 == 0 else binaries[::-1]):
             row = run(binary, label, name, problem(**kw))
             row["round"] = rnd
