@@ -404,6 +404,36 @@ void commit_with_signals_held(OutputSet& outputs) {
   ::sigprocmask(SIG_SETMASK, &previous, nullptr);
 }
 
+// The loop to its end (or a stop), then this rank's rows of the final
+// state; a failure on one rank stops the others, which may be waiting for it.
+StateRows run_to_end(Simulation& sim, const RunLoopOptions& loop, const SteadyRule& steady, SteadyCheck& steady_check,
+                     Ranks& ranks, RunLoopResult& result, RunTimes& times, Stopwatch& wall) {
+  StateRows state;
+  try {
+    if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
+      throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
+    result = run_steps(sim, loop);
+    // A run that went to its last step says how far from steady it ended.
+    if (steady.active() && !steady_check.steady) {
+      Stopwatch check;
+      steady_check = sim.steady_check(steady);
+      result.steady_checks_s += check.lap();
+    }
+    times.loop_s = wall.lap();
+    state = sim.own_rows();
+    times.final_state_s = wall.lap();
+  } catch (const InstabilityError&) {
+    throw;  // every rank holds the same average velocities, so every rank stops alike
+  } catch (const InterruptedError&) {
+    throw;  // the ranks agreed on the signal
+  } catch (const RanksFailure&) {
+    throw;
+  } catch (...) {
+    ranks.abort(std::current_exception());
+  }
+  return state;
+}
+
 }  // namespace
 
 void run(const Options& given, Ranks& ranks) {
@@ -445,29 +475,8 @@ void run(const Options& given, Ranks& ranks) {
   if (o.checkpoint_every > 0 || live)
     loop.run_record = [&] { return run_record(o, sim->solver(), in.file_extensions, params.extensions, measure); };
   RunLoopResult result;
-  StateRows state;  // this rank's rows of the final state: never the whole grid on one rank of several
-  try {
-    if (ranks.size() > 1 && injected_failure_rank() == ranks.rank())
-      throw DeviceError("failure injected by D2Q9_MPI_FAIL_RANK");
-    result = run_steps(*sim, loop);
-    // A run that went to its last step says how far from steady it ended.
-    if (steady.active() && !steady_check.steady) {
-      Stopwatch check;
-      steady_check = sim->steady_check(steady);
-      result.steady_checks_s += check.lap();
-    }
-    times.loop_s = wall.lap();
-    state = sim->own_rows();
-    times.final_state_s = wall.lap();
-  } catch (const InstabilityError&) {
-    throw;  // every rank holds the same average velocities, so every rank stops alike
-  } catch (const InterruptedError&) {
-    throw;  // the ranks agreed on the signal
-  } catch (const RanksFailure&) {
-    throw;
-  } catch (...) {
-    ranks.abort(std::current_exception());  // the others may be waiting for this rank
-  }
+  // This rank's rows of the final state: never the whole grid on one rank of several.
+  StateRows state = run_to_end(*sim, loop, steady, steady_check, ranks, result, times, wall);
   // A signal while the files are written leaves the previous outputs: the
   // temporaries go with `outputs`, and nothing has replaced anything yet.
   StopSignals signals;

@@ -657,87 +657,98 @@ class Parser {
       fail(line_of(*n), "obstacle must be [[obstacle]] (an array of tables, one shape each), not [obstacle]");
     if (!n->is_array_of_tables())
       fail(line_of(*n), "obstacle must be [[obstacle]] (an array of tables, one shape each), got " + describe(*n));
-    for (const toml::node& element : *n->as_array()) {
-      const toml::table& t = *element.as_table();
-      check_keys(t, "[[obstacle]]", kObstacleKeys);
-      std::string name;
-      if (const toml::node* n = t.get("name")) name = body_name(*n, "name");
-      const toml::node* boundary = t.get("boundary");
-      auto entries = in_file_order(t);
-      entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                   [](const Entry& e) {
-                                     return e.first->str() == "name" || e.first->str() == "boundary" ||
-                                            e.first->str() == "wall_velocity" || e.first->str() == "angular_velocity";
-                                   }),
-                    entries.end());
-      if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
-      if (entries.size() > 1)
-        fail(line_of(entries[1]), "[[obstacle]] has both " + std::string(entries[0].first->str()) + " and " +
-                                      std::string(entries[1].first->str()) + ": one shape per [[obstacle]]");
-      const std::string kind(entries[0].first->str());
-      const toml::node& value = *entries[0].second;
-      ShapeSpec shape;
-      shape.line = line_of(entries[0]);
-      if (const toml::node* v = t.get("wall_velocity")) {
-        shape.wall_velocity = velocity(*v, "wall_velocity");
-        shape.velocity_line = line_of(*v);
-      }
-      if (kind == "mask") {
-        shape.kind = ShapeSpec::Mask;
-        const auto* s = value.as_string();
-        if (!s || s->get().empty())
-          fail(shape.line, "mask must be the name of a PNG file (relative to this file), got " + describe(value));
-        shape.path = s->get();
-      } else {
-        const toml::table* shape_table = value.as_table();
-        const std::string form = kind == "circle" ? "{ center = [x, y], radius = r }" : "{ from = [i, j], to = [i, j] }";
-        if (!shape_table) fail(shape.line, kind + " must be a table " + form + ", got " + describe(value));
-        check_keys(*shape_table, kind, kind == "circle" ? kCircleKeys : kRectangleKeys);
-        if (kind == "circle") {
-          shape.kind = ShapeSpec::Circle;
-          shape.center = vec2(required(*shape_table, "center", "circle", shape.line), "center");
-          shape.radius = positive(required(*shape_table, "radius", "circle", shape.line), "radius");
-          if (const toml::node* f = shape_table->get("fill")) {
-            const auto* text = f->as_string();
-            if (!text || (text->get() != "inside" && text->get() != "outside"))
-              fail(line_of(*f), "fill must be \"inside\" (the disc is the obstacle) or \"outside\" (all but the disc), got " +
-                                    describe(*f));
-            shape.outside = text->get() == "outside";
-          }
-        } else {
-          shape.kind = ShapeSpec::Rectangle;
-          cell(required(*shape_table, "from", "rectangle", shape.line), "from", shape.from);
-          cell(required(*shape_table, "to", "rectangle", shape.line), "to", shape.to);
-          if (shape.from[0] > shape.to[0] || shape.from[1] > shape.to[1])
-            fail(shape.line, "rectangle from = [" + std::to_string(shape.from[0]) + ", " + std::to_string(shape.from[1]) +
-                                 "] lies right of or above to = [" + std::to_string(shape.to[0]) + ", " +
-                                 std::to_string(shape.to[1]) + "]: from is the lower-left cell, to the upper-right");
-        }
-      }
-      if (const toml::node* w = t.get("angular_velocity")) read_rotation(*w, shape);
-      if (boundary) {
-        const auto* s = boundary->as_string();
-        if (!s || (s->get() != "staircase" && s->get() != "interpolated"))
-          fail(line_of(*boundary), "boundary must be \"staircase\" or \"interpolated\", got " + describe(*boundary));
-        shape.interpolated = s->get() == "interpolated";
-        if (shape.interpolated && shape.kind != ShapeSpec::Circle)
-          fail(line_of(*boundary), "boundary = \"interpolated\" needs a circle: a " + kind +
-                                       "'s walls lie on the lattice, between its cells and the fluid");
-        if (shape.interpolated) params_.extensions.curved_walls = true;
-      }
-      if (!name.empty()) {
-        auto known = std::find(measure_.bodies.begin(), measure_.bodies.end(), name);
-        if (known == measure_.bodies.end()) {
-          if (measure_.bodies.size() == static_cast<std::size_t>(kMaxBodies))
-            fail(line_of(*t.get("name")), "more than " + std::to_string(kMaxBodies) +
-                                              " named bodies: name at most that many (obstacles may share a name)");
-          measure_.bodies.push_back(name);
-          known = measure_.bodies.end() - 1;
-        }
-        shape.body = static_cast<int>(known - measure_.bodies.begin()) + 1;
-      }
-      shapes_.push_back(shape);
+    for (const toml::node& element : *n->as_array()) shapes_.push_back(read_obstacle(*element.as_table()));
+  }
+
+  // One [[obstacle]]: its one shape, its motion, its wall and its body.
+  ShapeSpec read_obstacle(const toml::table& t) {
+    check_keys(t, "[[obstacle]]", kObstacleKeys);
+    std::string name;
+    if (const toml::node* n = t.get("name")) name = body_name(*n, "name");
+    auto entries = in_file_order(t);
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [](const Entry& e) {
+                                   return e.first->str() == "name" || e.first->str() == "boundary" ||
+                                          e.first->str() == "wall_velocity" || e.first->str() == "angular_velocity";
+                                 }),
+                  entries.end());
+    if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
+    if (entries.size() > 1)
+      fail(line_of(entries[1]), "[[obstacle]] has both " + std::string(entries[0].first->str()) + " and " +
+                                    std::string(entries[1].first->str()) + ": one shape per [[obstacle]]");
+    const std::string kind(entries[0].first->str());
+    ShapeSpec shape;
+    shape.line = line_of(entries[0]);
+    if (const toml::node* v = t.get("wall_velocity")) {
+      shape.wall_velocity = velocity(*v, "wall_velocity");
+      shape.velocity_line = line_of(*v);
     }
+    read_shape(kind, *entries[0].second, shape);
+    if (const toml::node* w = t.get("angular_velocity")) read_rotation(*w, shape);
+    if (const toml::node* boundary = t.get("boundary")) read_boundary(*boundary, kind, shape);
+    if (!name.empty()) shape.body = body_number(name, *t.get("name"));
+    return shape;
+  }
+
+  // The shape's geometry: kind is "mask", "circle" or "rectangle".
+  void read_shape(const std::string& kind, const toml::node& value, ShapeSpec& shape) const {
+    if (kind == "mask") {
+      shape.kind = ShapeSpec::Mask;
+      const auto* s = value.as_string();
+      if (!s || s->get().empty())
+        fail(shape.line, "mask must be the name of a PNG file (relative to this file), got " + describe(value));
+      shape.path = s->get();
+      return;
+    }
+    const toml::table* shape_table = value.as_table();
+    const std::string form = kind == "circle" ? "{ center = [x, y], radius = r }" : "{ from = [i, j], to = [i, j] }";
+    if (!shape_table) fail(shape.line, kind + " must be a table " + form + ", got " + describe(value));
+    check_keys(*shape_table, kind, kind == "circle" ? kCircleKeys : kRectangleKeys);
+    if (kind == "circle") {
+      shape.kind = ShapeSpec::Circle;
+      shape.center = vec2(required(*shape_table, "center", "circle", shape.line), "center");
+      shape.radius = positive(required(*shape_table, "radius", "circle", shape.line), "radius");
+      if (const toml::node* f = shape_table->get("fill")) {
+        const auto* text = f->as_string();
+        if (!text || (text->get() != "inside" && text->get() != "outside"))
+          fail(line_of(*f), "fill must be \"inside\" (the disc is the obstacle) or \"outside\" (all but the disc), got " +
+                                describe(*f));
+        shape.outside = text->get() == "outside";
+      }
+      return;
+    }
+    shape.kind = ShapeSpec::Rectangle;
+    cell(required(*shape_table, "from", "rectangle", shape.line), "from", shape.from);
+    cell(required(*shape_table, "to", "rectangle", shape.line), "to", shape.to);
+    if (shape.from[0] > shape.to[0] || shape.from[1] > shape.to[1])
+      fail(shape.line, "rectangle from = [" + std::to_string(shape.from[0]) + ", " + std::to_string(shape.from[1]) +
+                           "] lies right of or above to = [" + std::to_string(shape.to[0]) + ", " +
+                           std::to_string(shape.to[1]) + "]: from is the lower-left cell, to the upper-right");
+  }
+
+  // boundary = "staircase" | "interpolated" (circles only).
+  void read_boundary(const toml::node& boundary, const std::string& kind, ShapeSpec& shape) {
+    const auto* s = boundary.as_string();
+    if (!s || (s->get() != "staircase" && s->get() != "interpolated"))
+      fail(line_of(boundary), "boundary must be \"staircase\" or \"interpolated\", got " + describe(boundary));
+    shape.interpolated = s->get() == "interpolated";
+    if (shape.interpolated && shape.kind != ShapeSpec::Circle)
+      fail(line_of(boundary), "boundary = \"interpolated\" needs a circle: a " + kind +
+                                  "'s walls lie on the lattice, between its cells and the fluid");
+    if (shape.interpolated) params_.extensions.curved_walls = true;
+  }
+
+  // The measured body called `name` (1-based), a new one if it is new.
+  int body_number(const std::string& name, const toml::node& where) {
+    auto known = std::find(measure_.bodies.begin(), measure_.bodies.end(), name);
+    if (known == measure_.bodies.end()) {
+      if (measure_.bodies.size() == static_cast<std::size_t>(kMaxBodies))
+        fail(line_of(where), "more than " + std::to_string(kMaxBodies) +
+                                 " named bodies: name at most that many (obstacles may share a name)");
+      measure_.bodies.push_back(name);
+      known = measure_.bodies.end() - 1;
+    }
+    return static_cast<int>(known - measure_.bodies.begin()) + 1;
   }
 
   // A name for CSV columns and JSON keys: letters, digits, '_' and '-'.

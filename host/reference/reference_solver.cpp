@@ -326,6 +326,93 @@ inline __attribute__((always_inline)) Real smagorinsky_tau(const Collision<Real>
   return Real(0.5) * (c.tau0 + std::sqrt(std::fma(c.tau0, c.tau0, c.smagorinsky_factor * (pi_norm * inv_rho))));
 }
 
+// What every operator needs of a fluid cell: its moments and its rates.
+template <typename Real>
+struct CellMoments {
+  Real rho, ux, uy, a, omega, omega_minus;
+  Real eu(int k) const { return kEx[k] * ux + kEy[k] * uy; }  // e_k.u: exact, the factors are 0 and +-1
+};
+
+// e_k.F, exact.
+template <typename Real>
+inline __attribute__((always_inline)) Real force_along(const Collision<Real>& c, int k) {
+  return Real(kEx[k]) * c.fx + Real(kEy[k]) * c.fy;
+}
+
+// Guo, Zheng & Shi 2002 (BGK and regularised).
+template <typename Real>
+inline __attribute__((always_inline)) Real guo(const Collision<Real>& c, const CellMoments<Real>& m, int k) {
+  return (Real(1) - Real(0.5) * m.omega) * kWeight<Real>[k] *
+         (Real(3) * ((Real(kEx[k]) - m.ux) * c.fx + (Real(kEy[k]) - m.uy) * c.fy) + Real(9) * m.eu(k) * force_along(c, k));
+}
+
+template <typename Real>
+inline __attribute__((always_inline)) void bgk_cell(const Collision<Real>& c, const CellMoments<Real>& m,
+                                                    const std::array<Real, kSpeeds>& g, std::array<Real, kSpeeds>& f) {
+  const Real keep = Real(1) - m.omega;
+  for (int k = 0; k < kSpeeds; ++k) {
+    const Real e = m.eu(k);
+    const Real r = m.omega * kWeight<Real>[k] * m.rho;
+    f[k] = std::fma(keep, g[k], r * std::fma(e, std::fma(e, Real(4.5), Real(3)), m.a));
+    if (c.forced) f[k] += guo(c, m, k);
+  }
+}
+
+// Even parts relax at omega, odd parts at omega_minus; Guo's term split alike.
+template <typename Real>
+inline __attribute__((always_inline)) void trt_cell(const Collision<Real>& c, const CellMoments<Real>& m,
+                                                    const std::array<Real, kSpeeds>& g, std::array<Real, kSpeeds>& f) {
+  const Real* w = kWeight<Real>;
+  const Real uf = c.forced ? m.ux * c.fx + m.uy * c.fy : Real(0);
+  f[0] = g[0] - m.omega * (g[0] - w[0] * m.rho * m.a);
+  if (c.forced) f[0] += (Real(1) - Real(0.5) * m.omega) * (w[0] * (Real(-3) * uf));
+  for (int k : {1, 2, 5, 6}) {
+    const int o = kOpposite[k];
+    const Real e = m.eu(k), wrho = w[k] * m.rho;
+    const Real even = Real(0.5) * (g[k] + g[o]) - wrho * std::fma(e * e, Real(4.5), m.a);
+    const Real odd = Real(0.5) * (g[k] - g[o]) - wrho * (Real(3) * e);
+    const Real de = m.omega * even, dd = m.omega_minus * odd;
+    f[k] = g[k] - de - dd;
+    f[o] = g[o] - de + dd;
+    if (c.forced) {
+      const Real fe = (Real(1) - Real(0.5) * m.omega) * (w[k] * (Real(9) * e * force_along(c, k) - Real(3) * uf));
+      const Real fo = (Real(1) - Real(0.5) * m.omega_minus) * (w[k] * (Real(3) * force_along(c, k)));
+      f[k] += fe + fo;
+      f[o] += fe - fo;
+    }
+  }
+}
+
+// Regularised: f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq.
+template <typename Real>
+inline __attribute__((always_inline)) void regularised_cell(const Collision<Real>& c, const CellMoments<Real>& m,
+                                                            const std::array<Real, kSpeeds>& g,
+                                                            std::array<Real, kSpeeds>& f) {
+  const Real* w = kWeight<Real>;
+  const Real keep = Real(1) - m.omega;
+  Real feq[kSpeeds], n[kSpeeds];
+  for (int k = 0; k < kSpeeds; ++k) {
+    const Real e = m.eu(k);
+    feq[k] = (w[k] * m.rho) * (k == 0 ? m.a : std::fma(e, std::fma(e, Real(4.5), Real(3)), m.a));
+    n[k] = g[k] - feq[k];
+  }
+  const Real diagonal = (n[5] + n[6]) + (n[7] + n[8]);
+  const Real pxx = (n[1] + n[3]) + diagonal;
+  const Real pyy = (n[2] + n[4]) + diagonal;
+  const Real pxy = (n[5] + n[7]) - (n[6] + n[8]);
+  const Real trace = pxx + pyy;
+  const Real qx = Real(3) * pxx - Real(1.5) * pyy;
+  const Real qy = Real(3) * pyy - Real(1.5) * pxx;
+  const Real qd = Real(3) * trace, qxy = Real(9) * pxy;
+  const Real q[kSpeeds] = {Real(-1.5) * trace, qx, qy, qx, qy, qd + qxy, qd - qxy, qd + qxy, qd - qxy};
+  for (int k = 0; k < kSpeeds; ++k) {
+    f[k] = std::fma(keep * w[k], q[k], feq[k]);
+    // With a force, g's momentum is rho u - F/2: BGK keeps (1 - omega)
+    // of that difference, and so must the regularised state.
+    if (c.forced) f[k] += (keep * w[k]) * (Real(-1.5) * force_along(c, k)) + guo(c, m, k);
+  }
+}
+
 // The arithmetic of the kernels' collide(), operation for operation (the
 // contract in docs/arithmetic.md: one reciprocal of the density, explicit
 // fmas, nothing else fused), so that the reference and the kernels agree bit
@@ -334,94 +421,40 @@ inline __attribute__((always_inline)) Real smagorinsky_tau(const Collision<Real>
 // operator, so that BGK's stays as simple (and as fast) as it was.
 template <typename Real, CollisionOperator Op, bool Subgrid>
 inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& c) {
-  const Real* w = kWeight<Real>;
   for (std::size_t i = 0; i < c.cells; ++i) {
     c.speed[i] = 0;
     if (is_obstacle(c.kinds[i])) continue;
     const auto& g = c.g[i];
-    auto& f = c.f[i];
-    Real rho = 0;
-    for (int k = 0; k < kSpeeds; ++k) rho += g[k];
-    const Real inv_rho = Real(1) / rho;
+    CellMoments<Real> m;
+    m.rho = 0;
+    for (int k = 0; k < kSpeeds; ++k) m.rho += g[k];
+    const Real inv_rho = Real(1) / m.rho;
     Real mx = g[1] + g[5] + g[8] - (g[3] + g[6] + g[7]);
     Real my = g[2] + g[5] + g[6] - (g[4] + g[7] + g[8]);
     if (c.forced) {  // the velocity is the momentum plus half the force
       mx += Real(0.5) * c.fx;
       my += Real(0.5) * c.fy;
     }
-    const Real ux = mx * inv_rho;
-    const Real uy = my * inv_rho;
-    const Real u_sq = std::fma(ux, ux, uy * uy);
-    const Real a = std::fma(u_sq, Real(-1.5), Real(1));
-    Real omega = c.omega, omega_minus = c.omega_minus;
+    m.ux = mx * inv_rho;
+    m.uy = my * inv_rho;
+    const Real u_sq = std::fma(m.ux, m.ux, m.uy * m.uy);
+    m.a = std::fma(u_sq, Real(-1.5), Real(1));
+    m.omega = c.omega;
+    m.omega_minus = c.omega_minus;
     if constexpr (Subgrid) {
-      const Real tau = smagorinsky_tau(c, g, rho, inv_rho, ux, uy);
-      omega = Real(1) / tau;
+      const Real tau = smagorinsky_tau(c, g, m.rho, inv_rho, m.ux, m.uy);
+      m.omega = Real(1) / tau;
       if constexpr (Op == CollisionOperator::Trt) {
         const Real nu = tau - Real(0.5);  // TRT keeps Lambda = (tau - 1/2)(1/omega_minus - 1/2)
-        omega_minus = nu / std::fma(Real(0.5), nu, c.magic);
+        m.omega_minus = nu / std::fma(Real(0.5), nu, c.magic);
       }
     }
-    const Real keep = Real(1) - omega;
-    // e_k.u and e_k.F: exact, the factors are 0 and +-1.
-    auto eu = [&](int k) { return kEx[k] * ux + kEy[k] * uy; };
-    auto ef = [&](int k) { return Real(kEx[k]) * c.fx + Real(kEy[k]) * c.fy; };
-    // Guo, Zheng & Shi 2002 (BGK and regularised).
-    auto guo = [&](int k) {
-      return (Real(1) - Real(0.5) * omega) * w[k] *
-             (Real(3) * ((Real(kEx[k]) - ux) * c.fx + (Real(kEy[k]) - uy) * c.fy) + Real(9) * eu(k) * ef(k));
-    };
-    if constexpr (Op == CollisionOperator::Bgk) {
-      for (int k = 0; k < kSpeeds; ++k) {
-        const Real e = eu(k);
-        const Real r = omega * w[k] * rho;
-        f[k] = std::fma(keep, g[k], r * std::fma(e, std::fma(e, Real(4.5), Real(3)), a));
-        if (c.forced) f[k] += guo(k);
-      }
-    } else if constexpr (Op == CollisionOperator::Trt) {
-      // Even parts relax at omega, odd parts at omega_minus; Guo's term split alike.
-      const Real uf = c.forced ? ux * c.fx + uy * c.fy : Real(0);
-      f[0] = g[0] - omega * (g[0] - w[0] * rho * a);
-      if (c.forced) f[0] += (Real(1) - Real(0.5) * omega) * (w[0] * (Real(-3) * uf));
-      for (int k : {1, 2, 5, 6}) {
-        const int o = kOpposite[k];
-        const Real e = eu(k), wrho = w[k] * rho;
-        const Real even = Real(0.5) * (g[k] + g[o]) - wrho * std::fma(e * e, Real(4.5), a);
-        const Real odd = Real(0.5) * (g[k] - g[o]) - wrho * (Real(3) * e);
-        const Real de = omega * even, dd = omega_minus * odd;
-        f[k] = g[k] - de - dd;
-        f[o] = g[o] - de + dd;
-        if (c.forced) {
-          const Real fe = (Real(1) - Real(0.5) * omega) * (w[k] * (Real(9) * e * ef(k) - Real(3) * uf));
-          const Real fo = (Real(1) - Real(0.5) * omega_minus) * (w[k] * (Real(3) * ef(k)));
-          f[k] += fe + fo;
-          f[o] += fe - fo;
-        }
-      }
-    } else {
-      // Regularised: f_k = feq_k + (1 - omega) w_k 9/2 Q_k : Pi_neq.
-      Real feq[kSpeeds], n[kSpeeds];
-      for (int k = 0; k < kSpeeds; ++k) {
-        const Real e = eu(k);
-        feq[k] = (w[k] * rho) * (k == 0 ? a : std::fma(e, std::fma(e, Real(4.5), Real(3)), a));
-        n[k] = g[k] - feq[k];
-      }
-      const Real diagonal = (n[5] + n[6]) + (n[7] + n[8]);
-      const Real pxx = (n[1] + n[3]) + diagonal;
-      const Real pyy = (n[2] + n[4]) + diagonal;
-      const Real pxy = (n[5] + n[7]) - (n[6] + n[8]);
-      const Real trace = pxx + pyy;
-      const Real qx = Real(3) * pxx - Real(1.5) * pyy;
-      const Real qy = Real(3) * pyy - Real(1.5) * pxx;
-      const Real qd = Real(3) * trace, qxy = Real(9) * pxy;
-      const Real q[kSpeeds] = {Real(-1.5) * trace, qx, qy, qx, qy, qd + qxy, qd - qxy, qd + qxy, qd - qxy};
-      for (int k = 0; k < kSpeeds; ++k) {
-        f[k] = std::fma(keep * w[k], q[k], feq[k]);
-        // With a force, g's momentum is rho u - F/2: BGK keeps (1 - omega)
-        // of that difference, and so must the regularised state.
-        if (c.forced) f[k] += (keep * w[k]) * (Real(-1.5) * ef(k)) + guo(k);
-      }
-    }
+    if constexpr (Op == CollisionOperator::Bgk)
+      bgk_cell(c, m, g, c.f[i]);
+    else if constexpr (Op == CollisionOperator::Trt)
+      trt_cell(c, m, g, c.f[i]);
+    else
+      regularised_cell(c, m, g, c.f[i]);
     c.speed[i] = std::sqrt(u_sq);
   }
 }
