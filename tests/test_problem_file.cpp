@@ -416,6 +416,14 @@ TEST_CASE("problem file: the documented example and inputs/examples/*.toml parse
     CHECK(p.params.extensions.forced() == (n == "poiseuille"));
     CHECK(p.params.extensions.open() == (n == "cylinder"));
   }
+  // The turning bodies are curved moving walls.
+  for (const char* name : {"rotating-cylinder", "stirred-cavity"}) {
+    CAPTURE(name);
+    const Problem p = read_problem_file(std::string(D2Q9_SOURCE_DIR "/inputs/examples/") + name + ".toml");
+    CHECK(p.params.extensions.curved_walls);
+    REQUIRE(p.params.extensions.wall_rotations.size() == 2);  // number 0 (no moving edge) and the body's
+    CHECK(p.params.extensions.wall_rotations[1].omega > 0.0);
+  }
 }
 
 TEST_CASE("problem file: extensions_fingerprint tells every extension apart") {
