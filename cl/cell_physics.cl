@@ -515,15 +515,34 @@ ALWAYS_INLINE real collide(const real* g, const int kind, const int ii, const in
 // Links between two obstacle cells of a body cancel in its sum, and a static
 // wall's share is 2 e_k g_k: Ladd's rule for the links from fluid cells.
 // Without measured bodies (FORCE_BODIES) there is nothing to add.
-ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, const real* f) {
+// Whether cell byte b is a measured body's wall (add_body_force's cells).
+#define MEASURED_WALL(b) (CELL_CLASS(b) != CELL_FLUID && CELL_NUMBER(b) >= 1 && CELL_NUMBER(b) <= FORCE_BODIES)
+
+// The force on the body of obstacle cell `blocked`: what arrived (g) less
+// what it sends back (f), per speed. With moving walls only its links with
+// fluid count: fluid_links has bit k set where the neighbour x + e_k is
+// fluid (fluid_links_of). The values a moving body's cells pass among
+// themselves gain its momentum at every rebound and never reach the fluid;
+// counted, they would swing the force from step to step.
+ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, const real* f, const int fluid_links) {
 #ifdef FORCE_BODIES
   const int body = CELL_CLASS(blocked) != CELL_FLUID ? CELL_NUMBER(blocked) : 0;  // open boundaries are fluid
   // Only a measured body's cells add anything: the rest (nearly every cell)
   // skip the arithmetic, which would add +0 (a sum that starts at +0 and
   // adds finite values is never -0, so skipping +0 changes no bit).
   if (!body) return;
+#ifdef MOVING_WALL
+  const int opposite[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
+  real d[9];
+  for (int k = 0; k < 9; ++k)
+    d[k] = (((fluid_links >> opposite[k]) & 1) ? g[k] : (real)0) - (((fluid_links >> k) & 1) ? f[k] : (real)0);
+  const real fx = ((d[1] + d[5]) + d[8]) - ((d[3] + d[6]) + d[7]);
+  const real fy = ((d[2] + d[5]) + d[6]) - ((d[4] + d[7]) + d[8]);
+#else
+  (void)fluid_links;
   const real fx = ((g[1] - f[1]) + (g[5] - f[5]) + (g[8] - f[8])) - ((g[3] - f[3]) + (g[6] - f[6]) + (g[7] - f[7]));
   const real fy = ((g[2] - f[2]) + (g[5] - f[5]) + (g[6] - f[6])) - ((g[4] - f[4]) + (g[7] - f[7]) + (g[8] - f[8]));
+#endif
   for (int b = 0; b < FORCE_BODIES; ++b) {
     sums[2 * b] += body == b + 1 ? fx : (real)0;
     sums[2 * b + 1] += body == b + 1 ? fy : (real)0;
@@ -533,5 +552,32 @@ ALWAYS_INLINE void add_body_force(real* sums, const int blocked, const real* g, 
   (void)blocked;
   (void)g;
   (void)f;
+  (void)fluid_links;
+#endif
+}
+
+// fluid_links of cell (ii, jj) from device memory (neighbours given): only
+// where moving walls need it, and only for a measured body's cells.
+ALWAYS_INLINE int fluid_links_of(__global const uchar* obstacles, const int blocked, const int ii, const int jj,
+                                 const int x_e, const int x_w, const int y_n, const int y_s) {
+#if defined(FORCE_BODIES) && defined(MOVING_WALL)
+  if (!MEASURED_WALL(blocked)) return 0;
+  const int n[9] = {0,
+                    obstacles[CELL(x_e, jj)],  obstacles[CELL(ii, y_n)],  obstacles[CELL(x_w, jj)],
+                    obstacles[CELL(ii, y_s)],  obstacles[CELL(x_e, y_n)], obstacles[CELL(x_w, y_n)],
+                    obstacles[CELL(x_w, y_s)], obstacles[CELL(x_e, y_s)]};
+  int links = 0;
+  for (int k = 1; k < 9; ++k) links |= (CELL_CLASS(n[k]) == CELL_FLUID) << k;
+  return links;
+#else
+  (void)obstacles;
+  (void)blocked;
+  (void)ii;
+  (void)jj;
+  (void)x_e;
+  (void)x_w;
+  (void)y_n;
+  (void)y_s;
+  return 0;
 #endif
 }

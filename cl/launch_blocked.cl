@@ -197,22 +197,7 @@ ALWAYS_INLINE int special_cell(const int ii, const int jj, const int kind, const
   return special;
 }
 
-#if defined(CURVED_LINKS) && defined(LINK_WALLS)
-// The mask bytes of the cells region cell c pulls each speed from
-// (link_walls' in the region). Walls are obstacle cells: their bytes carry
-// no CURVED_BIT.
-ALWAYS_INLINE void region_walls(LOCAL_ARG const uchar* region_mask, const int c, int* wall) {
-  wall[0] = 0;
-  wall[1] = region_mask[c - 1];
-  wall[2] = region_mask[c - REGION_X];
-  wall[3] = region_mask[c + 1];
-  wall[4] = region_mask[c + REGION_X];
-  wall[5] = region_mask[c - 1 - REGION_X];
-  wall[6] = region_mask[c + 1 - REGION_X];
-  wall[7] = region_mask[c + 1 + REGION_X];
-  wall[8] = region_mask[c - 1 + REGION_X];
-}
-#endif
+#include "blocked_region_walls.cl"
 
 #ifdef CURVED_SIDE
 #define CURVED_SIDE_PARAMS                                                                                        \
@@ -395,7 +380,7 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
       if (in_tile) {
         sums[(s - 1) * SUMS_PER_GROUP] += cell_speed;
 #ifdef FORCE_BODIES
-        if (full) add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f);
+        if (full) add_body_force(sums + (s - 1) * SUMS_PER_GROUP + 1, blocked, g, f, region_fluid_links(region_mask, c, blocked));
 #if defined(CURVED_SIDE)
         if (curved)
           for (int q = 0; q < BODY_FORCE_SLOTS; ++q)

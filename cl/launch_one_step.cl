@@ -39,7 +39,7 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
       const idx_t cell = CELL(ii, jj);
       const int blocked = obstacles[cell];
       speed += collide(g, blocked, ii, jj, step, accelerate_next && jj == ACCEL_ROW, f);
-      add_body_force(body_force, blocked, g, f);
+      add_body_force(body_force, blocked, g, f, fluid_links_of(obstacles, blocked, ii, jj, x_e, x_w, y_n, y_s));
       store(dst, cell, f);
     }
   }

@@ -11,7 +11,7 @@ ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __
   const idx_t cell = CELL(ii, jj);
   const int blocked = obstacles[cell];
   const real speed = collide(g, blocked, ii, jj, t, accelerate, f);
-  add_body_force(body_force, blocked, g, f);
+  add_body_force(body_force, blocked, g, f, fluid_links_of(obstacles, blocked, ii, jj, x_e, x_w, y_n, y_s));
   store(dst, cell, f);
   return speed;
 }

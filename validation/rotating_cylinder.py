@@ -65,17 +65,15 @@ whole periods of each period's (max - min) / 2; the drag amplitude
 (max - min) / 2 over those periods (reported); periodicity: the spread of
 the per-period lift maxima over the mean lift amplitude.
 
-Force output. With the circle's centre a quarter cell off a row (as
-cylinder_open.py places it) and the cylinder turning, the measured Fx
-alternated from one step to the next by far more than the flow changes
-(N = 8, cy = ny/2 + 0.25, alpha 1: Cd 2.08 and -0.01 on alternate steps,
-in float and double; N = 20: +16 and -5.4), while the flow itself
-(av_vels.dat) was smooth and a still cylinder (alpha 0) showed nothing; a
-centre on a row or half-way between rows, cx a whole number, showed no
-alternation in either component. So the centre is put on a node, the pair
-mean is analysed, and `step_jump` (the largest |c(t) - c(t-1)| of the raw
-Cd and Cl over the window) is checked <= 0.02: the flow itself changes the
-coefficients by less than 1e-3 per step here.
+Force output. A turning body's measured force once swung from step to step
+(N = 8, cy = ny/2 + 0.25, alpha 1: Cd 2.08 and -0.01 on alternate steps)
+while the flow was smooth: the values the body's own cells pass among
+themselves, which gain its momentum at every rebound, were counted. A
+moving body's force now counts only its links with fluid (add_body_force,
+cl/cell_physics.cl); `step_jump` (the largest |c(t) - c(t-1)| of the raw Cd
+and Cl over the window) is checked <= 0.02 to keep it so. The centre is on
+a node and pair means are analysed, as when this was written around it;
+both are harmless now.
 
 Checks. Full runs: each value inside the published spread (the smallest to
 the largest of the sources above) widened by an allowance, this script's

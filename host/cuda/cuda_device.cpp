@@ -122,7 +122,9 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
       precision_(config.precision),
       density_(lattice.density),
       nx_(lattice.nx),
-      cells_count_(lattice.cells()) {
+      cells_count_(lattice.cells()),
+      kernels_dir_(config.kernels_dir),
+      defines_(defines) {
   // A throwing constructor runs no destructor: free what was made so far.
   try {
     Stopwatch watch;
@@ -133,6 +135,7 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     // NVRTC needs no context: the kernels compile while the driver makes one
     // (a first run's two largest costs, overlapped).
     const NvrtcTarget target = pick_nvrtc_target(info.compute_major, info.compute_minor, device_name_);
+    target_ = target;
     std::future<CompiledKernels> compiling = std::async(std::launch::async, [&config, &defines, target] {
       return compile_kernels_nvrtc(config.kernels_dir, kKernelFile, defines, target);
     });
@@ -192,8 +195,9 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
 void CudaLattice::release() noexcept {
   if (!context_) return;
   drv_.cuCtxSetCurrent(context_);
-  for (CUdeviceptr p : {tile_order_, partials_, obstacles_, cells_[1], cells_[0]})
+  for (CUdeviceptr p : {render_values_, tile_order_, partials_, obstacles_, cells_[1], cells_[0]})
     if (p) drv_.cuMemFree(p);
+  if (render_module_) drv_.cuModuleUnload(render_module_);
   if (module_plain_) drv_.cuModuleUnload(module_plain_);
   if (module_) drv_.cuModuleUnload(module_);
   drv_.cuDevicePrimaryCtxRelease(device_);
@@ -237,6 +241,32 @@ void CudaLattice::launch_sample(CUstream stream, int state, CUdeviceptr which, C
 
 void CudaLattice::fill_at_rest(CUstream stream, int state) {
   fill_cuda_lattice_at_rest(drv_, cells_[state], cells_count_, density_, precision_, stream);
+}
+
+FieldImage CudaLattice::render(CUstream stream, int state, int nx, int ny, const FieldImageRequest& request) {
+  make_current();
+  if (!render_module_) {
+    const CompiledKernels compiled = compile_kernels_nvrtc(kernels_dir_, "render.cl", defines_, target_);
+    CU_CALL(cuModuleLoadData, &render_module_, compiled.image.data());
+    CU_CALL(cuModuleGetFunction, &render_field_, render_module_, "render_field");
+  }
+  const FieldImageLayout l = field_image_layout(nx, ny, request.width);
+  const std::size_t pixels = static_cast<std::size_t>(l.width) * l.height;
+  if (pixels > render_pixels_) {  // grows to the largest picture asked for, and is kept
+    if (render_values_) CU_CALL(cuMemFree, render_values_);
+    render_values_ = 0;
+    CU_CALL(cuMemAlloc, &render_values_, pixels * sizeof(float));
+    render_pixels_ = pixels;
+  }
+  int field = static_cast<int>(request.field), scale = l.scale, width = l.width, height = l.height;
+  void* args[] = {&cells_[state], &obstacles_, &field, &scale, &width, &height, &render_values_};
+  constexpr unsigned kBlock = 16;
+  CU_CALL(cuLaunchKernel, render_field_, (static_cast<unsigned>(width) + kBlock - 1) / kBlock,
+          (static_cast<unsigned>(height) + kBlock - 1) / kBlock, 1, kBlock, kBlock, 1, 0, stream, args, nullptr);
+  std::vector<float> values(pixels);
+  CU_CALL(cuMemcpyDtoHAsync, values.data(), render_values_, pixels * sizeof(float), stream);
+  CU_CALL(cuStreamSynchronize, stream);
+  return colour_field_image(request.field, l.width, l.height, values, "device");
 }
 
 }  // namespace d2q9

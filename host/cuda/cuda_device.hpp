@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "device/launch_plan.hpp"
+#include "io/field_image.hpp"
 
 #include "cuda/cuda_driver.hpp"
 #include "cuda/cuda_backend.hpp"
@@ -75,6 +76,10 @@ class CudaLattice {
   void set_tile_order(const std::vector<int>& order);
   // Lattice `state` at rest (blocking, on `stream`).
   void fill_at_rest(CUstream stream, int state);
+  // The live view's picture of lattice `state` (the whole nx x ny grid),
+  // sampled by cl/render.cl (compiled on first use) after the work queued
+  // on `stream`; blocking.
+  FieldImage render(CUstream stream, int state, int nx, int ny, const FieldImageRequest& request);
   // The context, the compile and the obstacles' upload (a solver adds its state's).
   SetupTimes setup;
 
@@ -103,6 +108,14 @@ class CudaLattice {
   CUdeviceptr obstacles_ = 0;
   CUdeviceptr partials_ = 0;
   CUdeviceptr tile_order_ = 0;  // 0: row by row
+  // The live view's render kernel, built on first use from what built the steps'.
+  std::string kernels_dir_;
+  std::vector<std::string> defines_;
+  NvrtcTarget target_;
+  CUmodule render_module_ = nullptr;
+  CUfunction render_field_ = nullptr;
+  CUdeviceptr render_values_ = 0;
+  std::size_t render_pixels_ = 0;  // render_values_' size
 };
 
 }  // namespace d2q9

@@ -56,6 +56,10 @@ class CudaDevice final : public LatticeDevice {
   EdgeBuffers edge_buffers() override { return edges_; }
   void fill_at_rest(int state) override;
   void upload(int state, const std::vector<double>& f) override;
+  std::optional<FieldImage> render(int state, const FieldImageRequest& request) override {
+    if (halo_depth_ > 0) return std::nullopt;  // a slab: the host draws the gathered grid
+    return lattice_.render(kernels_, state, nx_, rows_, request);
+  }
   std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
   std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;
   void set_sample_cells(const std::vector<std::size_t>& cells, int rows) override;

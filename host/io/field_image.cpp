@@ -73,14 +73,19 @@ FieldImage field_image(const FlowFields& fields, const ObstacleMask& mask, const
       const std::size_t cell = static_cast<std::size_t>(jj) * fields.nx + ii;
       values[static_cast<std::size_t>(py) * l.width + px] = mask.at(ii, jj) ? NAN : static_cast<float>(source[cell]);
     }
+  return colour_field_image(request.field, l.width, l.height, values, "host");
+}
+
+FieldImage colour_field_image(ImageField field, int width, int height, const std::vector<float>& values,
+                              const std::string& made_by) {
   FieldImage image;
-  image.field = request.field;
-  image.width = l.width;
-  image.height = l.height;
-  image.range = image_range(request.field, values);
+  image.field = field;
+  image.width = width;
+  image.height = height;
+  image.range = image_range(field, values);
   image.rgba.resize(values.size() * 4);
-  for (std::size_t i = 0; i < values.size(); ++i) image_colour(request.field, values[i], image.range, &image.rgba[4 * i]);
-  image.made_by = "host";
+  for (std::size_t i = 0; i < values.size(); ++i) image_colour(field, values[i], image.range, &image.rgba[4 * i]);
+  image.made_by = made_by;
   return image;
 }
 

@@ -1,7 +1,8 @@
 // The live view's pictures (host/serve/): one field of the flow, sampled
 // down to at most a requested width and colour-mapped into RGBA, obstacles
-// grey, y upward. A device backend makes them with cl/render.cl; this is the
-// host's way, from the flow fields, for backends without it.
+// grey, y upward. A device backend samples them with cl/render.cl; this is
+// the host's way, from the flow fields, for backends without it; the colours
+// are the host's either way.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,11 @@ struct FieldImage {
 ColourRange image_range(ImageField field, const std::vector<float>& values);
 // The colour of a sampled value (NaN: obstacle grey), alpha 255.
 void image_colour(ImageField field, float value, const ColourRange& range, std::uint8_t* rgba);
+
+// The picture of sampled values (width x height, top row first; NaN:
+// obstacle) over their range; `made_by` says where they were sampled.
+FieldImage colour_field_image(ImageField field, int width, int height, const std::vector<float>& values,
+                              const std::string& made_by);
 
 // The picture from the fields of the whole grid (the host's way).
 FieldImage field_image(const FlowFields& fields, const ObstacleMask& mask, const FieldImageRequest& request);

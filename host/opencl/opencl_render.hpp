@@ -1,5 +1,5 @@
-// The live view's pictures made on an OpenCL device (cl/render.cl): only the
-// picture and a few numbers a row come back to the host.
+// The live view's pictures sampled on an OpenCL device (cl/render.cl): only
+// the picture's values come back to the host, which colours them.
 #pragma once
 
 #include <string>
@@ -24,9 +24,9 @@ class OpenCLRenderer {
  private:
   cl::Context context_;
   cl::Program program_;
-  cl::Kernel field_, colours_;
-  cl::Buffer values_, ranges_, rgba_;
-  std::size_t pixels_ = 0, rows_ = 0;  // the buffers' sizes
+  cl::Kernel field_;
+  cl::Buffer values_;
+  std::size_t pixels_ = 0;  // the buffer's size
 };
 
 }  // namespace d2q9

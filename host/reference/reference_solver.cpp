@@ -272,20 +272,31 @@ void ReferenceSolver<Real>::rebound() {
 
 // Momentum exchange: what each measured body's cells took from the lattice
 // this step, the momentum arriving (tmp) less that sent back (cells), in the
-// kernels' order of operations per cell; summed over cells in double.
+// kernels' order of operations per cell; summed over cells in double. With
+// moving walls only the links with fluid count (the kernels' add_body_force).
 template <typename Real>
 void ReferenceSolver<Real>::measure_body_forces() {
   const int bodies = params_.extensions.measured_bodies;
   if (bodies == 0) return;
   const std::size_t first = body_forces_.size();
   body_forces_.resize(first + 2 * static_cast<std::size_t>(bodies), 0.0);
+  const int nx = params_.nx, ny = params_.ny;
+  const bool moving = params_.extensions.moving_walls();  // the kernels' MOVING_WALL: links with fluid only
   for (std::size_t i = 0; i < cells_.size(); ++i) {
     const int body = cell_body(mask_.kinds[i], bodies);
     if (body == 0) continue;
     const Cell& g = tmp_cells_[i];
     Cell f = cells_[i];
     f[0] = g[0];  // rebound leaves speed 0 where it was
-    const auto d = [&](int k) { return g[k] - f[k]; };
+    const int ii = static_cast<int>(i % nx), jj = static_cast<int>(i / nx);
+    // Whether the neighbour x + e_k is fluid.
+    const auto fluid = [&](int k) {
+      return !is_obstacle(mask_.kinds[(ii + kEx[k] + nx) % nx + static_cast<std::size_t>((jj + kEy[k] + ny) % ny) * nx]);
+    };
+    const auto d = [&](int k) {
+      if (!moving) return g[k] - f[k];
+      return (fluid(kOpposite[k]) ? g[k] : Real(0)) - (fluid(k) ? f[k] : Real(0));
+    };
     const Real fx = ((d(1) + d(5)) + d(8)) - ((d(3) + d(6)) + d(7));
     const Real fy = ((d(2) + d(5)) + d(6)) - ((d(4) + d(7)) + d(8));
     body_forces_[first + 2 * (body - 1)] += static_cast<double>(fx);

@@ -5,7 +5,8 @@ and a client making the page's requests (status and a picture every 0.4 s,
 forces and probes every 2 s), the three alternated ROUNDS times; MLUPS from
 each run's --summary-json, printed per run and as medians.
 
-Usage: live_view_cost.py D2Q9_BGK PROBLEM.toml OUT_DIR [--rounds N]
+Usage: live_view_cost.py D2Q9_BGK PROBLEM.toml OUT_DIR [--rounds N] [--extra "-b cuda ..."]
+The page's last picture of each page run is kept as OUT_DIR/page_<round>/picture.png.
 """
 import argparse
 import json
@@ -18,8 +19,8 @@ import time
 import urllib.request
 
 
-def page_requests(url, stop, count):
-    """The page's requests until `stop` is set."""
+def page_requests(url, stop, count, picture):
+    """The page's requests until `stop` is set; the last picture's bytes into picture[0]."""
     base, token = url.split("/?token=")
     tick = 0
     while not stop.is_set():
@@ -28,27 +29,33 @@ def page_requests(url, stop, count):
             paths += ["/api/forces", "/api/probes"]
         for path in paths:
             try:
-                urllib.request.urlopen(base + path + ("&" if "?" in path else "?") + "token=" + token, timeout=10).read()
+                body = urllib.request.urlopen(base + path + ("&" if "?" in path else "?") + "token=" + token,
+                                              timeout=10).read()
                 count[0] += 1
+                if "picture" in path:
+                    picture[0] = body
             except OSError:
                 pass
         tick += 1
         time.sleep(0.4)
 
 
-def run(bgk, problem, out, mode):
+def run(bgk, problem, out, mode, extra):
     """One run in `mode` (plain, served, page): its MLUPS and the requests made."""
-    args = [bgk, "--no-png", "-q", "--summary-json", "summary.json", "-o", out, problem]
+    args = [bgk, "--no-png", "-q", "--summary-json", "summary.json", "-o", out, problem] + extra
     if mode != "plain":
         args += ["--serve", "0"]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    stop, count = threading.Event(), [0]
+    stop, count, picture = threading.Event(), [0], [None]
     if mode != "plain":
         url = re.search(r"serving (http://\S+)", proc.stderr.readline()).group(1)
         if mode == "page":
-            threading.Thread(target=page_requests, args=(url, stop, count), daemon=True).start()
+            threading.Thread(target=page_requests, args=(url, stop, count, picture), daemon=True).start()
     proc.wait()
     stop.set()
+    if picture[0]:
+        with open(os.path.join(out, "picture.png"), "wb") as f:
+            f.write(picture[0])
     if proc.returncode != 0:
         raise SystemExit(f"error: {mode} run failed ({proc.returncode}): {proc.stderr.read()}")
     with open(os.path.join(out, "summary.json")) as f:
@@ -61,12 +68,13 @@ def main():
     parser.add_argument("problem", help="a problem file (.toml): a few seconds of steps")
     parser.add_argument("out", help="folder for the runs' outputs")
     parser.add_argument("--rounds", type=int, default=3, help="times each mode runs, alternated (default 3)")
+    parser.add_argument("--extra", default="", help="more d2q9-bgk arguments, space-separated (e.g. \"-b cuda\")")
     a = parser.parse_args()
     os.makedirs(a.out, exist_ok=True)
     results = {"plain": [], "served": [], "page": []}
     for r in range(a.rounds):
         for mode in results:
-            mlups, requests = run(a.bgk, a.problem, os.path.join(a.out, f"{mode}_{r}"), mode)
+            mlups, requests = run(a.bgk, a.problem, os.path.join(a.out, f"{mode}_{r}"), mode, a.extra.split())
             results[mode].append(mlups)
             print(f"{mode:7s} round {r}: {mlups:.2f} MLUPS, {requests} requests", flush=True)
     for mode, values in results.items():
