@@ -124,7 +124,8 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
     const double elapsed = std::chrono::duration<double>(clock::now() - tic).count();
     step = end;
     // At most 4x growth per segment, so one quick measurement cannot overshoot far.
-    const double fitting = elapsed > 0 ? n * options.segment_seconds / elapsed : 4.0 * n;
+    const double aim = options.live && options.live->watched() ? options.watched_segment_seconds : options.segment_seconds;
+    const double fitting = elapsed > 0 ? n * aim / elapsed : 4.0 * n;
     segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, 4.0 * std::max(n, segment))));
     // Steady: the run ends here as if this were its last step (no checkpoint).
     bool stop = false;

@@ -50,8 +50,10 @@ struct RunLoopOptions {
   // asked at each save, since an in-run launch search may have changed the launch.
   std::function<RunRecord()> run_record;
   // Wall time one segment aims at: SIGTERM is honoured, and the progress line
-  // redrawn, within about this long.
-  double segment_seconds = 0.25;
+  // redrawn, within about this long. Each segment's end drains the device,
+  // so they are long; shorter while a live view's page is open (watched).
+  double segment_seconds = 1.0;
+  double watched_segment_seconds = 0.4;
   int snapshot_every = 0;                  // 0: no snapshots
   std::function<void(int step)> snapshot;  // after every snapshot_every-th step
   int steady_every = 0;                    // 0: no steady check

@@ -11,7 +11,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -137,6 +139,9 @@ struct LiveView::State {
   std::atomic<bool> listen_returned{false};
   std::string host, token;
   int port = 0;
+
+  // When a request with the token last came (steady clock, ns); watched().
+  std::atomic<std::int64_t> last_request_ns{std::numeric_limits<std::int64_t>::min() / 2};
 
   std::mutex mutex;  // everything below
   std::condition_variable changed;
@@ -358,6 +363,12 @@ LiveCommand LiveView::take_command() {
   return c;
 }
 
+bool LiveView::watched() const {
+  constexpr std::int64_t kWatchedNs = 3'000'000'000;  // a page asks every 0.5 s or so
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  return now - state_->last_request_ns.load() < kWatchedNs;
+}
+
 bool LiveView::paused() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->paused;
@@ -383,7 +394,10 @@ void LiveView::State::routes() {
   server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     const std::string given =
         req.has_param("token") ? req.get_param_value("token") : req.get_header_value("X-D2Q9-Token");
-    if (same_token(given, token)) return httplib::Server::HandlerResponse::Unhandled;
+    if (same_token(given, token)) {
+      last_request_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
     res.status = 403;
     res.set_content("403 forbidden: this run's page needs its token (printed when the run started)\n", "text/plain");
     return httplib::Server::HandlerResponse::Handled;

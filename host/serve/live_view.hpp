@@ -67,6 +67,9 @@ class LiveView {
   LiveCommand take_command();
   // Whether the page holds the run paused.
   bool paused() const;
+  // Whether a client asked for anything (with the token) in the last few
+  // seconds: a page is open, and the run reports more often.
+  bool watched() const;
   // One line the page shows under its buttons ("checkpoint written to ...").
   void report(const std::string& message);
   // Requests that need the simulation while nothing steps it (Python
