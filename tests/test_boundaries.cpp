@@ -458,13 +458,15 @@ circle = { center = [24.0, 32.25], radius = 4.0 }
   s.run(pr.params.max_iters, av);
   const std::vector<double> f = s.take_body_forces();  // Fx, Fy per step
   REQUIRE(f.size() == 2 * static_cast<std::size_t>(pr.params.max_iters));
-  double largest_jump = 0, mean_fx = 0;
+  // The flow is still starting (Fx grows by up to 1e-3 a step), so a swing
+  // shows in the second difference: 1.0e-4 now, 0.042 when it swung.
+  double largest_swing = 0, mean_fx = 0;
   for (std::size_t t = 400; t < 600; ++t) {
-    largest_jump = std::max(largest_jump, std::fabs(f[2 * t] - f[2 * t - 2]));
+    largest_swing = std::max(largest_swing, std::fabs(f[2 * t] - 2 * f[2 * t - 2] + f[2 * t - 4]));
     mean_fx += f[2 * t] / 200;
   }
   CHECK(mean_fx > 1e-3);  // drag, downstream
-  CHECK(largest_jump < 0.01 * mean_fx);
+  CHECK(largest_swing < 1e-3);
 }
 
 TEST_CASE("boundaries: a turning cylinder in a fixed ring gives circular Couette flow") {
