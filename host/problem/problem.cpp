@@ -40,6 +40,11 @@ std::optional<CollisionOperator> parse_collision_operator(const std::string& tex
 
 double trt_omega_minus(double omega, double magic) { return 1.0 / (magic / (1.0 / omega - 0.5) + 0.5); }
 
+// Lambda's relation is symmetric in the two rates.
+double HeatModel::thermal_omega_even() const {
+  return thermal_collision == CollisionOperator::Trt ? trt_omega_minus(thermal_omega(), thermal_magic) : thermal_omega();
+}
+
 double smagorinsky_factor(double constant) { return 18.0 * std::sqrt(2.0) * constant * constant; }
 
 std::string smagorinsky_problem(double constant) {

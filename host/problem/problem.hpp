@@ -71,10 +71,11 @@ struct OpenBoundary {
   bool parabolic = false;
   double density = 1.0;  // an outlet's
   int sponge = 0;        // an absorbing layer of this many cells beside the edge (0: none)
+  double temperature = 0.0;  // with [heat], an inlet's: the temperature the flow brings in
   bool inlet() const { return kind == Kind::VelocityInlet; }
   bool operator==(const OpenBoundary& o) const {
     return kind == o.kind && edge == o.edge && velocity == o.velocity && parabolic == o.parabolic &&
-           density == o.density && sponge == o.sponge;
+           density == o.density && sponge == o.sponge && temperature == o.temperature;
   }
 };
 
@@ -165,12 +166,59 @@ struct KernelMeasures {
   int sums_per_group() const { return 1 + 2 * measured_bodies; }
 };
 
+// What a wall does to heat (the temperature lattice's boundary kind of a
+// wall cell, by its number): keeps it in, holds a temperature (anti-bounce-
+// back), or lets a fixed flux in.
+struct ThermalWall {
+  enum class Kind { Adiabatic = 0, Temperature = 1, HeatFlux = 2 };
+  Kind kind = Kind::Adiabatic;
+  // Temperature: the wall's; HeatFlux: heat into the fluid per cell face and step.
+  double value = 0.0;
+  bool operator==(const ThermalWall& o) const { return kind == o.kind && value == o.value; }
+  bool operator!=(const ThermalWall& o) const { return !(*this == o); }
+};
+
+// Heat ([heat], docs/heat.md): a temperature carried by the flow on a D2Q5
+// lattice of its own (planes 9-13 of the distributions), its collision, the
+// Boussinesq buoyancy it puts on the flow, and what each wall does to it.
+struct HeatModel {
+  bool heat = false;  // [heat] given: the temperature lattice exists
+  double diffusivity = 0.0;  // thermal diffusivity alpha; omega_T = 1 / (3 alpha + 1/2)
+  CollisionOperator thermal_collision = CollisionOperator::Bgk;  // Bgk or Trt
+  double thermal_magic = 0.25;  // TRT's Lambda on the temperature lattice
+  // Force per unit volume on a fluid cell per unit of its T - reference
+  // (rho0 g beta, against gravity); none: the temperature is passive.
+  Vec2 buoyancy;
+  double reference_temperature = 0.0;  // Boussinesq's T0
+  double initial_temperature = 0.0;    // every cell's at the start
+  // By wall number (cell_number of kWall and kMovingWall cells); empty or
+  // short: adiabatic. Number 0 (plain walls) is always adiabatic.
+  std::vector<ThermalWall> thermal_walls;
+  // The Nusselt number's scales: Nu = q L / (alpha dT) for a wall's mean flux q.
+  double heat_length = 0.0, temperature_difference = 1.0;
+
+  // The temperature lattice's relaxation rates: omega_T sets the
+  // diffusivity (BGK's one rate; TRT's odd one), TRT's even one follows Lambda.
+  double thermal_omega() const { return 1.0 / (3.0 * diffusivity + 0.5); }
+  double thermal_omega_even() const;
+  bool buoyant() const { return buoyancy != Vec2{}; }
+  ThermalWall thermal_wall(int number) const {
+    return number > 0 && number < static_cast<int>(thermal_walls.size()) ? thermal_walls[number] : ThermalWall{};
+  }
+};
+
+// Values per cell of the lattice: the nine distributions, and with heat the
+// five of temperature after them.
+inline constexpr int kHeatSpeeds = 5;
+
 // What problem files (docs/problem-files.md) add to the coursework's model,
-// in three parts by what they hold. The defaults are the coursework's
+// in four parts by what they hold. The defaults are the coursework's
 // (nothing added), and the kernels compile each addition in only when a
 // problem uses it, so coursework runs keep their code, speed and bytes.
-struct Extensions : BoundaryKinds, FluidModel, KernelMeasures {
-  bool any() const { return any_boundary() || any_model(); }
+struct Extensions : BoundaryKinds, FluidModel, KernelMeasures, HeatModel {
+  bool any() const { return any_boundary() || any_model() || heat; }
+  // Values per cell of the lattice (distribution planes): 9, or 14 with heat.
+  int planes() const { return heat ? 9 + kHeatSpeeds : 9; }
 };
 
 // What a run measures besides the flow (problem files: [forces], [probes]).
