@@ -20,21 +20,33 @@ typedef struct {
   real ux, uy;  // velocity; with a body force (momentum + F/2) / rho, Guo's shift
   real u_sq;    // u.u, of which |u| is also taken
   real a;       // 1 - 3/2 u.u: the part of every equilibrium that e_k.u leaves alone
+#ifdef BODY_FORCE
+  real fx, fy;  // the force on the cell: FORCE_X, FORCE_Y, and with BUOYANCY its temperature's
+#endif
 #ifdef SMAGORINSKY
   real inv_rho;  // 1 / rho, for the subgrid model's |Pi| / rho
 #endif
 } cell_moments;
 
-// One division per cell: rho's reciprocal.
-ALWAYS_INLINE cell_moments moments_of(const real* g) {
+// One division per cell: rho's reciprocal. `temperature`: the cell's (heat.cl),
+// whose excess over T_REF pushes it (BUOYANCY); read only then.
+ALWAYS_INLINE cell_moments moments_of(const real* g, const real temperature) {
   cell_moments m;
+  (void)temperature;
   m.rho = g[0] + g[1] + g[2] + g[3] + g[4] + g[5] + g[6] + g[7] + g[8];
   const real inv_rho = (real)1 / m.rho;
   real mx = g[1] + g[5] + g[8] - (g[3] + g[6] + g[7]);
   real my = g[2] + g[5] + g[6] - (g[4] + g[7] + g[8]);
 #ifdef BODY_FORCE
-  mx += (real)0.5 * (real)FORCE_X;  // the velocity is the momentum plus half the force
-  my += (real)0.5 * (real)FORCE_Y;
+#ifdef BUOYANCY
+  m.fx = fma((real)BUOYANCY_X, temperature - (real)T_REF, (real)FORCE_X);
+  m.fy = fma((real)BUOYANCY_Y, temperature - (real)T_REF, (real)FORCE_Y);
+#else
+  m.fx = (real)FORCE_X;
+  m.fy = (real)FORCE_Y;
+#endif
+  mx += (real)0.5 * m.fx;  // the velocity is the momentum plus half the force
+  my += (real)0.5 * m.fy;
 #endif
   m.ux = mx * inv_rho;
   m.uy = my * inv_rho;
@@ -147,46 +159,45 @@ ALWAYS_INLINE void collide_trt(const real* g, const cell_moments m, const real o
 // together with the half-force shift of the velocity (moments_of). Each
 // operator takes the term in its own form, added to its post-collision state.
 #ifdef BODY_FORCE
-// Guo's term of speed (ex, ey) of weight w for a cell of velocity (ux, uy).
-ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const real ux, const real uy,
-                            const real omega) {
-  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
+// Guo's term of speed (ex, ey) of weight w for the cell m.
+ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const cell_moments m, const real omega) {
+  const real fx = m.fx, fy = m.fy, ux = m.ux, uy = m.uy;
   const real eu = (real)ex * ux + (real)ey * uy;
   const real ef = (real)ex * fx + (real)ey * fy;
   return ((real)1 - (real)0.5 * omega) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
 }
 
 ALWAYS_INLINE void add_guo_forcing(const cell_moments m, const real omega, real* f) {
-  f[0] += guo_term(W0, 0, 0, m.ux, m.uy, omega);
-  f[1] += guo_term(W1, 1, 0, m.ux, m.uy, omega);
-  f[2] += guo_term(W1, 0, 1, m.ux, m.uy, omega);
-  f[3] += guo_term(W1, -1, 0, m.ux, m.uy, omega);
-  f[4] += guo_term(W1, 0, -1, m.ux, m.uy, omega);
-  f[5] += guo_term(W2, 1, 1, m.ux, m.uy, omega);
-  f[6] += guo_term(W2, -1, 1, m.ux, m.uy, omega);
-  f[7] += guo_term(W2, -1, -1, m.ux, m.uy, omega);
-  f[8] += guo_term(W2, 1, -1, m.ux, m.uy, omega);
+  f[0] += guo_term(W0, 0, 0, m, omega);
+  f[1] += guo_term(W1, 1, 0, m, omega);
+  f[2] += guo_term(W1, 0, 1, m, omega);
+  f[3] += guo_term(W1, -1, 0, m, omega);
+  f[4] += guo_term(W1, 0, -1, m, omega);
+  f[5] += guo_term(W2, 1, 1, m, omega);
+  f[6] += guo_term(W2, -1, 1, m, omega);
+  f[7] += guo_term(W2, -1, -1, m, omega);
+  f[8] += guo_term(W2, 1, -1, m, omega);
 }
 
 // g's momentum is rho u - F/2: BGK keeps (1 - omega) of that difference, and
 // so must the regularised state, which keeps no part of g as it is; kw is
 // (1 - omega) w_k.
-ALWAYS_INLINE real kept_force(const real kw, const int ex, const int ey) {
-  return kw * ((real)-1.5 * ((real)ex * (real)FORCE_X + (real)ey * (real)FORCE_Y));
+ALWAYS_INLINE real kept_force(const real kw, const int ex, const int ey, const cell_moments m) {
+  return kw * ((real)-1.5 * ((real)ex * m.fx + (real)ey * m.fy));
 }
 
 ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, const real omega, real* f) {
   const real keep = (real)1 - omega;
   const real k0 = keep * W0, k1 = keep * W1, k2 = keep * W2;
-  f[0] += kept_force(k0, 0, 0) + guo_term(W0, 0, 0, m.ux, m.uy, omega);
-  f[1] += kept_force(k1, 1, 0) + guo_term(W1, 1, 0, m.ux, m.uy, omega);
-  f[2] += kept_force(k1, 0, 1) + guo_term(W1, 0, 1, m.ux, m.uy, omega);
-  f[3] += kept_force(k1, -1, 0) + guo_term(W1, -1, 0, m.ux, m.uy, omega);
-  f[4] += kept_force(k1, 0, -1) + guo_term(W1, 0, -1, m.ux, m.uy, omega);
-  f[5] += kept_force(k2, 1, 1) + guo_term(W2, 1, 1, m.ux, m.uy, omega);
-  f[6] += kept_force(k2, -1, 1) + guo_term(W2, -1, 1, m.ux, m.uy, omega);
-  f[7] += kept_force(k2, -1, -1) + guo_term(W2, -1, -1, m.ux, m.uy, omega);
-  f[8] += kept_force(k2, 1, -1) + guo_term(W2, 1, -1, m.ux, m.uy, omega);
+  f[0] += kept_force(k0, 0, 0, m) + guo_term(W0, 0, 0, m, omega);
+  f[1] += kept_force(k1, 1, 0, m) + guo_term(W1, 1, 0, m, omega);
+  f[2] += kept_force(k1, 0, 1, m) + guo_term(W1, 0, 1, m, omega);
+  f[3] += kept_force(k1, -1, 0, m) + guo_term(W1, -1, 0, m, omega);
+  f[4] += kept_force(k1, 0, -1, m) + guo_term(W1, 0, -1, m, omega);
+  f[5] += kept_force(k2, 1, 1, m) + guo_term(W2, 1, 1, m, omega);
+  f[6] += kept_force(k2, -1, 1, m) + guo_term(W2, -1, 1, m, omega);
+  f[7] += kept_force(k2, -1, -1, m) + guo_term(W2, -1, -1, m, omega);
+  f[8] += kept_force(k2, 1, -1, m) + guo_term(W2, 1, -1, m, omega);
 }
 
 #ifdef COLLISION_TRT
@@ -202,7 +213,7 @@ ALWAYS_INLINE void add_trt_pair_forcing(real* f, const int k, const int o, const
 }
 
 ALWAYS_INLINE void add_trt_forcing(const cell_moments m, const real omega, const real omega_minus, real* f) {
-  const real fx = (real)FORCE_X, fy = (real)FORCE_Y;
+  const real fx = m.fx, fy = m.fy;
   const real uf = m.ux * fx + m.uy * fy;
   f[0] += ((real)1 - (real)0.5 * omega) * (W0 * ((real)-3 * uf));
   add_trt_pair_forcing(f, 1, 3, W1, m.ux, fx, uf, omega, omega_minus);
@@ -443,10 +454,21 @@ ALWAYS_INLINE void accelerate_cell(real* f) {
 // do not diverge; the wasted arithmetic is free in a memory-bound kernel.
 // `edges`: whether the cell may be an open boundary or lie in a sponge (0
 // only where it provably does not: the blocked kernel's plain tiles).
-ALWAYS_INLINE real collide_cell(const real* g, const int kind, const int ii, const int jj, const int t,
+// With THERMAL, h holds the cell's incoming temperature distributions and
+// gets their new state (heat.cl): the flow takes its temperature's buoyancy,
+// the temperature the flow's velocity.
+ALWAYS_INLINE real collide_cell(const real* g, real* h, const int kind, const int ii, const int jj, const int t,
                                 const int accelerate, const int edges, real* f) {
   (void)edges;
   const int obstacle = CELL_CLASS(kind) != CELL_FLUID;
+#ifdef THERMAL
+  const real h_in[HEAT_SPEEDS] = {h[0], h[1], h[2], h[3], h[4]};
+  if (edges && !obstacle && kind) heat_inlet(kind, h);
+  const real temperature = temperature_of(h);
+#else
+  const real temperature = (real)0;
+  (void)h;
+#endif
 #ifdef OPEN_EDGES
   // g with an open boundary's unknowns set; rebound keeps g. Copied without
   // a loop, which would keep the rows kernel scalar on CPUs (see store()).
@@ -458,8 +480,12 @@ ALWAYS_INLINE real collide_cell(const real* g, const int kind, const int ii, con
   (void)jj;
   (void)t;
 #endif
-  const cell_moments m = moments_of(g);
+  const cell_moments m = moments_of(g, temperature);
   collide_fluid(g, m, f);
+#ifdef THERMAL
+  collide_heat(h, temperature, m.ux, m.uy);
+  if (obstacle) rebound_heat(h_in, kind, h);
+#endif
 #ifdef SPONGE
   if (edges) absorb(ii, jj, t, f);
 #endif
@@ -475,9 +501,9 @@ ALWAYS_INLINE real collide_cell(const real* g, const int kind, const int ii, con
   if (accelerate && !obstacle) accelerate_cell(f);
   return speed;
 }
-ALWAYS_INLINE real collide(const real* g, const int kind, const int ii, const int jj, const int t,
+ALWAYS_INLINE real collide(const real* g, real* h, const int kind, const int ii, const int jj, const int t,
                            const int accelerate, real* f) {
-  return collide_cell(g, kind, ii, jj, t, accelerate, 1, f);
+  return collide_cell(g, h, kind, ii, jj, t, accelerate, 1, f);
 }
 
 // Sums `value` over the work-group in a fixed order (tree in local memory)

@@ -49,6 +49,8 @@
 //                                       cell's own rates (smagorinsky_tau)
 //   CURVED_LINKS        curved walls (interpolated bounce-back): `obstacles`
 //                       holds 8 planes of link bytes after the obstacle bytes
+//   THERMAL             heat: a temperature lattice (D2Q5) in planes 9-13 of
+//                       the distributions, its walls and buoyancy (heat.cl)
 //   FORCE_BODIES        bodies whose force is measured (momentum exchange): an
 //                       obstacle byte's number (cell_kinds.cl) is its body
 //                       (1..FORCE_BODIES; 0: not measured); each work-group's
@@ -89,6 +91,7 @@
 #include "lattice.cl"
 #include "launch_common.cl"
 #include "open_edges.cl"
+#include "heat.cl"
 #include "cell_physics.cl"
 #include "curved_walls.cl"
 #include "launch_one_step.cl"

@@ -1,6 +1,9 @@
 // Launch scheme: BLOCK_STEPS steps a launch on a tile held in local memory.
 
 #ifdef BLOCK_STEPS
+#ifdef THERMAL
+#error "the blocked kernel carries no temperature lattice: heat runs on the one-step schemes"
+#endif
 // Temporal blocking: up to BLOCK_STEPS steps per launch for grids where a
 // launch and its drain cost more than a step's memory traffic. A work-group
 // owns a TILE_X x TILE_Y tile; it loads the tile with a halo of BLOCK_STEPS
@@ -373,7 +376,8 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 #endif
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
       const int blocked = REGION_BYTE(c);
-      const real cell_speed = collide_cell(g, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, full, f);
+      real no_heat[HEAT_SPEEDS];  // heat runs on the one-step schemes (the launch plan)
+      const real cell_speed = collide_cell(g, no_heat, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, full, f);
       // The tile's own cells inside the grid (a slab: its own rows) count towards |u|.
       const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
                           ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;

@@ -32,15 +32,21 @@ ONE_STEP_KERNEL void propagate_rebound_collide(__global const stored* restrict s
     // The global range is padded up to whole work-groups; padding items only
     // take part in the reduction.
     if (ii < NX && jj <= LAST_ROW) {
-      real g[9], f[9];
+      real g[9], f[9], h[HEAT_SPEEDS];
       PERIODIC_NEIGHBOURS(ii, jj);
       pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
       pull_curved(src, obstacles, ii, jj, x_e, x_w, y_n, y_s, g, body_force);
       const idx_t cell = CELL(ii, jj);
       const int blocked = obstacles[cell];
-      speed += collide(g, blocked, ii, jj, step, accelerate_next && jj == ACCEL_ROW, f);
+#ifdef THERMAL
+      pull_heat(src, blocked, ii, jj, x_e, x_w, y_n, y_s, h);
+#endif
+      speed += collide(g, h, blocked, ii, jj, step, accelerate_next && jj == ACCEL_ROW, f);
       add_body_force(body_force, blocked, g, f, fluid_links_of(obstacles, blocked, ii, jj, x_e, x_w, y_n, y_s));
       store(dst, cell, f);
+#ifdef THERMAL
+      store_heat(dst, cell, h);
+#endif
     }
   }
   REDUCE_TO_PARTIAL(local_speed, lid, speed, (partial_offset + group) * SUMS_PER_GROUP);

@@ -5,14 +5,20 @@
 // and rows given; returns its |u|.
 ALWAYS_INLINE real row_cell(__global const stored* src, __global stored* dst, __global const uchar* obstacles, const int ii, const int jj, const int x_e,
                      const int x_w, const int y_n, const int y_s, const int t, const int accelerate, real* body_force) {
-  real g[9], f[9];
+  real g[9], f[9], h[HEAT_SPEEDS];
   pull_from(src, ii, jj, x_e, x_w, y_n, y_s, g);
   pull_curved(src, obstacles, ii, jj, x_e, x_w, y_n, y_s, g, body_force);
   const idx_t cell = CELL(ii, jj);
   const int blocked = obstacles[cell];
-  const real speed = collide(g, blocked, ii, jj, t, accelerate, f);
+#ifdef THERMAL
+  pull_heat(src, blocked, ii, jj, x_e, x_w, y_n, y_s, h);
+#endif
+  const real speed = collide(g, h, blocked, ii, jj, t, accelerate, f);
   add_body_force(body_force, blocked, g, f, fluid_links_of(obstacles, blocked, ii, jj, x_e, x_w, y_n, y_s));
   store(dst, cell, f);
+#ifdef THERMAL
+  store_heat(dst, cell, h);
+#endif
   return speed;
 }
 

@@ -1,6 +1,6 @@
 // The live view's pictures (host/serve/, docs/live-view.md), made where the
 // distributions are so that only a small picture crosses to the host: one
-// field (0 speed, 1 vorticity, 2 density) sampled at one cell per SCALE x
+// field (0 speed, 1 vorticity, 2 density, 3 temperature) sampled at one cell per SCALE x
 // SCALE block (its centre, as host/io/field_image.cpp samples it), one
 // work-item a pixel; the host colours it (colour_field_image). Built with the
 // lattice's own defines (NX, NY, the precision and storage), apart from the
@@ -10,6 +10,15 @@
 // An obstacle: a cell byte whose class (bits 0-1) is not fluid; a fluid
 // cell's number (an open boundary's edge) leaves it fluid.
 #define RENDER_OBSTACLE(b) (((b) & 3) != 0)
+
+#ifdef THERMAL
+// A cell's temperature: the sum of its five temperature distributions (planes 9-13).
+ALWAYS_INLINE float render_temperature(__global const stored* f, const idx_t cell) {
+  float t = 0.0f;
+  for (int k = 9; k < 14; ++k) t += (float)load_f(f, k, cell);
+  return t;
+}
+#endif
 
 // Velocity and density of fluid cell (ii, jj), as io/output.cpp's
 // fluid_cell_state sums them (the Guo half force taken off where forced).
@@ -22,8 +31,14 @@ ALWAYS_INLINE void render_moments(__global const stored* f, const int ii, const 
   float mx = v[1] + v[5] + v[8] - v[3] - v[6] - v[7];
   float my = v[2] + v[5] + v[6] - v[4] - v[7] - v[8];
 #ifdef BODY_FORCE
-  mx -= 0.5f * (float)FORCE_X;
-  my -= 0.5f * (float)FORCE_Y;
+  float fx = (float)FORCE_X, fy = (float)FORCE_Y;
+#ifdef BUOYANCY
+  const float excess = render_temperature(f, cell) - (float)T_REF;
+  fx += (float)BUOYANCY_X * excess;
+  fy += (float)BUOYANCY_Y * excess;
+#endif
+  mx -= 0.5f * fx;
+  my -= 0.5f * fy;
 #endif
   *ux = mx / *rho;
   *uy = my / *rho;
@@ -60,6 +75,9 @@ __kernel void render_field(__global const stored* f, __global const uchar* obsta
       float rho, ux, uy;
       render_moments(f, ii, jj, &rho, &ux, &uy);
       value = field == 0 ? sqrt(ux * ux + uy * uy) : rho;
+#ifdef THERMAL
+      if (field == 3) value = render_temperature(f, CELL(ii, jj));
+#endif
     }
   }
   values[py * width + px] = value;

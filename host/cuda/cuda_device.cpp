@@ -68,14 +68,11 @@ namespace {
 // Every cell of the `cells`-cell lattice at `lattice` at rest with `density`,
 // filled on the device (blocking, on `stream`): a large grid's worth of
 // doubles on the host would cost more memory than the device holds.
-void fill_cuda_lattice_at_rest(const CudaDriver& drv, CUdeviceptr lattice, std::size_t cells, double density,
+void fill_cuda_lattice_at_rest(const CudaDriver& drv, CUdeviceptr lattice, std::size_t cells, const Params& one_cell,
                                Precision precision, CUstream stream) {
-  Params one_cell;
-  one_cell.nx = one_cell.ny = 1;
-  one_cell.density = density;
   const std::vector<double> rest = initial_distributions(one_cell);
   const std::size_t plane_bytes = cells * stored_size(precision);
-  for (int k = 0; k < kSpeeds; ++k) {
+  for (int k = 0; k < one_cell.extensions.planes(); ++k) {
     const CUdeviceptr plane = lattice + k * plane_bytes;
     if (is_16bit(precision)) {  // a value at rest is stored as 0 in both formats
       check_cuda(drv.cuMemsetD16Async(plane, 0, cells, stream), "cuMemsetD16Async");
@@ -123,6 +120,7 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
       density_(lattice.density),
       nx_(lattice.nx),
       cells_count_(lattice.cells()),
+      one_cell_(lattice),
       kernels_dir_(config.kernels_dir),
       defines_(defines) {
   // A throwing constructor runs no destructor: free what was made so far.
@@ -150,7 +148,8 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
     CU_CALL(cuCtxSetCurrent, context_);
     setup.context_s = watch.lap();
 
-    const std::size_t lattice_bytes = kSpeeds * cells_count_ * stored_size(precision_);
+    one_cell_.nx = one_cell_.ny = 1;
+    const std::size_t lattice_bytes = planes() * cells_count_ * stored_size(precision_);
     const std::vector<std::uint8_t> obstacle_bytes = obstacle_buffer(mask);
     std::size_t free_bytes = 0, total_bytes = 0;
     CU_CALL(cuMemGetInfo, &free_bytes, &total_bytes);
@@ -240,7 +239,7 @@ void CudaLattice::launch_sample(CUstream stream, int state, CUdeviceptr which, C
 }
 
 void CudaLattice::fill_at_rest(CUstream stream, int state) {
-  fill_cuda_lattice_at_rest(drv_, cells_[state], cells_count_, density_, precision_, stream);
+  fill_cuda_lattice_at_rest(drv_, cells_[state], cells_count_, one_cell_, precision_, stream);
 }
 
 FieldImage CudaLattice::render(CUstream stream, int state, int nx, int ny, const FieldImageRequest& request) {

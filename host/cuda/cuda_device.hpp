@@ -56,6 +56,7 @@ class CudaLattice {
   const std::string& device_name() const { return device_name_; }
   CUdevice device() const { return device_; }
   std::size_t cell_count() const { return cells_count_; }
+  int planes() const { return one_cell_.extensions.planes(); }
   CUdeviceptr cells(int state) const { return cells_[state]; }
   CUdeviceptr partials() const { return partials_; }
   void make_current() const;
@@ -92,6 +93,7 @@ class CudaLattice {
   double density_;
   int nx_;
   std::size_t cells_count_;
+  Params one_cell_;  // the problem on one cell: the state at rest (initial_distributions)
   std::string device_name_;
   unsigned accelerate_block_ = 0;
   CUdevice device_{};

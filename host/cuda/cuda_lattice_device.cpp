@@ -259,7 +259,7 @@ void CudaDevice::fill_at_rest(int state) {
 }
 
 void CudaDevice::upload(int state, const std::vector<double>& f) {
-  if (f.size() != kSpeeds * lattice_.cell_count()) throw std::invalid_argument("load_distributions: wrong number of values");
+  if (f.size() != lattice_.planes() * lattice_.cell_count()) throw std::invalid_argument("load_distributions: wrong number of values");
   const std::vector<unsigned char> raw = to_device_reals(f, precision_, density_);
   lattice_.make_current();
   synchronize();
@@ -269,10 +269,10 @@ void CudaDevice::upload(int state, const std::vector<double>& f) {
 
 std::vector<unsigned char> CudaDevice::read_rows(int state, int first_row, int rows) {
   const std::size_t plane = static_cast<std::size_t>(rows) * row_bytes_;
-  std::vector<unsigned char> out(kSpeeds * plane);
+  std::vector<unsigned char> out(lattice_.planes() * plane);
   lattice_.make_current();
   synchronize();
-  for (int k = 0; k < kSpeeds; ++k)
+  for (int k = 0; k < lattice_.planes(); ++k)
     CU_CALL(cuMemcpyDtoHAsync, out.data() + k * plane, row_at(state, k, first_row), plane, kernels_);
   CU_CALL(cuStreamSynchronize, kernels_);
   return out;

@@ -303,13 +303,47 @@ void add_moving_wall_defines(std::vector<std::string>& defines, const Extensions
   defines.push_back("WALL_ROTATIONS={" + turns + "}");
 }
 
+// Heat (cl/heat.cl): the temperature lattice's rates, buoyancy, each wall
+// number's thermal boundary and the inlets' temperatures.
+void add_heat_defines(std::vector<std::string>& defines, const Extensions& x, Precision precision) {
+  if (!x.heat) return;
+  defines.push_back("THERMAL=1");
+  defines.push_back("THERMAL_OMEGA=" + literal(x.thermal_omega(), precision));
+  if (x.thermal_collision == CollisionOperator::Trt) {
+    defines.push_back("THERMAL_TRT=1");
+    defines.push_back("THERMAL_OMEGA_EVEN=" + literal(x.thermal_omega_even(), precision));
+  }
+  if (x.buoyant()) {
+    defines.push_back("BUOYANCY=1");
+    defines.push_back("BUOYANCY_X=" + literal(x.buoyancy.x, precision));
+    defines.push_back("BUOYANCY_Y=" + literal(x.buoyancy.y, precision));
+    defines.push_back("T_REF=" + literal(x.reference_temperature, precision));
+  }
+  const bool walls = std::any_of(x.thermal_walls.begin(), x.thermal_walls.end(),
+                                 [](const ThermalWall& w) { return w.kind != ThermalWall::Kind::Adiabatic; });
+  if (walls) {
+    std::string kinds, values;
+    for (const ThermalWall& w : x.thermal_walls) {
+      kinds += (kinds.empty() ? "" : ",") + std::to_string(static_cast<int>(w.kind));
+      values += (values.empty() ? "" : ",") + literal(w.value, precision);
+    }
+    defines.push_back("THERMAL_WALLS=1");
+    defines.push_back("THERMAL_WALL_COUNT=" + std::to_string(x.thermal_walls.size()));
+    defines.push_back("THERMAL_WALL_KINDS={" + kinds + "}");
+    defines.push_back("THERMAL_WALL_VALUES={" + values + "}");
+  }
+  for (const OpenBoundary& b : x.open_boundaries)
+    if (b.inlet()) defines.push_back(std::string(edge_macro(b.edge)) + "_INLET_T=" + literal(b.temperature, precision));
+}
+
 // Each addition to the coursework's model is compiled in only when used.
 void add_extension_defines(std::vector<std::string>& defines, const Params& params, Precision precision,
                            const LaunchPlan& plan, const std::optional<SlabRows>& slab) {
   const Extensions& x = params.extensions;
   if (x.moving_walls()) add_moving_wall_defines(defines, x, precision);
   if (x.free_slip) defines.push_back("FREE_SLIP=1");
-  if (x.forced()) {
+  add_heat_defines(defines, x, precision);
+  if (x.forced() || x.buoyant()) {
     defines.push_back("BODY_FORCE=1");
     defines.push_back("FORCE_X=" + literal(x.body_force.x, precision));
     defines.push_back("FORCE_Y=" + literal(x.body_force.y, precision));
@@ -384,7 +418,7 @@ std::string build_failure_message(const std::string& where, const std::string& o
 }
 
 bool needs_64bit_indices(const Params& params) {
-  return static_cast<unsigned long long>(kSpeeds) * params.cells() > static_cast<unsigned long long>(INT_MAX);
+  return static_cast<unsigned long long>(params.extensions.planes()) * params.cells() > static_cast<unsigned long long>(INT_MAX);
 }
 
 }  // namespace d2q9

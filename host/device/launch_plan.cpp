@@ -45,10 +45,11 @@ KernelVariant cpu_default_variant(const DeviceLimits& device) {
   return is_rusticl(device) ? KernelVariant::Fused : KernelVariant::FusedRows;
 }
 
-std::vector<KernelVariant> runnable_variants(const DeviceLimits& device) {
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, const Params& params) {
   std::vector<KernelVariant> out = {KernelVariant::Fused};
-  // Several steps per launch pay off where launches cost more than steps: GPUs.
-  if (device.gpu || is_rusticl(device)) out.push_back(KernelVariant::Blocked);
+  // Several steps per launch pay off where launches cost more than steps:
+  // GPUs. The blocked kernel carries no temperature lattice.
+  if ((device.gpu || is_rusticl(device)) && !params.extensions.heat) out.push_back(KernelVariant::Blocked);
   if (device.has_rows_kernel) out.push_back(KernelVariant::FusedRows);
   return out;
 }
@@ -323,7 +324,10 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
     throw DeviceError(device.name + " does not support double precision (cl_khr_fp64); use --precision float");
   const bool slabs = request.slabs || ranks > 1;
   const bool local_given = !request.local.is_auto();
-  if (cached && !local_given && !slabs) {
+  if (params.extensions.heat && request.variant == KernelVariant::Blocked)
+    throw DeviceError("--kernel-variant blocked carries no temperature lattice: a problem with [heat] runs split, "
+                      "fused or fused-rows");
+  if (cached && !local_given && !slabs && !(params.extensions.heat && cached->launch.variant == KernelVariant::Blocked)) {
     LaunchRequest asked = request;
     asked.variant = cached->launch.variant;
     asked.local = cached->launch.local;
@@ -336,6 +340,9 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
     }
   }
   Resolved r = resolve_variant(device, request, precision);
+  if (params.extensions.heat && r.variant == KernelVariant::Blocked)
+    r = {KernelVariant::Fused, "fused: a problem with [heat] runs one step per launch (the blocked kernel carries no "
+                               "temperature lattice)"};
   LaunchPlan plan;
   try {
     plan = plan_variant(params, device, request, precision, r.variant, slabs, ranks);
@@ -373,7 +380,7 @@ void check_device_memory(const std::string& what, unsigned long long needed, uns
 
 unsigned long long device_bytes_needed(const Params& params, const LaunchPlan& plan, Precision precision) {
   const unsigned long long cells = params.cells();
-  const unsigned long long lattice = kSpeeds * cells * stored_size(precision);
+  const unsigned long long lattice = params.extensions.planes() * cells * stored_size(precision);
   const unsigned long long partials =
       2ULL * plan.chunk_steps * plan.num_groups() * params.extensions.sums_per_group() * real_size(precision);
   // The obstacles buffer: kinds, and with curved walls 8 link planes and their "any" plane (obstacle_buffer).

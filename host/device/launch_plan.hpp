@@ -218,7 +218,7 @@ KernelVariant cpu_default_variant(const DeviceLimits& device);
 // oracle the tests compare the fused kernels with, never faster than fused
 // (docs/performance.md), and slabs have no kernel for it: one process and
 // MPI slabs search the same variants.
-std::vector<KernelVariant> runnable_variants(const DeviceLimits& device);
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, const Params& params);
 
 // Rows per work-item of the one-step kernels: `requested` where given (> 0),
 // else several on large grids, where the per-group reduction otherwise costs a

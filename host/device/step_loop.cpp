@@ -479,7 +479,7 @@ StateRows StepLoop::own_rows() {
   const std::vector<unsigned char> mine = device_->read_rows(current_, split() ? halo_depth_ : 0, own_.rows);  // past a slab's halo rows
   // Converted as one device's read-back converts them (16-bit codes too).
   return {own_.first_row, own_.rows,
-          from_device_reals(mine.data(), kSpeeds * static_cast<std::size_t>(own_.rows) * params_.nx, precision_,
+          from_device_reals(mine.data(), params_.extensions.planes() * static_cast<std::size_t>(own_.rows) * params_.nx, precision_,
                             params_.density)};
 }
 
@@ -490,7 +490,7 @@ std::vector<double> StepLoop::distributions() {
   // one device's read-back would.
   const std::vector<unsigned char> all = links_->gather_planes(mine, slabs_, params_.nx, stored_size(precision_));
   if (rank_ != 0) return {};
-  return from_device_reals(all.data(), kSpeeds * params_.cells(), precision_, params_.density);
+  return from_device_reals(all.data(), params_.extensions.planes() * params_.cells(), precision_, params_.density);
 }
 
 // Nine small reads per cell, not the whole lattice (probes every few steps).
@@ -671,15 +671,16 @@ Solver::CellSamples StepLoop::take_cell_samples() {
 
 void StepLoop::load_distributions(const std::vector<double>& f) {
   const std::size_t cells = params_.cells();
-  if (f.size() != kSpeeds * cells) throw std::invalid_argument("load_distributions: wrong number of values");
+  const int planes = params_.extensions.planes();
+  if (f.size() != planes * cells) throw std::invalid_argument("load_distributions: wrong number of values");
   if (!split()) {
     device_->upload(current_, f);
     return;
   }
   const int lattice_rows = own_.rows + 2 * halo_depth_;  // halo rows included
   const std::size_t local_cells = static_cast<std::size_t>(lattice_rows) * params_.nx;
-  std::vector<double> local(kSpeeds * local_cells);
-  for (int k = 0; k < kSpeeds; ++k)
+  std::vector<double> local(planes * local_cells);
+  for (int k = 0; k < planes; ++k)
     for (int row = 0; row < lattice_rows; ++row) {
       const std::size_t global_row = grid_row_of(own_, halo_depth_, row, params_.ny);
       std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(k * cells + global_row * params_.nx), params_.nx,

@@ -8,8 +8,9 @@ namespace {
 
 // ux, uy, speed and density of global rows [first_row, first_row + rows).
 template <typename CellAt>
-FlowFields velocities(int nx, int first_row, int rows, CellAt cell_at) {
+FlowFields velocities(int nx, int first_row, int rows, bool heat, CellAt cell_at) {
   FlowFields out(nx, rows, first_row);
+  if (heat) out.temperature.resize(out.ux.size());
   for (int r = 0; r < rows; ++r) {
     for (int ii = 0; ii < nx; ++ii) {
       const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(r) * nx;
@@ -18,6 +19,7 @@ FlowFields velocities(int nx, int first_row, int rows, CellAt cell_at) {
       out.uy[cell] = s.uy;
       out.speed[cell] = s.speed;
       out.density[cell] = 3.0 * s.pressure;
+      if (heat) out.temperature[cell] = s.temperature;
     }
   }
   return out;
@@ -52,7 +54,7 @@ std::vector<double> vorticity_of(int nx, int first_row, int rows, const Obstacle
 }  // namespace
 
 FlowFields flow_fields(const Params& params, const ObstacleMask& mask, const std::vector<double>& f) {
-  FlowFields out = velocities(params.nx, 0, params.ny, [&](int ii, int jj) {
+  FlowFields out = velocities(params.nx, 0, params.ny, params.extensions.heat, [&](int ii, int jj) {
     return cell_state(params, mask, f, static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx);
   });
   out.vorticity = vorticity(params.nx, params.ny, mask, out.ux, out.uy);
@@ -74,7 +76,7 @@ std::vector<double> vorticity(int nx, int ny, const ObstacleMask& mask, const st
 }
 
 FlowFields velocity_fields(const Params& params, const ObstacleMask& mask, const StateRows& state) {
-  return velocities(params.nx, state.first_row, state.rows,
+  return velocities(params.nx, state.first_row, state.rows, params.extensions.heat,
                     [&](int ii, int jj) { return cell_state(params, mask, state, ii, jj); });
 }
 

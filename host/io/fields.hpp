@@ -17,6 +17,7 @@ struct FlowFields {
   // hold zero velocity and vorticity and the params density, as
   // final_state.dat does.
   std::vector<double> ux, uy, speed, density, vorticity;
+  std::vector<double> temperature;  // with heat only (CellState::temperature), else empty
 
   FlowFields() = default;
   // nx x rows cells from global row first_row, velocity, speed and density

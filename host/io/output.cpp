@@ -35,18 +35,27 @@ struct Rows {
 // The one place that sums a cell's distributions.
 CellState state_at(const Params& params, const ObstacleMask& mask, const Rows& r, int ii, int jj) {
   const std::size_t global = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx;
-  if (is_obstacle(mask.kinds[global])) return {0.0, 0.0, 0.0, params.density / 3.0};
+  const Extensions& x = params.extensions;
+  if (is_obstacle(mask.kinds[global])) {
+    CellState wall{0.0, 0.0, 0.0, params.density / 3.0};
+    const std::uint8_t b = mask.kinds[global];
+    const ThermalWall held = cell_kind(b) == kFreeSlip ? ThermalWall{} : x.thermal_wall(cell_number(b));
+    if (x.heat && held.kind == ThermalWall::Kind::Temperature) wall.temperature = held.value;
+    return wall;
+  }
   const std::size_t plane = static_cast<std::size_t>(r.rows) * params.nx;
   const std::size_t cell = static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj - r.first_row) * params.nx;
-  double f[kSpeeds];
-  for (int k = 0; k < kSpeeds; ++k) f[k] = r.f[k * plane + cell];
-  return fluid_cell_state(params, f);
+  double f[kSpeeds + kHeatSpeeds];
+  for (int k = 0; k < x.planes(); ++k) f[k] = r.f[k * plane + cell];
+  return fluid_cell_state(params, f, x.heat ? f + kSpeeds : nullptr);
 }
 
 }  // namespace
 
-CellState fluid_cell_state(const Params& params, const double* f) {
-  double rho = 0.0, mx = 0.0, my = 0.0;
+CellState fluid_cell_state(const Params& params, const double* f, const double* h) {
+  const Extensions& x = params.extensions;
+  double rho = 0.0, mx = 0.0, my = 0.0, temperature = std::numeric_limits<double>::quiet_NaN();
+  if (h) temperature = h[0] + h[1] + h[2] + h[3] + h[4];
   for (int k = 0; k < kSpeeds; ++k) {
     const double fk = f[k];
     rho += fk;
@@ -56,19 +65,23 @@ CellState fluid_cell_state(const Params& params, const double* f) {
   // The stored state is post-collision, whose momentum holds the step's whole
   // body force: the velocity is half a force behind (Guo). (Guarded: adding 0
   // would turn -0 into +0 and change coursework bytes.)
-  if (params.extensions.forced()) {
-    mx -= 0.5 * params.extensions.body_force.x;
-    my -= 0.5 * params.extensions.body_force.y;
+  if (x.forced()) {
+    mx -= 0.5 * x.body_force.x;
+    my -= 0.5 * x.body_force.y;
+  }
+  if (x.buoyant() && h) {  // the buoyancy's part of the force, at the cell's temperature
+    mx -= 0.5 * x.buoyancy.x * (temperature - x.reference_temperature);
+    my -= 0.5 * x.buoyancy.y * (temperature - x.reference_temperature);
   }
   const double ux = mx / rho, uy = my / rho;
-  return {ux, uy, std::sqrt(ux * ux + uy * uy), rho / 3.0};
+  return {ux, uy, std::sqrt(ux * ux + uy * uy), rho / 3.0, temperature};
 }
 
 namespace {
 
 // final_state.dat's lines for global rows [j0, j1): the one formatting of the file.
 void append_lines(std::string& out, const Params& params, const ObstacleMask& mask, const Rows& r, int j0, int j1) {
-  char line[16 + 4 * kMaxE12Chars];
+  char line[16 + 5 * kMaxE12Chars];
   for (int jj = j0; jj < j1; ++jj) {
     for (int ii = 0; ii < params.nx; ++ii) {
       const CellState s = state_at(params, mask, r, ii, jj);
@@ -82,6 +95,10 @@ void append_lines(std::string& out, const Params& params, const ObstacleMask& ma
       }
       *c++ = ' ';
       *c++ = mask.at(ii, jj) ? '1' : '0';
+      if (params.extensions.heat) {  // an eighth column: the temperature (nan on walls that hold none)
+        *c++ = ' ';
+        c = format_e12(c, s.temperature);
+      }
       *c++ = '\n';
       out.append(line, static_cast<std::size_t>(c - line));
     }
@@ -137,7 +154,7 @@ void write_final_state(std::FILE* out, const Params& params, const ObstacleMask&
 std::string final_state_lines(const Params& params, const ObstacleMask& mask, const StateRows& state, int j0, int j1) {
   // Room for the longest lines of values with two-digit exponents (all but
   // the tiniest), so that the text is never copied as it grows.
-  const std::size_t line = std::to_string(params.nx - 1).size() + std::to_string(params.ny - 1).size() + 4 * 19 + 8;
+  const std::size_t line = std::to_string(params.nx - 1).size() + std::to_string(params.ny - 1).size() + 5 * 19 + 8;
   std::string text;
   text.reserve(line * params.nx * static_cast<std::size_t>(std::max(0, j1 - j0)));
   append_lines(text, params, mask, rows_of(state), j0, j1);

@@ -1,6 +1,8 @@
 // Output files in the coursework's exact formats, written atomically.
 #pragma once
 
+#include <limits>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,10 +16,15 @@ namespace d2q9 {
 // Macroscopic values of one cell as final_state.dat reports them.
 struct CellState {
   double ux, uy, speed, pressure;
+  // With heat: the cell's temperature (a wall's: its own if it holds one,
+  // else NaN); without, NaN.
+  double temperature = std::numeric_limits<double>::quiet_NaN();
 };
 CellState cell_state(const Params& params, const ObstacleMask& mask, const std::vector<double>& f, std::size_t cell);
-// The state of a fluid cell whose nine distributions are f[0..8].
-CellState fluid_cell_state(const Params& params, const double* f);
+// The state of a fluid cell whose nine distributions are f[0..8] and, with
+// heat, whose five temperature distributions are h[0..4] (null: not known,
+// and a buoyant flow's velocity then leaves the buoyancy's half force in).
+CellState fluid_cell_state(const Params& params, const double* f, const double* h = nullptr);
 // Cell (ii, jj) of the rows `state` holds (jj a global row among them).
 CellState cell_state(const Params& params, const ObstacleMask& mask, const StateRows& state, int ii, int jj);
 

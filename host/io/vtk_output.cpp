@@ -159,6 +159,7 @@ void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& field
   doubles("density", fields.density);
   doubles("speed", fields.speed);
   doubles("vorticity", fields.vorticity);
+  if (!fields.temperature.empty()) doubles("temperature", fields.temperature);
   write_data_array(out, "UInt8", "obstacle", 1, n, [&](Base64Writer& data) {
     const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
     for (std::size_t cell = 0; cell < n; ++cell) data.add(static_cast<std::uint8_t>(is_obstacle(blocked[cell]) ? 1 : 0));

@@ -194,9 +194,9 @@ void OpenCLDevice::upload(int state, const std::vector<double>& f) {
 std::vector<unsigned char> OpenCLDevice::read_rows(int state, int first_row, int rows) {
   drain();
   const std::size_t plane = static_cast<std::size_t>(rows) * row_bytes_;
-  std::vector<unsigned char> out(kSpeeds * plane);
+  std::vector<unsigned char> out(lattice_.planes * plane);
   guarded("reading results", [&] {
-    for (int k = 0; k < kSpeeds; ++k)
+    for (int k = 0; k < lattice_.planes; ++k)
       lattice_.queue.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, offset_bytes(k, first_row), plane,
                                        out.data() + k * plane);
     lattice_.queue.finish();

@@ -89,10 +89,10 @@ static cl::Context shared_context(const cl::Device& device, bool* reused) {
 OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const LaunchPlan& plan, Precision p,
                              const std::string& kernels_dir, const std::vector<std::string>& defines,
                              std::size_t partial_values, const ObstacleMask& mask)
-    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), density(lattice.density), cells(lattice.cells()) {
+    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), density(lattice.density), cells(lattice.cells()), planes(lattice.extensions.planes()) {
   if (precision == Precision::Double && device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name + " does not support double precision (cl_khr_fp64); use --precision float");
-  const std::size_t lattice_bytes = kSpeeds * plane_bytes();
+  const std::size_t lattice_bytes = planes * plane_bytes();
   const std::size_t partial_bytes = partial_values * real_size(precision);
   const std::vector<std::uint8_t> obstacle_bytes = obstacle_buffer(mask);
   check_device_memory("grid " + std::to_string(lattice.nx) + "x" + std::to_string(lattice.ny),
@@ -158,17 +158,17 @@ OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const
 }
 
 std::vector<double> OpenCLLattice::download(int which) {
-  std::vector<unsigned char> raw(kSpeeds * plane_bytes());
+  std::vector<unsigned char> raw(planes * plane_bytes());
   try {
     queue.enqueueReadBuffer(lattices[which], CL_TRUE, 0, raw.size(), raw.data());
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading results from " + device_name);
   }
-  return from_device_reals(raw.data(), kSpeeds * cells, precision, density);
+  return from_device_reals(raw.data(), planes * cells, precision, density);
 }
 
 void OpenCLLattice::upload(int which, const std::vector<double>& f) {
-  if (f.size() != kSpeeds * cells) throw std::invalid_argument("load_distributions: wrong number of values");
+  if (f.size() != planes * cells) throw std::invalid_argument("load_distributions: wrong number of values");
   const std::vector<unsigned char> raw = to_device_reals(f, precision, density);
   try {
     queue.enqueueWriteBuffer(lattices[which], CL_TRUE, 0, raw.size(), raw.data());
@@ -187,7 +187,7 @@ void OpenCLLattice::fill_at_rest(int which, const Params& params) {
   const std::vector<unsigned char> values = to_device_reals(initial_distributions(block_cells), precision, density);
   const std::size_t value_bytes = stored_size(precision);
   try {
-    for (int k = 0; k < kSpeeds; ++k)
+    for (int k = 0; k < planes; ++k)
       for (std::size_t done = 0; done < cells; done += block)
         queue.enqueueWriteBuffer(lattices[which], CL_FALSE, (k * cells + done) * value_bytes,
                                  std::min(block, cells - done) * value_bytes, values.data() + k * block * value_bytes);

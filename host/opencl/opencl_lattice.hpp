@@ -30,6 +30,7 @@ struct OpenCLLattice {
   Precision precision;
   double density;     // the problem's (16-bit storage is relative to it)
   std::size_t cells;  // of the lattice held
+  int planes;         // values per cell (Extensions::planes: 9, or 14 with heat)
   cl::Context context;
   cl::CommandQueue queue;  // in order: every solver relies on it
   cl::Program program;

@@ -13,7 +13,8 @@ constexpr int kEy[kSpeeds] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
 constexpr int kOpposite[kSpeeds] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
 
 // Every cell starts at rest with the given density, obstacles included;
-// speed k of cell i at [k*cells + i].
+// speed k of cell i at [k*cells + i]; with heat, the five temperature
+// distributions after the nine (planes 9-13) at the initial temperature.
 std::vector<double> initial_distributions(const Params& params);
 
 }  // namespace d2q9

@@ -27,7 +27,7 @@ std::string printable_number(double v) {
 std::uint64_t host_bytes_needed(const Params& params, bool reference_backend, Precision precision, bool checkpointing) {
   const std::uint64_t cells = params.cells();
   const std::uint64_t real = real_size(precision);
-  const std::uint64_t values = kSpeeds * cells;
+  const std::uint64_t values = static_cast<std::uint64_t>(params.extensions.planes()) * cells;
   std::uint64_t bytes = values * (sizeof(double) + real) + cells;
   if (reference_backend) bytes += 2 * values * real;
   bytes += static_cast<std::uint64_t>(params.max_iters) * sizeof(double) * (checkpointing ? 2 : 1);

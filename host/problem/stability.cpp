@@ -55,7 +55,9 @@ void check_distributions(const Params& params, const ObstacleMask& mask, const s
   for (std::size_t cell = 0; cell < n; ++cell) {
     double rho = 0.0;
     for (int k = 0; k < kSpeeds; ++k) rho += f[k * n + cell];
-    const bool bad = !std::isfinite(rho) || (!is_obstacle(mask.kinds[cell]) && !(rho > 0.0));
+    double temperature = 0.0;  // with heat: its five distributions' sum, which must stay finite
+    for (int k = kSpeeds; k < params.extensions.planes(); ++k) temperature += f[k * n + cell];
+    const bool bad = !std::isfinite(rho) || !std::isfinite(temperature) || (!is_obstacle(mask.kinds[cell]) && !(rho > 0.0));
     if (!bad) {
       if (is_obstacle(mask.kinds[cell])) continue;
       const std::string supersonic = supersonic_cell(params, f.data(), n, cell, cell);
@@ -63,7 +65,8 @@ void check_distributions(const Params& params, const ObstacleMask& mask, const s
       continue;
     }
     std::ostringstream detail;
-    detail << "density " << rho << " at cell (" << cell % params.nx << ", " << cell / params.nx << ")";
+    detail << (std::isfinite(temperature) ? "density " : "temperature ") << (std::isfinite(temperature) ? rho : temperature)
+           << " at cell (" << cell % params.nx << ", " << cell / params.nx << ")";
     throw InstabilityError(step, detail.str());
   }
 }

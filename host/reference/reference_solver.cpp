@@ -28,6 +28,14 @@ ReferenceSolver<Real>::ReferenceSolver(const Params& params, const ObstacleMask&
     storage_.emplace(*storage, params.density);
     codes_.resize(cells_.size());
   }
+  if (params.extensions.heat) {
+    if (storage) throw std::invalid_argument("ReferenceSolver: heat is stored in float or double");
+    heat_.resize(cells_.size());
+    tmp_heat_.resize(cells_.size());
+    temperature_.resize(cells_.size());
+    ux_.resize(cells_.size());
+    uy_.resize(cells_.size());
+  }
   load_distributions(initial_distributions(params));
 }
 
@@ -43,6 +51,8 @@ void ReferenceSolver<Real>::load_distributions(const std::vector<double>& f) {
         cells_[i][k] = static_cast<Real>(f[k * n + i]);
       }
     }
+  for (std::size_t i = 0; i < heat_.size(); ++i)
+    for (int k = 0; k < kHeatSpeeds; ++k) heat_[i][k] = static_cast<Real>(f[(kSpeeds + k) * n + i]);
 }
 
 template <typename Real>
@@ -57,11 +67,15 @@ void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
     step_ = static_cast<int>(av_vels.size());
     accelerate_flow();
     propagate();
+    propagate_heat();
     interpolate_links();
     rebound();
+    rebound_heat();
     measure_body_forces();
     open_edges();  // after the forces: the kernels measure links' forces before the open edges' unknowns
+    heat_inlets();
     collision();
+    collide_heat();
     av_vels.push_back(static_cast<double>(av_velocity()));
     check_average_velocity(av_vels.back(), av_vels.size() - 1);
     // The kernels measure |u| before they store the new state.
@@ -317,6 +331,12 @@ struct Collision {
   std::size_t cells;
   Real omega, omega_minus, fx, fy;  // omega_minus: TRT's odd rate; fx, fy: the body force (forced only)
   bool forced;
+  // Heat: each cell's temperature, and where the velocity each fluid cell
+  // collided with goes (for the temperature's collision); null without heat.
+  const Real* temperature;
+  Real* ux;
+  Real* uy;
+  Real bx, by, t_ref;  // buoyancy: the force (bx, by) (T - t_ref)
   // The Smagorinsky model (subgrid only): tau0 = 1/omega, 18 sqrt(2) C^2 and TRT's Lambda.
   Real tau0, smagorinsky_factor, magic;
 };
@@ -341,20 +361,21 @@ inline __attribute__((always_inline)) Real smagorinsky_tau(const Collision<Real>
 template <typename Real>
 struct CellMoments {
   Real rho, ux, uy, a, omega, omega_minus;
+  Real fx, fy;  // the force on the cell (forced only): the body force, and its buoyancy
   Real eu(int k) const { return kEx[k] * ux + kEy[k] * uy; }  // e_k.u: exact, the factors are 0 and +-1
 };
 
 // e_k.F, exact.
 template <typename Real>
-inline __attribute__((always_inline)) Real force_along(const Collision<Real>& c, int k) {
-  return Real(kEx[k]) * c.fx + Real(kEy[k]) * c.fy;
+inline __attribute__((always_inline)) Real force_along(const CellMoments<Real>& m, int k) {
+  return Real(kEx[k]) * m.fx + Real(kEy[k]) * m.fy;
 }
 
 // Guo, Zheng & Shi 2002 (BGK and regularised).
 template <typename Real>
 inline __attribute__((always_inline)) Real guo(const Collision<Real>& c, const CellMoments<Real>& m, int k) {
   return (Real(1) - Real(0.5) * m.omega) * kWeight<Real>[k] *
-         (Real(3) * ((Real(kEx[k]) - m.ux) * c.fx + (Real(kEy[k]) - m.uy) * c.fy) + Real(9) * m.eu(k) * force_along(c, k));
+         (Real(3) * ((Real(kEx[k]) - m.ux) * m.fx + (Real(kEy[k]) - m.uy) * m.fy) + Real(9) * m.eu(k) * force_along(m, k));
 }
 
 template <typename Real>
@@ -374,7 +395,7 @@ template <typename Real>
 inline __attribute__((always_inline)) void trt_cell(const Collision<Real>& c, const CellMoments<Real>& m,
                                                     const std::array<Real, kSpeeds>& g, std::array<Real, kSpeeds>& f) {
   const Real* w = kWeight<Real>;
-  const Real uf = c.forced ? m.ux * c.fx + m.uy * c.fy : Real(0);
+  const Real uf = c.forced ? m.ux * m.fx + m.uy * m.fy : Real(0);
   f[0] = g[0] - m.omega * (g[0] - w[0] * m.rho * m.a);
   if (c.forced) f[0] += (Real(1) - Real(0.5) * m.omega) * (w[0] * (Real(-3) * uf));
   for (int k : {1, 2, 5, 6}) {
@@ -386,8 +407,8 @@ inline __attribute__((always_inline)) void trt_cell(const Collision<Real>& c, co
     f[k] = g[k] - de - dd;
     f[o] = g[o] - de + dd;
     if (c.forced) {
-      const Real fe = (Real(1) - Real(0.5) * m.omega) * (w[k] * (Real(9) * e * force_along(c, k) - Real(3) * uf));
-      const Real fo = (Real(1) - Real(0.5) * m.omega_minus) * (w[k] * (Real(3) * force_along(c, k)));
+      const Real fe = (Real(1) - Real(0.5) * m.omega) * (w[k] * (Real(9) * e * force_along(m, k) - Real(3) * uf));
+      const Real fo = (Real(1) - Real(0.5) * m.omega_minus) * (w[k] * (Real(3) * force_along(m, k)));
       f[k] += fe + fo;
       f[o] += fe - fo;
     }
@@ -420,7 +441,7 @@ inline __attribute__((always_inline)) void regularised_cell(const Collision<Real
     f[k] = std::fma(keep * w[k], q[k], feq[k]);
     // With a force, g's momentum is rho u - F/2: BGK keeps (1 - omega)
     // of that difference, and so must the regularised state.
-    if (c.forced) f[k] += (keep * w[k]) * (Real(-1.5) * force_along(c, k)) + guo(c, m, k);
+    if (c.forced) f[k] += (keep * w[k]) * (Real(-1.5) * force_along(m, k)) + guo(c, m, k);
   }
 }
 
@@ -442,12 +463,22 @@ inline __attribute__((always_inline)) void collide_cells(const Collision<Real>& 
     const Real inv_rho = Real(1) / m.rho;
     Real mx = g[1] + g[5] + g[8] - (g[3] + g[6] + g[7]);
     Real my = g[2] + g[5] + g[6] - (g[4] + g[7] + g[8]);
+    m.fx = c.fx;
+    m.fy = c.fy;
+    if (c.temperature) {  // the kernels' BUOYANCY (bx = by = 0: none)
+      m.fx = std::fma(c.bx, c.temperature[i] - c.t_ref, c.fx);
+      m.fy = std::fma(c.by, c.temperature[i] - c.t_ref, c.fy);
+    }
     if (c.forced) {  // the velocity is the momentum plus half the force
-      mx += Real(0.5) * c.fx;
-      my += Real(0.5) * c.fy;
+      mx += Real(0.5) * m.fx;
+      my += Real(0.5) * m.fy;
     }
     m.ux = mx * inv_rho;
     m.uy = my * inv_rho;
+    if (c.ux) {
+      c.ux[i] = m.ux;
+      c.uy[i] = m.uy;
+    }
     const Real u_sq = std::fma(m.ux, m.ux, m.uy * m.uy);
     m.a = std::fma(u_sq, Real(-1.5), Real(1));
     m.omega = c.omega;
@@ -496,13 +527,23 @@ template <typename Real>
 void ReferenceSolver<Real>::collision() {
   const Vec2 force = params_.extensions.body_force;
   const Extensions& x = params_.extensions;
-  collide_all(Collision<Real>{tmp_cells_.data(), cells_.data(), speed_.data(), mask_.kinds.data(), cells_.size(),
-                              static_cast<Real>(params_.omega),
-                              static_cast<Real>(trt_omega_minus(params_.omega, x.trt_magic)),
-                              static_cast<Real>(force.x), static_cast<Real>(force.y), x.forced(),
-                              static_cast<Real>(1.0 / params_.omega),
-                              static_cast<Real>(smagorinsky_factor(x.smagorinsky)), static_cast<Real>(x.trt_magic)},
-              x.collision, x.subgrid());
+  Collision<Real> c{tmp_cells_.data(), cells_.data(), speed_.data(), mask_.kinds.data(), cells_.size(),
+                    static_cast<Real>(params_.omega), static_cast<Real>(trt_omega_minus(params_.omega, x.trt_magic)),
+                    static_cast<Real>(force.x), static_cast<Real>(force.y), x.forced() || x.buoyant(),
+                    nullptr, nullptr, nullptr, Real(0), Real(0), Real(0),
+                    static_cast<Real>(1.0 / params_.omega), static_cast<Real>(smagorinsky_factor(x.smagorinsky)),
+                    static_cast<Real>(x.trt_magic)};
+  if (x.heat) {
+    c.ux = ux_.data();
+    c.uy = uy_.data();
+  }
+  if (x.buoyant()) {
+    c.temperature = temperature_.data();
+    c.bx = static_cast<Real>(x.buoyancy.x);
+    c.by = static_cast<Real>(x.buoyancy.y);
+    c.t_ref = static_cast<Real>(x.reference_temperature);
+  }
+  collide_all(c, x.collision, x.subgrid());
   if (x.sponges()) absorb();
 }
 
@@ -558,10 +599,12 @@ Real ReferenceSolver<Real>::av_velocity() const {
 template <typename Real>
 std::vector<double> ReferenceSolver<Real>::distributions() {
   const std::size_t n = cells_.size();
-  std::vector<double> f(kSpeeds * n);
+  std::vector<double> f(params_.extensions.planes() * n);
   for (std::size_t i = 0; i < n; ++i)
     for (int k = 0; k < kSpeeds; ++k)
       f[k * n + i] = storage_ ? storage_->decode(k, codes_[i][k]) : static_cast<double>(cells_[i][k]);
+  for (std::size_t i = 0; i < heat_.size(); ++i)
+    for (int k = 0; k < kHeatSpeeds; ++k) f[(kSpeeds + k) * n + i] = static_cast<double>(heat_[i][k]);
   return f;
 }
 

@@ -42,6 +42,12 @@ class ReferenceSolver final : public Solver {
   void collision();
   void absorb();  // the sponges, after the collision
   Real av_velocity() const;
+  // Heat (cl/heat.cl): the temperature lattice's pull, its walls, its
+  // inlets (and each cell's temperature), and its collision after the flow's.
+  void propagate_heat();
+  void rebound_heat();
+  void heat_inlets();
+  void collide_heat();
 
  private:
   using Cell = std::array<Real, kSpeeds>;
@@ -63,6 +69,9 @@ class ReferenceSolver final : public Solver {
   std::vector<double> link_forces_;  // this step's curved links' share of body_forces_
   int step_ = 0;                     // the step being run, counted from the run's start
   std::vector<Real> speed_;  // |u| each fluid cell collided with, for av_velocity()
+  using HeatCell = std::array<Real, kHeatSpeeds>;
+  std::vector<HeatCell> heat_, tmp_heat_;  // with heat: the state, and what each cell pulled
+  std::vector<Real> temperature_, ux_, uy_;  // each cell's temperature and the velocity it collided with
 };
 
 extern template class ReferenceSolver<float>;

@@ -64,7 +64,20 @@ SolverConfig solver_config(const SimulationOptions& options) {
 
 void check_problem_runs(const Params& params, const std::string& problem_name, const SimulationOptions& options,
                         bool checkpointing) {
-  check_params_fit_precision(params, options.precision, problem_name.empty() ? "problem" : problem_name);
+  const std::string name = problem_name.empty() ? "problem" : problem_name;
+  check_params_fit_precision(params, options.precision, name);
+  if (params.extensions.heat) {
+    // What the temperature lattice does not reach yet (docs/heat.md).
+    if (is_16bit(options.precision))
+      throw InputError(name + ": a problem with [heat] runs in float or double; --precision " +
+                       to_string(options.precision) + " does not store the temperature lattice");
+    if (options.ranks && options.ranks->size() > 1)
+      throw InputError(name + ": a problem with [heat] runs on one process; under mpirun the slabs do not carry "
+                              "the temperature lattice");
+    if (checkpointing)
+      throw InputError(name + ": a problem with [heat] cannot be checkpointed: checkpoints do not hold the "
+                              "temperature lattice");
+  }
   check_host_memory(params, options.backend == Backend::Reference, options.precision, checkpointing);
 }
 
