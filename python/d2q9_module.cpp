@@ -273,6 +273,19 @@ void bind_reads(py::class_<PySimulation>& simulation) {
       d["uy"] = grid(f.uy, f.ny, f.nx);
       d["speed"] = grid(f.speed, f.ny, f.nx);
       d["vorticity"] = grid(f.vorticity, f.ny, f.nx);
+      if (!f.temperature.empty()) d["temperature"] = grid(f.temperature, f.ny, f.nx);  // a problem with [heat]
+      return d;
+    })
+    .def("wall_heat", [](PySimulation& s) {
+      const std::vector<d2q9::WallHeat> walls = locked(s, [](d2q9::Simulation& sim) { return sim.heat_at_walls(); });
+      py::dict d;
+      for (const d2q9::WallHeat& w : walls) {
+        py::dict one;
+        one["heat_in"] = w.heat_in;
+        one["faces"] = w.faces;
+        one["nusselt"] = w.nusselt;
+        d[py::str(w.name)] = one;
+      }
       return d;
     })
     .def("distributions", [](PySimulation& s) {
@@ -282,7 +295,9 @@ void bind_reads(py::class_<PySimulation>& simulation) {
         ny = sim.params().ny;
         return sim.distributions();
       });
-      py::array_t<double> a({9, ny, nx});
+      // Nine planes, or fourteen with heat (the temperature's five after them).
+      const py::ssize_t planes = static_cast<py::ssize_t>(f.size() / (static_cast<std::size_t>(nx) * ny));
+      py::array_t<double> a({planes, static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx)});
       std::copy(f.begin(), f.end(), a.mutable_data());
       return a;
     })

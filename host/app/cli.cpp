@@ -59,10 +59,11 @@ po::options_description visible_options() {
     ("restart", po::value<std::string>(), "continue the run saved in this checkpoint file; alone, with the input files, output directory and options of the run that wrote it (options given now override them)")
     ("quiet,q", "print only errors (and no progress line)")
     ("png", po::value<std::string>(), "picture of the final state (default: final_state.png; with --field vorticity "
-     "final_state_vorticity.png; with both, the vorticity picture is FILE with _vorticity before .png)")
+     "final_state_vorticity.png, with temperature final_state_temperature.png; with both, the vorticity picture is "
+     "FILE with _vorticity before .png)")
     ("no-png", "write no final picture")
     ("field", po::value<std::string>()->default_value("speed"), "what the pictures show: speed (|u|) | vorticity "
-     "(blue-white-red about 0; obstacles count as velocity 0) | both")
+     "(blue-white-red about 0; obstacles count as velocity 0) | both | temperature (a problem with [heat])")
     ("scale", po::value<std::string>()->default_value("auto"), "colour range of the pictures: auto (each picture its "
      "own) | fixed (the first picture's, kept for every later snapshot and the final picture) | MIN:MAX (with "
      "--field both, speed's then vorticity's: 0:0.05,-0.01:0.01; vorticity ranges are -W:W)")
@@ -131,7 +132,8 @@ std::vector<PictureField> parse_picture_fields(const std::string& text) {
   if (text == "speed") return {PictureField::Speed};
   if (text == "vorticity") return {PictureField::Vorticity};
   if (text == "both") return {PictureField::Speed, PictureField::Vorticity};
-  throw UsageError("--field must be speed, vorticity or both, got '" + text + "'");
+  if (text == "temperature") return {PictureField::Temperature};
+  throw UsageError("--field must be speed, vorticity, both or temperature, got '" + text + "'");
 }
 
 // "MIN:MAX[,MIN:MAX]", one range per field drawn.

@@ -36,7 +36,9 @@ std::string vorticity_picture_name(const std::string& name) {
   return (has_ext ? name.substr(0, name.size() - ext.size()) : name) + "_vorticity.png";
 }
 
-const char* picture_suffix(PictureField field) { return field == PictureField::Speed ? ".png" : "_vorticity.png"; }
+const char* picture_suffix(PictureField field) {
+  return field == PictureField::Speed ? ".png" : field == PictureField::Vorticity ? "_vorticity.png" : "_temperature.png";
+}
 
 bool ends_with(const std::string& name, const std::string& ext) {
   return name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0;
@@ -64,8 +66,12 @@ ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, i
     const bool both = x.fields.size() > 1;
     for (PictureField field : x.fields) {
       std::string name = o.png_file;
-      if (name.empty()) name = field == PictureField::Speed ? kSpeedPictureFile : kVorticityPictureFile;
-      else if (both && field == PictureField::Vorticity) name = vorticity_picture_name(name);
+      if (name.empty())
+        name = field == PictureField::Speed       ? kSpeedPictureFile
+               : field == PictureField::Vorticity ? kVorticityPictureFile
+                                                  : kTemperaturePictureFile;
+      else if (both && field == PictureField::Vorticity)
+        name = vorticity_picture_name(name);
       x.pictures.push_back({field, output_path(o.output_dir, name)});
     }
   }

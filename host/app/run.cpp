@@ -261,6 +261,10 @@ void read_inputs(const Options& given, Ranks& ranks, RunInputs& in) {
     if (o.collision->trt_magic) params.extensions.trt_magic = *o.collision->trt_magic;
   }
   if (o.smagorinsky) params.extensions.smagorinsky = *o.smagorinsky;
+  if (!params.extensions.heat &&
+      std::find(o.fields.begin(), o.fields.end(), PictureField::Temperature) != o.fields.end())
+    throw UsageError("--field temperature draws the temperature of a problem with [heat]; " + in.problem.name +
+                     " has none");
   if (!o.restart_file.empty()) {
     check_checkpoint_matches(in.restart, o.restart_file, params, o.param_file, in.problem.mask,
                              o.obstacle_file.empty() ? o.param_file : o.obstacle_file, o.precision);
@@ -482,12 +486,15 @@ void run(const Options& given, Ranks& ranks) {
   StopSignals signals;
   OutputSet outputs;
   add_run_outputs(outputs, ranks, o, extra, *sim, views, state);
+  // Heat runs on one process: `state` is the whole grid.
+  const std::vector<WallHeat> heat_walls = ranks.size() == 1 ? wall_heat(params, mask, state.f) : std::vector<WallHeat>{};
   state = StateRows();
   times.outputs_s = wall.lap();  // formatted and written, not yet in place
   if (const int sig = ranks.max(signals.received())) throw interrupted_while_writing(sig, o.output_dir);
 
   ranks.on_root([&] {
-    const RunSummary summary = make_summary(o, *sim, devices, times, result, steady, steady_check, wall);
+    RunSummary summary = make_summary(o, *sim, devices, times, result, steady, steady_check, wall);
+    summary.heat_walls = heat_walls;
     if (!extra.summary_json.empty()) std::fputs(summary_json(summary).c_str(), outputs.add(extra.summary_json));
     if (const int sig = signals.received()) throw interrupted_while_writing(sig, o.output_dir);
     commit_with_signals_held(outputs);

@@ -32,6 +32,12 @@ void print_summary(std::FILE* out, const RunSummary& s) {
   if (x.collision != CollisionOperator::Bgk || x.subgrid())
     std::fprintf(out, "Collision:\t\t\t%s%s\n", to_string(x.collision),
                  x.subgrid() ? (", Smagorinsky C = " + shortest_text(x.smagorinsky)).c_str() : "");
+  if (x.heat)
+    std::fprintf(out, "Heat:\t\t\t\tdiffusivity %s, %s on the temperature lattice\n", shortest_text(x.diffusivity).c_str(),
+                 to_string(x.thermal_collision));
+  for (const WallHeat& w : s.heat_walls)
+    std::fprintf(out, "Nusselt number (%s):\t%.6f (heat in %.6E a step over %d faces)\n", w.name.c_str(), w.nusselt,
+                 w.heat_in, w.faces);
   if (s.steady) {
     std::fprintf(out, "Steady state:\t\t\t%s\n",
                  steady_text(s.steady->rule, s.steady->check, s.steps_run).c_str());
@@ -151,6 +157,23 @@ void add_measurements(Json& j, const MeasurementSummary& m) {
     j["strouhal"] = {{"value", nullptr}, {"note", m.strouhal_note}};
 }
 
+// "heat": the temperature lattice's settings and each thermal wall's Nusselt number.
+void add_heat(Json& j, const RunSummary& s) {
+  const Extensions& x = s.params.extensions;
+  Json walls = Json::object();
+  for (const WallHeat& w : s.heat_walls)
+    walls[w.name] = {{"heat_in", w.heat_in}, {"faces", w.faces}, {"nusselt", w.nusselt},
+                     {"kind", w.wall.kind == ThermalWall::Kind::Temperature ? "temperature" : "heat_flux"},
+                     {"value", w.wall.value}};
+  j["heat"] = {{"diffusivity", x.diffusivity},
+               {"thermal_collision", to_string(x.thermal_collision)},
+               {"buoyancy", {x.buoyancy.x, x.buoyancy.y}},
+               {"reference_temperature", x.reference_temperature},
+               {"length", x.heat_length},
+               {"temperature_difference", x.temperature_difference},
+               {"walls", walls}};
+}
+
 }  // namespace
 
 std::string summary_json(const RunSummary& s) {
@@ -188,6 +211,7 @@ std::string summary_json(const RunSummary& s) {
   if (p.extensions.collision == CollisionOperator::Trt) j["trt_magic"] = p.extensions.trt_magic;
   j["smagorinsky"] = p.extensions.smagorinsky;
   if (s.measured) add_measurements(j, *s.measured);
+  if (p.extensions.heat) add_heat(j, s);
   return j.dump(2) + "\n";
 }
 

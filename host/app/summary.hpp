@@ -7,6 +7,7 @@
 
 #include "sim/measurements.hpp"
 #include "sim/steady.hpp"
+#include "sim/wall_heat.hpp"
 #include "problem/problem.hpp"
 #include "device/solver.hpp"
 
@@ -51,6 +52,7 @@ struct RunSummary {
   LocalSize tile;
   std::string launch_reason;   // why this variant and shape (LaunchChoice::reason)
   std::string decomposition;   // how the grid is split across MPI ranks; empty on one process
+  std::vector<WallHeat> heat_walls;  // with heat: each thermal wall's heat and Nusselt number at the end
   HaloTimes halos;             // rank 0's host time in the staged halo exchanges (none elsewhere)
   RunTimes times;
   double elapsed_s = 0.0;  // the step loop, as stdout's "Elapsed time" (times.loop_s)

@@ -11,6 +11,7 @@ std::optional<ImageField> parse_image_field(const std::string& text) {
   if (text == "speed") return ImageField::Speed;
   if (text == "vorticity") return ImageField::Vorticity;
   if (text == "density") return ImageField::Density;
+  if (text == "temperature") return ImageField::Temperature;
   return std::nullopt;
 }
 
@@ -19,6 +20,7 @@ const char* to_string(ImageField field) {
     case ImageField::Speed: return "speed";
     case ImageField::Vorticity: return "vorticity";
     case ImageField::Density: return "density";
+    case ImageField::Temperature: return "temperature";
   }
   return "?";
 }
@@ -65,7 +67,9 @@ FieldImage field_image(const FlowFields& fields, const ObstacleMask& mask, const
   const FieldImageLayout l = field_image_layout(fields.nx, fields.ny, request.width);
   const std::vector<double>& source = request.field == ImageField::Speed       ? fields.speed
                                       : request.field == ImageField::Vorticity ? fields.vorticity
-                                                                               : fields.density;
+                                      : request.field == ImageField::Density   ? fields.density
+                                                                               : fields.temperature;
+  if (source.empty()) throw InputError("a picture of the temperature needs a problem with [heat]");
   std::vector<float> values(static_cast<std::size_t>(l.width) * l.height);
   for (int py = 0; py < l.height; ++py)
     for (int px = 0; px < l.width; ++px) {

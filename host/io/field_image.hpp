@@ -16,8 +16,8 @@
 
 namespace d2q9 {
 
-enum class ImageField { Speed = 0, Vorticity = 1, Density = 2 };
-// "speed", "vorticity" or "density"; nullopt otherwise.
+enum class ImageField { Speed = 0, Vorticity = 1, Density = 2, Temperature = 3 };
+// "speed", "vorticity", "density" or "temperature"; nullopt otherwise.
 std::optional<ImageField> parse_image_field(const std::string& text);
 const char* to_string(ImageField field);
 
@@ -53,7 +53,7 @@ struct FieldImage {
 };
 
 // The colours' range of the sampled fluid values (NaN: an obstacle):
-// speed 0..max, vorticity -m..m, density min..max.
+// speed 0..max, vorticity -m..m, density and temperature min..max.
 ColourRange image_range(ImageField field, const std::vector<float>& values);
 // The colour of a sampled value (NaN: obstacle grey), alpha 255.
 void image_colour(ImageField field, float value, const ColourRange& range, std::uint8_t* rgba);

@@ -35,6 +35,7 @@ constexpr const char* kForcesFile = "forces.csv";
 constexpr const char* kProbesFile = "probes.csv";
 constexpr const char* kSpeedPictureFile = "final_state.png";
 constexpr const char* kVorticityPictureFile = "final_state_vorticity.png";
+constexpr const char* kTemperaturePictureFile = "final_state_temperature.png";
 const std::vector<std::string>& own_output_names();
 
 // After a run's outputs are in place in `dir`: each file under

@@ -154,9 +154,20 @@ std::string bar_label(PictureField field, double value) {
   return buf;
 }
 
+const std::vector<double>& picture_values(PictureField field, const FlowFields& fields) {
+  return field == PictureField::Speed ? fields.speed : field == PictureField::Vorticity ? fields.vorticity : fields.temperature;
+}
+
 ColourRange own_range(PictureField field, const FlowFields& fields, const ObstacleMask& mask) {
-  const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
+  const std::vector<double>& values = picture_values(field, fields);
   const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
+  if (field == PictureField::Temperature) {
+    ColourRange r{INFINITY, -INFINITY};
+    for (std::size_t cell = 0; cell < values.size(); ++cell)
+      if (!is_obstacle(blocked[cell]) && std::isfinite(values[cell]))
+        r = {std::min(r.low, values[cell]), std::max(r.high, values[cell])};
+    return r.low <= r.high ? r : ColourRange{};
+  }
   double largest = 0.0;
   for (std::size_t cell = 0; cell < values.size(); ++cell)
     if (!is_obstacle(blocked[cell]) && std::isfinite(values[cell])) largest = std::max(largest, std::fabs(values[cell]));
@@ -165,9 +176,10 @@ ColourRange own_range(PictureField field, const FlowFields& fields, const Obstac
 
 Rgb field_colour(PictureField field, double value, const ColourRange& range) {
   if (!std::isfinite(value)) return kNotFinite;
-  if (!(range.high > range.low)) return field == PictureField::Speed ? viridis(0.0) : diverging(0.5);
+  const bool sequential = field != PictureField::Vorticity;
+  if (!(range.high > range.low)) return sequential ? viridis(0.0) : diverging(0.5);
   const double t = (value - range.low) / (range.high - range.low);
-  return field == PictureField::Speed ? viridis(t) : diverging(t);
+  return sequential ? viridis(t) : diverging(t);
 }
 
 RgbImage render_picture(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
@@ -177,7 +189,7 @@ RgbImage render_picture(PictureField field, const FlowFields& fields, const Obst
 
 std::vector<Rgb> cell_colours(PictureField field, const FlowFields& fields, const ObstacleMask& mask,
                               const ColourRange& range) {
-  const std::vector<double>& values = field == PictureField::Speed ? fields.speed : fields.vorticity;
+  const std::vector<double>& values = picture_values(field, fields);
   const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
   std::vector<Rgb> cells(values.size());
   for (std::size_t cell = 0; cell < values.size(); ++cell)
@@ -202,14 +214,15 @@ RgbImage render_cells(PictureField field, int nx, int ny, const std::vector<Rgb>
   // Bar rows from the top (range.high) to the bottom (range.low).
   for (int row = 0; row < l.bar_height; ++row) {
     const double t = l.bar_height > 1 ? 1.0 - static_cast<double>(row) / (l.bar_height - 1) : 1.0;
-    canvas.fill(l.bar_x, l.bar_y + row, l.bar_width, 1, field == PictureField::Speed ? viridis(t) : diverging(t));
+    canvas.fill(l.bar_x, l.bar_y + row, l.bar_width, 1, field != PictureField::Vorticity ? viridis(t) : diverging(t));
   }
   const int ts = l.text_scale, text_h = kGlyphHeight * ts;
   const int label_x = l.bar_x + l.bar_width + 4 * ts;
   canvas.text(label_x, l.bar_y, bar_label(field, range.high), ts, kBlack);
   canvas.text(label_x, l.bar_y + l.bar_height - text_h, bar_label(field, range.low), ts, kBlack);
   const int middle = l.bar_y + l.bar_height / 2;
-  canvas.text(label_x, middle - text_h - ts, field == PictureField::Speed ? "|u|" : "vort", ts, kBlack);
+  canvas.text(label_x, middle - text_h - ts,
+              field == PictureField::Speed ? "|u|" : field == PictureField::Vorticity ? "vort" : "T", ts, kBlack);
   if (!caption.empty()) canvas.text(label_x, middle + 2 * ts, caption, ts, kBlack);
   return image;
 }

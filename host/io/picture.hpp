@@ -28,7 +28,9 @@ Rgb viridis(double t);
 // 0.5, dark red.
 Rgb diverging(double t);
 
-enum class PictureField { Speed, Vorticity };
+enum class PictureField { Speed, Vorticity, Temperature };
+// The values a picture of `field` shows (FlowFields::temperature with heat).
+const std::vector<double>& picture_values(PictureField field, const FlowFields& fields);
 
 // The values a picture's colours run over, bottom to top of its colour bar;
 // values beyond it take the end colours.
@@ -38,7 +40,7 @@ struct ColourRange {
 };
 
 // The range a picture takes for itself: speed from 0 to the fastest fluid
-// cell, vorticity from -m to m, m the largest |w| of a fluid cell (symmetric,
+// cell, temperature from the coldest to the hottest, vorticity from -m to m, m the largest |w| of a fluid cell (symmetric,
 // so white is 0). Non-finite values are left out. Over the rows `fields`
 // holds: the whole grid's range has the largest high of its parts' ranges.
 ColourRange own_range(PictureField field, const FlowFields& fields, const ObstacleMask& mask);

@@ -194,6 +194,9 @@ struct HeatModel {
   // By wall number (cell_number of kWall and kMovingWall cells); empty or
   // short: adiabatic. Number 0 (plain walls) is always adiabatic.
   std::vector<ThermalWall> thermal_walls;
+  // Each thermal wall number's name for the summary's Nusselt numbers: its
+  // edge's ("left") or its body's; empty: "wall N".
+  std::vector<std::string> thermal_wall_names;
   // The Nusselt number's scales: Nu = q L / (alpha dT) for a wall's mean flux q.
   double heat_length = 0.0, temperature_difference = 1.0;
 

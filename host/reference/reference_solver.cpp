@@ -373,7 +373,7 @@ inline __attribute__((always_inline)) Real force_along(const CellMoments<Real>& 
 
 // Guo, Zheng & Shi 2002 (BGK and regularised).
 template <typename Real>
-inline __attribute__((always_inline)) Real guo(const Collision<Real>& c, const CellMoments<Real>& m, int k) {
+inline __attribute__((always_inline)) Real guo(const CellMoments<Real>& m, int k) {
   return (Real(1) - Real(0.5) * m.omega) * kWeight<Real>[k] *
          (Real(3) * ((Real(kEx[k]) - m.ux) * m.fx + (Real(kEy[k]) - m.uy) * m.fy) + Real(9) * m.eu(k) * force_along(m, k));
 }
@@ -386,7 +386,7 @@ inline __attribute__((always_inline)) void bgk_cell(const Collision<Real>& c, co
     const Real e = m.eu(k);
     const Real r = m.omega * kWeight<Real>[k] * m.rho;
     f[k] = std::fma(keep, g[k], r * std::fma(e, std::fma(e, Real(4.5), Real(3)), m.a));
-    if (c.forced) f[k] += guo(c, m, k);
+    if (c.forced) f[k] += guo(m, k);
   }
 }
 
@@ -441,7 +441,7 @@ inline __attribute__((always_inline)) void regularised_cell(const Collision<Real
     f[k] = std::fma(keep * w[k], q[k], feq[k]);
     // With a force, g's momentum is rho u - F/2: BGK keeps (1 - omega)
     // of that difference, and so must the regularised state.
-    if (c.forced) f[k] += (keep * w[k]) * (Real(-1.5) * force_along(m, k)) + guo(c, m, k);
+    if (c.forced) f[k] += (keep * w[k]) * (Real(-1.5) * force_along(m, k)) + guo(m, k);
   }
 }
 

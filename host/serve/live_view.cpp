@@ -451,7 +451,7 @@ void LiveView::State::picture_route() {
     const int width = req.has_param("width") ? std::atoi(req.get_param_value("width").c_str()) : 512;
     if (!field || width < 1 || width > kMaxPictureWidth) {
       res.status = 400;
-      res.set_content(json{{"error", "field must be speed, vorticity or density, width 1 to " +
+      res.set_content(json{{"error", "field must be speed, vorticity, density or temperature, width 1 to " +
                                          std::to_string(kMaxPictureWidth)}}.dump(),
                       "application/json");
       return;

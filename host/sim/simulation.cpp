@@ -263,7 +263,14 @@ void Simulation::save_checkpoint(const std::string& path, const RunRecord& run, 
 
 FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->distributions()); }
 
+std::vector<WallHeat> Simulation::heat_at_walls() {
+  if (!params_.extensions.heat) return {};
+  return wall_heat(params_, mask_, solver_->distributions());
+}
+
 FieldImage Simulation::picture(const FieldImageRequest& request) {
+  if (request.field == ImageField::Temperature && !params_.extensions.heat)
+    throw InputError(problem_name_ + ": a picture of the temperature needs a problem with [heat]");
   if (std::optional<FieldImage> made = solver_->render(request)) return std::move(*made);
   return field_image(fields(), mask_, request);
 }

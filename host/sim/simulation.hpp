@@ -25,6 +25,7 @@
 #include "sim/launch_policy.hpp"
 #include "sim/measurements.hpp"
 #include "sim/steady.hpp"
+#include "sim/wall_heat.hpp"
 #include "io/checkpoint.hpp"
 #include "io/state_rows.hpp"
 #include "io/fields.hpp"
@@ -113,6 +114,9 @@ class Simulation {
   // and the flow fields computed from them. Across ranks: collective, the
   // whole grid on rank 0 and nothing elsewhere.
   std::vector<double> distributions() { return solver_->distributions(); }
+  // With heat: each thermal wall's heat into the fluid and Nusselt number
+  // now (sim/wall_heat.hpp); empty without.
+  std::vector<WallHeat> heat_at_walls();
   // This rank's rows of the state (the whole grid on one process).
   StateRows own_rows();
   FlowFields fields();

@@ -256,13 +256,20 @@ class Simulation:
         return self._sim.params
 
     def fields(self):
-        """density, ux, uy, speed and vorticity now, each a (ny, nx) array
-        (row j is the grid's row j from the bottom, as final_state.dat's y)."""
+        """density, ux, uy, speed and vorticity now, and with [heat] temperature,
+        each a (ny, nx) array (row j is the grid's row j from the bottom, as
+        final_state.dat's y)."""
         return self._sim.fields()
 
     def distributions(self):
-        """The distributions now, shape (9, ny, nx): speed k of cell (x, y) at [k, y, x]."""
+        """The distributions now, shape (9, ny, nx): speed k of cell (x, y) at [k, y, x];
+        with [heat] (14, ny, nx), the temperature's five after the flow's nine."""
         return self._sim.distributions()
+
+    def wall_heat(self):
+        """With [heat]: per wall holding a temperature or a heat flux, a dict of
+        heat_in (heat into the fluid per step), faces and nusselt, as the summary's."""
+        return self._sim.wall_heat()
 
     def average_velocities(self):
         """One per step done, as av_vels.dat."""

@@ -1,0 +1,27 @@
+// The heat each thermal wall exchanges with the fluid, and its Nusselt
+// number, from a state of the lattice (docs/heat.md#nusselt-numbers).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problem/problem.hpp"
+
+namespace d2q9 {
+
+struct WallHeat {
+  std::string name;  // HeatModel::thermal_wall_names, or "wall N"
+  int number = 0;    // the wall number its cells carry
+  ThermalWall wall;
+  int faces = 0;           // links between its cells and fluid cells (D2Q5: cell faces)
+  double heat_in = 0.0;    // heat into the fluid per step, over all its faces (negative: out of it)
+  double nusselt = 0.0;    // heat_in / faces * heat_length / (diffusivity * temperature_difference)
+};
+
+// Each wall number with a temperature or a heat flux that touches fluid, in
+// number order. f: the whole lattice (Solver::distributions), 14 planes.
+// Per face, what the wall cell sends back less what the fluid cell sent it:
+// in a steady state, the heat through that face each step.
+std::vector<WallHeat> wall_heat(const Params& params, const ObstacleMask& mask, const std::vector<double>& f);
+
+}  // namespace d2q9
