@@ -5,6 +5,7 @@
 
 #include <png.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -273,7 +274,7 @@ TEST_CASE("problem file: every error names the file and line, with a suggestion 
       {"grid = 5\n", "p.toml:1: grid must be a table, [grid] with nx and ny, got 5"},
       {"[gird]\nnx = 8\n", "p.toml:1: unknown table [gird]; did you mean [grid]?"},
       {"[obstacles]\ncircle = 1\n", "p.toml:1: unknown table [obstacles]; did you mean [[obstacle]]?"},
-      {"[physics]\n", "p.toml:1: unknown table [physics]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces] and [probes]"},
+      {"[physics]\n", "p.toml:1: unknown table [physics]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces], [probes] and [heat]"},
       {"nx = 8\n[grid]\nny = 6\n", "p.toml:1: key 'nx' is outside any table: it belongs in [grid]"},
       {"[grid]\nnx = 8\nnz = 6\n", "p.toml:3: unknown key 'nz' in [grid] (known keys: nx, ny)"},  // too short to guess
       {"[grid]\nnx = 8\nny = 6\nsteps = 3\n", "p.toml:4: unknown key 'steps' in [grid]: it belongs in [flow]"},
@@ -285,7 +286,8 @@ TEST_CASE("problem file: every error names the file and line, with a suggestion 
        "did you mean \"wall\"?"},
       {g + "[edges]\ntop = \"wall_velocity\"\n", "p.toml:8: top = \"wall_velocity\" needs its value: write top = { wall_velocity = ... }"},
       {g + "[edges]\ntop = { wall_speed = [0.1, 0] }\n",
-       "p.toml:8: unknown key 'wall_speed' in top = { ... } (known keys: wall_velocity, inlet_velocity, outlet_density, sponge)"},
+       "p.toml:8: unknown key 'wall_speed' in top = { ... } (known keys: wall_velocity, inlet_velocity, outlet_density, sponge, "
+       "temperature, heat_flux)"},
       {g + "[[obstacle]]\ncircel = { center = [1, 1], radius = 1 }\n", "p.toml:8: unknown key 'circel' in [[obstacle]]; did you mean 'circle'?"},
       {g + "[[obstacle]]\ncircle = { centre = [1, 1], radius = 1 }\n", "p.toml:8: unknown key 'centre' in circle; did you mean 'center'?"},
       {g + "[obstacle]\ncircle = { center = [1, 1], radius = 1 }\n",
@@ -443,6 +445,287 @@ TEST_CASE("problem file: extensions_fingerprint tells every extension apart") {
   for (std::size_t a = 0; a < all.size(); ++a)
     for (std::size_t b = 0; b < all.size(); ++b) CHECK((extensions_fingerprint(all[a]) == extensions_fingerprint(all[b])) == (a == b));
   CHECK(extensions_fingerprint(Extensions{}) == 0xb52ea91c8e5ca66dULL);  // the same on every machine and build
+}
+
+// A differentially heated cavity: walls all round, the left one hot, the right one cold.
+const std::string kHeatedCavity = R"([grid]
+nx = 20
+ny = 18
+[flow]
+steps = 100
+viscosity = 0.02
+[edges]
+left = { temperature = 0.5 }
+right = { temperature = -0.5 }
+bottom = "wall"
+top = "wall"
+[heat]
+prandtl = 0.71
+rayleigh = 1e4
+length = 16
+temperature_difference = 1.0
+)";
+
+TEST_CASE("problem file: [heat] with prandtl and rayleigh gives the diffusivity, the buoyancy and heated walls of their own numbers") {
+  const Problem p = parse_problem_file(kHeatedCavity, "p.toml");
+  const Extensions& e = p.params.extensions;
+  CHECK(e.heat);
+  CHECK(e.planes() == 9 + kHeatSpeeds);
+  const double nu = (1.0 / p.params.omega - 0.5) / 3.0;
+  const double alpha = nu / 0.71;
+  CHECK(e.diffusivity == doctest::Approx(alpha).epsilon(1e-14));
+  CHECK(e.thermal_omega() == doctest::Approx(1.0 / (3.0 * alpha + 0.5)).epsilon(1e-14));
+  CHECK(e.thermal_collision == CollisionOperator::Bgk);
+  // Ra = g beta dT L^3 / (nu alpha); buoyancy = -density g beta (0, -1).
+  const double g_beta = 1e4 * nu * alpha / (1.0 * 16.0 * 16.0 * 16.0);
+  CHECK(e.buoyancy.x == 0.0);
+  CHECK(e.buoyancy.y == doctest::Approx(g_beta).epsilon(1e-12));
+  CHECK(e.buoyant());
+  CHECK(e.heat_length == 16.0);
+  CHECK(e.temperature_difference == 1.0);
+  CHECK(e.initial_temperature == 0.0);
+  CHECK(e.reference_temperature == 0.0);
+  CHECK_FALSE(e.moving_walls());  // heated walls at rest are static walls
+  // The heated edges are static walls of numbers of their own, never 0; the
+  // plain walls (corners included: bottom and top win them) are number 0.
+  const std::uint8_t left = cell(p.mask, 0, 5), right = cell(p.mask, 19, 5);
+  CHECK(cell_kind(left) == kWall);
+  CHECK(cell_kind(right) == kWall);
+  const int hot = cell_number(left), cold = cell_number(right);
+  CHECK(hot > 0);
+  CHECK(cold > 0);
+  CHECK(hot != cold);
+  for (int j = 1; j < 17; ++j) {
+    CAPTURE(j);
+    CHECK(cell(p.mask, 0, j) == left);
+    CHECK(cell(p.mask, 19, j) == right);
+  }
+  for (int i = 0; i < 20; ++i) {
+    CAPTURE(i);
+    CHECK(cell(p.mask, i, 0) == kWall);
+    CHECK(cell(p.mask, i, 17) == kWall);
+  }
+  CHECK(cell_body(left, e.measured_bodies) == 0);  // not a measured body
+  REQUIRE(e.thermal_walls.size() == static_cast<std::size_t>(std::max(hot, cold) + 1));
+  CHECK(e.thermal_walls[hot] == ThermalWall{ThermalWall::Kind::Temperature, 0.5});
+  CHECK(e.thermal_walls[cold] == ThermalWall{ThermalWall::Kind::Temperature, -0.5});
+  CHECK(e.thermal_wall(0) == ThermalWall{});
+  CHECK(p.mask.fluid_cells() == 18 * 16);
+
+  // gravity names only the direction with rayleigh; the default one is [0, -1].
+  std::string sideways = kHeatedCavity;
+  sideways += "gravity = [-3.0, 0.0]\n";
+  const Extensions& s = parse_problem_file(sideways, "p.toml").params.extensions;
+  CHECK(s.buoyancy.x == doctest::Approx(g_beta).epsilon(1e-12));
+  CHECK(s.buoyancy.y == 0.0);
+}
+
+TEST_CASE("problem file: [heat] with gravity and expansion, an inlet's temperature, a moving heated lid and a heat flux") {
+  const Problem p = parse_problem_file(std::string(kGridFlow) +  // lines 1-6
+                                           "density = 0.9\n"
+                                           "[edges]\nleft = { inlet_velocity = [0.05, 0.0], temperature = 2.0 }\n"
+                                           "right = { outlet_density = 1.0 }\nbottom = { temperature = 3.5 }\n"
+                                           "top = { wall_velocity = [0.02, 0.0], heat_flux = 1e-4 }\n"
+                                           "[heat]\ndiffusivity = 0.05\ncollision = \"trt\"\nmagic = 0.1875\ninitial = 1.0\n"
+                                           "gravity = [0.0, -1e-3]\nexpansion = 0.2\n",
+                                       "p.toml");
+  const Extensions& e = p.params.extensions;
+  CHECK(e.heat);
+  CHECK(e.diffusivity == 0.05);
+  CHECK(e.thermal_collision == CollisionOperator::Trt);
+  CHECK(e.thermal_magic == 0.1875);
+  CHECK(e.collision == CollisionOperator::Bgk);  // the flow's is its own
+  CHECK(e.buoyancy == Vec2{0.0, -0.9 * 0.2 * -1e-3});
+  CHECK(e.initial_temperature == 1.0);
+  CHECK(e.reference_temperature == 1.0);  // the initial one by default
+  CHECK(e.heat_length == 6.0);            // ny by default
+  CHECK(e.temperature_difference == 1.5);  // 3.5 - 2: the temperatures given
+  REQUIRE(e.open_at(Edge::Left) != nullptr);
+  CHECK(e.open_at(Edge::Left)->temperature == 2.0);
+  // Bottom (line 11) then top (line 12): heated walls take numbers from 1, never 0.
+  CHECK(cell(p.mask, 3, 0) == cell_byte(kWall, 1));
+  CHECK(cell(p.mask, 3, 5) == cell_byte(kMovingWall, 2));
+  CHECK(e.wall_velocities == std::vector<Vec2>{{}, {}, {0.02, 0.0}});
+  CHECK(e.thermal_walls == std::vector<ThermalWall>{{}, {ThermalWall::Kind::Temperature, 3.5}, {ThermalWall::Kind::HeatFlux, 1e-4}});
+
+  // An inlet without a temperature brings [heat]'s initial one; reference and
+  // temperature_difference as given; a moving lid without heat keeps number 0.
+  const Extensions& f = parse_problem_file(std::string(kGridFlow) +
+                                               "[edges]\nleft = { inlet_velocity = [0.05, 0.0] }\nright = { outlet_density = 1.0 }\n"
+                                               "bottom = \"wall\"\ntop = { wall_velocity = [0.02, 0.0] }\n"
+                                               "[heat]\ndiffusivity = 0.05\ninitial = -1.5\nreference = 0.25\n"
+                                               "temperature_difference = 2\n",
+                                           "p.toml")
+                            .params.extensions;
+  CHECK(f.open_at(Edge::Left)->temperature == -1.5);
+  CHECK(f.reference_temperature == 0.25);
+  CHECK(f.temperature_difference == 2.0);
+  CHECK(f.buoyancy == Vec2{});
+  CHECK_FALSE(f.buoyant());
+  CHECK(f.wall_velocities == std::vector<Vec2>{{0.02, 0.0}});
+  CHECK(f.thermal_walls.empty());  // every wall adiabatic
+}
+
+TEST_CASE("problem file: heated obstacles: a measured body keeps its number, others take their own") {
+  const Problem p = parse_problem_file(
+      "[grid]\nnx = 30\nny = 20\n[flow]\nsteps = 1\nomega = 1\n[edges]\nbottom = \"wall\"\ntop = \"wall\"\n"
+      "[[obstacle]]\nname = \"heater\"\nheat_flux = 0.001\ncircle = { center = [6, 10], radius = 2 }\n"
+      "[[obstacle]]\nname = \"heater\"\nheat_flux = 0.001\nrectangle = { from = [10, 9], to = [11, 10] }\n"
+      "[[obstacle]]\ntemperature = -1\nrectangle = { from = [15, 9], to = [16, 10] }\n"
+      "[[obstacle]]\nrectangle = { from = [20, 9], to = [21, 10] }\n"
+      "[[obstacle]]\nwall_velocity = [0.0, 0.01]\ntemperature = -1\nrectangle = { from = [25, 9], to = [26, 10] }\n"
+      "[heat]\ndiffusivity = 0.1\n",
+      "p.toml");
+  const Extensions& e = p.params.extensions;
+  CHECK(e.measured_bodies == 1);
+  CHECK(cell(p.mask, 6, 10) == cell_byte(kWall, 1));
+  CHECK(cell(p.mask, 10, 9) == cell_byte(kWall, 1));
+  CHECK(cell(p.mask, 15, 9) == cell_byte(kWall, 2));
+  CHECK(cell_body(cell(p.mask, 15, 9), e.measured_bodies) == 0);  // heated, not measured
+  CHECK(cell(p.mask, 20, 9) == kWall);
+  CHECK(cell(p.mask, 25, 9) == cell_byte(kMovingWall, 3));  // moving: its own number, not the static one's
+  CHECK(cell(p.mask, 3, 0) == kWall);
+  CHECK(e.thermal_walls == std::vector<ThermalWall>{{},
+                                                    {ThermalWall::Kind::HeatFlux, 0.001},
+                                                    {ThermalWall::Kind::Temperature, -1.0},
+                                                    {ThermalWall::Kind::Temperature, -1.0}});
+  CHECK(e.wall_velocities == std::vector<Vec2>{{}, {}, {}, {0.0, 0.01}});
+  CHECK(e.temperature_difference == 1.0);  // one temperature: no difference, so 1
+  CHECK(p.measure.bodies == std::vector<std::string>{"heater"});
+}
+
+TEST_CASE("problem file: [heat]'s errors and the thermal keys' name the file and line") {
+  const std::string g = kGridFlow;  // lines 1-6
+  const std::string walls = "[edges]\nleft = \"wall\"\nright = \"wall\"\n";  // lines 7-9
+  const std::pair<std::string, std::string> cases[] = {
+      {g + "[edges]\nleft = { temperature = 1.0 }\nright = \"wall\"\n",
+       "p.toml:8: temperature needs a [heat] table (the temperature lattice)"},
+      {g + "[[obstacle]]\nheat_flux = 0.1\nrectangle = { from = [3, 2], to = [3, 2] }\n",
+       "p.toml:8: heat_flux needs a [heat] table (the temperature lattice)"},
+      {g + "[heat]\ndiffusivity = 0.1\nprandtl = 0.7\n",
+       "p.toml:9: prandtl and diffusivity (line 8) both set the diffusivity: give one of diffusivity or prandtl"},
+      {g + "[heat]\ninitial = 1\n", "p.toml:7: [heat] needs diffusivity or prandtl (diffusivity = viscosity / prandtl)"},
+      {g + "[heat]\ndiffusivity = 0.1\nexpansion = 0.01\n",
+       "p.toml:9: expansion needs gravity = [gx, gy] as well (buoyancy = -density * expansion * gravity)"},
+      {g + "[heat]\ndiffusivity = 0.1\ngravity = [0, -0.001]\n",
+       "p.toml:9: gravity needs expansion = beta (buoyancy = -density * expansion * gravity), or rayleigh with length and "
+       "temperature_difference"},
+      {g + "[heat]\nprandtl = 0.71\nrayleigh = 1e4\ntemperature_difference = 1\n",
+       "p.toml:9: rayleigh needs length as well (g * expansion = rayleigh * viscosity * diffusivity / (temperature_difference * "
+       "length^3))"},
+      {g + "[heat]\nprandtl = 0.71\nrayleigh = 1e4\n",
+       "p.toml:9: rayleigh needs length and temperature_difference as well (g * expansion = rayleigh * viscosity * diffusivity / "
+       "(temperature_difference * length^3))"},
+      {g + "[heat]\nprandtl = 0.71\nrayleigh = 1e4\nlength = 4\ntemperature_difference = 1\ngravity = [0, 0]\nexpansion = 0.1\n",
+       "p.toml:13: expansion and rayleigh (line 9) both set the buoyancy: give gravity with expansion, or rayleigh with length "
+       "and temperature_difference"},
+      {g + "[heat]\nprandtl = 0.71\nrayleigh = 1e4\nlength = 4\ntemperature_difference = 1\ngravity = [0, 0]\n",
+       "p.toml:12: gravity [0, 0] has no direction: with rayleigh it gives gravity's direction only"},
+      {g + "[edges]\nleft = { inlet_velocity = [0.05, 0], heat_flux = 0.1 }\nright = { outlet_density = 1.0 }\n"
+           "[heat]\ndiffusivity = 0.1\n",
+       "p.toml:8: heat_flux is a wall's: an inlet brings the flow in at its temperature = T"},
+      {g + "[edges]\nleft = { inlet_velocity = [0.05, 0] }\nright = { outlet_density = 1.0, temperature = 1 }\n"
+           "[heat]\ndiffusivity = 0.1\n",
+       "p.toml:9: an outlet carries the temperature out; it takes no temperature"},
+      {g + "[edges]\nleft = { temperature = 1, heat_flux = 0.1 }\nright = \"wall\"\n[heat]\ndiffusivity = 0.1\n",
+       "p.toml:8: left has both temperature and heat_flux: a wall holds a temperature or lets a heat flux in, not both"},
+      {g + "[[obstacle]]\nheat_flux = 0.1\ntemperature = 1\nrectangle = { from = [3, 2], to = [3, 2] }\n[heat]\ndiffusivity = 0.1\n",
+       "p.toml:9: [[obstacle]] has both heat_flux and temperature: a wall holds a temperature or lets a heat flux in, not both"},
+      {g + "[edges]\nleft = { temperature = \"hot\" }\nright = \"wall\"\n[heat]\ndiffusivity = 0.1\n",
+       "p.toml:8: temperature must be a number, got \"hot\""},
+      {g + "[edges]\nleft = { temperature = 1, sponge = 2 }\nright = \"wall\"\n[heat]\ndiffusivity = 0.1\n",
+       "p.toml:8: sponge absorbs at an open edge: it goes with inlet_velocity or outlet_density, not a wall"},
+      {g + "[heat]\ndiffusivity = 0.1\ncollision = \"regularised\"\n",
+       "p.toml:9: collision = \"regularised\" is the flow's only: the temperature lattice collides by \"bgk\" or \"trt\""},
+      {g + "[heat]\ndiffusivity = 0.1\ncollision = \"mrt\"\n", "p.toml:9: collision must be \"bgk\" or \"trt\", got \"mrt\""},
+      {g + "[heat]\ndiffusivity = 0.1\nmagic = 0.25\n", "p.toml:9: magic is TRT's parameter: it goes with collision = \"trt\""},
+      {g + "[heat]\ndiffusivity = 0\n", "p.toml:8: diffusivity must be positive, got 0"},
+      {g + "[heat]\ndiffusivity = 1e-20\n",
+       "p.toml:8: diffusivity 1e-20 gives omega_T = 1 / (3 * diffusivity + 0.5) = 2, which must lie in (0, 2)"},
+      {g + "[heat]\nprandtl = -1\n", "p.toml:8: prandtl must be positive, got -1"},
+      {g + "[heat]\ndiffusivity = 0.1\nlength = 0\n", "p.toml:9: length must be positive, got 0"},
+      {g + "[heat]\ndiffusivity = 0.1\ndifusivity = 0.1\n", "p.toml:9: unknown key 'difusivity' in [heat]; did you mean 'diffusivity'?"},
+      {g + "[heta]\ndiffusivity = 0.1\n", "p.toml:7: unknown table [heta]; did you mean [heat]?"},
+      {"heat = 1\n" + g, "p.toml:1: heat must be a table, [heat] with diffusivity or prandtl, got 1"},
+      {g + "prandtl = 0.71\n", "p.toml:7: unknown key 'prandtl' in [flow]: it belongs in [heat]"},
+      {g + walls + "[[obstacle]]\nname = \"b\"\nheat_flux = 0.1\nrectangle = { from = [2, 2], to = [3, 3] }\n"
+                   "[[obstacle]]\nname = \"b\"\nrectangle = { from = [5, 2], to = [5, 3] }\n[heat]\ndiffusivity = 0.1\n",
+       "p.toml:16: body b has heat_flux = 0.1 (line 12) and no temperature or heat_flux: a body's shapes share one thermal boundary"},
+  };
+  for (const auto& [text, expected] : cases) {
+    CAPTURE(text);
+    CHECK(problem_error(text) == expected);
+  }
+}
+
+TEST_CASE("problem file: without [heat] nothing is heated and fingerprints are as before [heat] existed") {
+  const std::string g = kGridFlow;
+  // Fingerprints of problems without [heat], pinned before [heat] was parsed.
+  const std::pair<std::string, std::uint64_t> pinned[] = {
+      {g, 0xb52ea91c8e5ca66dULL},
+      {g + "[edges]\nleft = \"wall\"\nright = \"wall\"\nbottom = \"wall\"\ntop = { wall_velocity = [0.1, 0.0] }\n",
+       0x309dadc7b2bf28e4ULL},
+      {g + "[edges]\nleft = { inlet_velocity = [0.05, 0.0] }\nright = { outlet_density = 1.0 }\nbottom = \"wall\"\ntop = \"wall\"\n"
+           "[[obstacle]]\nname = \"c\"\ncircle = { center = [3, 3], radius = 1 }\n",
+       0x08bb73b6d1541c2dULL},
+      {g + "collision = \"trt\"\n[edges]\nbottom = { wall_velocity = [0.05, 0] }\ntop = { wall_velocity = [-0.05, 0.0] }\n"
+           "[[obstacle]]\nwall_velocity = [0, 0.01]\nrectangle = { from = [3, 2], to = [4, 3] }\n",
+       0xa54b9ffa9d3cf0e5ULL},
+  };
+  for (const auto& [text, fingerprint] : pinned) {
+    CAPTURE(text);
+    const Problem p = parse_problem_file(text, "p.toml");
+    CHECK_FALSE(p.params.extensions.heat);
+    CHECK(p.params.extensions.planes() == 9);
+    CHECK(p.params.extensions.thermal_walls.empty());
+    CHECK(extensions_fingerprint(p.params.extensions) == fingerprint);
+  }
+  // With [heat], the same problem is another one.
+  const Extensions heated = parse_problem_file(pinned[1].first + "[heat]\ndiffusivity = 0.1\n", "p.toml").params.extensions;
+  CHECK(heated.heat);
+  CHECK(extensions_fingerprint(heated) != pinned[1].second);
+}
+
+TEST_CASE("problem file: extensions_fingerprint tells every heat setting apart") {
+  Extensions heat;
+  heat.heat = true;
+  heat.diffusivity = 0.1;
+  std::vector<Extensions> all(14, heat);
+  all[0] = Extensions{};
+  all[2].diffusivity = 0.2;
+  all[3].thermal_collision = CollisionOperator::Trt;
+  all[4].thermal_collision = CollisionOperator::Trt;
+  all[4].thermal_magic = 0.1875;
+  all[5].buoyancy = {0.0, 1e-5};
+  all[6].reference_temperature = 0.5;
+  all[7].initial_temperature = 0.5;
+  all[8].thermal_walls = {{}, {ThermalWall::Kind::Temperature, 1.0}};
+  all[9].thermal_walls = {{}, {ThermalWall::Kind::HeatFlux, 1.0}};
+  all[10].open_boundaries = {OpenBoundary{}};
+  all[11].open_boundaries = {OpenBoundary{}};
+  all[11].open_boundaries[0].temperature = 1.0;
+  all[12].heat_length = 10.0;
+  all[13].temperature_difference = 2.0;
+  for (std::size_t a = 0; a < all.size(); ++a)
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      CAPTURE(a);
+      CAPTURE(b);
+      CHECK((extensions_fingerprint(all[a]) == extensions_fingerprint(all[b])) == (a == b));
+    }
+}
+
+TEST_CASE("problem file: the documented [heat] example parses") {
+  const std::string doc = slurp(D2Q9_SOURCE_DIR "/docs/problem-files.md");
+  const auto section = doc.find("## `[heat]`");
+  REQUIRE(section != std::string::npos);
+  const auto start = doc.find("```toml\n", section);
+  REQUIRE(start != std::string::npos);
+  const auto end = doc.find("```\n", start + 8);
+  REQUIRE(end != std::string::npos);
+  const Problem p = parse_problem_file(doc.substr(start + 8, end - start - 8), "heat.toml");
+  CHECK(p.params.extensions.heat);
+  CHECK(p.params.extensions.buoyant());
+  CHECK(p.params.extensions.thermal_walls.size() > 1);
 }
 
 TEST_CASE("problem file: on the command line, alone, and with an obstacle file it is refused") {

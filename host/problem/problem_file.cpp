@@ -95,6 +95,33 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
     bytes(&tag, 1);
     real(e.smagorinsky);
   }
+  // Heat: nothing without [heat], so every problem without it keeps its fingerprint.
+  if (e.heat) {
+    const unsigned char tag = 48, op = static_cast<unsigned char>(e.thermal_collision);
+    bytes(&tag, 1);
+    real(e.diffusivity);
+    bytes(&op, 1);
+    if (e.thermal_collision == CollisionOperator::Trt) real(e.thermal_magic);
+    real(e.buoyancy.x), real(e.buoyancy.y);
+    real(e.reference_temperature), real(e.initial_temperature);
+    real(e.heat_length), real(e.temperature_difference);
+    for (const OpenBoundary& b : e.open_boundaries)
+      if (b.inlet()) {
+        const unsigned char edge = static_cast<unsigned char>(49 + static_cast<int>(b.edge));
+        bytes(&edge, 1);
+        real(b.temperature);
+      }
+  }
+  if (!e.thermal_walls.empty()) {  // by number; none: every wall adiabatic
+    const unsigned char tag = 56;
+    bytes(&tag, 1);
+    real(static_cast<double>(e.thermal_walls.size()));
+    for (const ThermalWall& w : e.thermal_walls) {
+      const unsigned char kind = static_cast<unsigned char>(w.kind);
+      bytes(&kind, 1);
+      real(w.value);
+    }
+  }
   return h;
 }
 
@@ -103,7 +130,7 @@ namespace {
 // The lattice speed of sound, 1/sqrt(3): every velocity stays below it.
 const double kSoundSpeed = 1.0 / std::sqrt(3.0);
 
-const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes"};
+const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes", "heat"};
 
 // ": a problem file holds [grid], [flow], ..., [probes]": kTables, as written in a file.
 std::string tables_held() {
@@ -120,14 +147,21 @@ const std::vector<std::string> kFlowKeys = {"steps",    "density", "omega",  "vi
                                             "smagorinsky", "inlet_ramp", "until_steady"};
 const std::vector<std::string> kEdgeKeys = {"left", "right", "bottom", "top"};
 const std::vector<std::string> kEdgeKinds = {"periodic", "wall", "free_slip"};
-const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density", "sponge"};
+const std::vector<std::string> kEdgeTableKeys = {"wall_velocity", "inlet_velocity", "outlet_density", "sponge",
+                                                  "temperature",   "heat_flux"};
 const std::vector<std::string> kShapes = {"circle", "rectangle", "mask"};
 const std::vector<std::string> kObstacleKeys = {"name",   "boundary",  "wall_velocity", "angular_velocity",
-                                                "circle", "rectangle", "mask"};
+                                                "circle", "rectangle", "mask",          "temperature",
+                                                "heat_flux"};
 const std::vector<std::string> kForcesKeys = {"velocity", "length", "density"};
 const std::vector<std::string> kInletProfileKeys = {"parabolic"};
 const std::vector<std::string> kCircleKeys = {"center", "radius", "fill"};
 const std::vector<std::string> kRectangleKeys = {"from", "to"};
+const std::vector<std::string> kHeatKeys = {"diffusivity", "prandtl",  "collision", "magic",  "initial",
+                                            "reference",   "gravity",  "expansion", "rayleigh", "length",
+                                            "temperature_difference"};
+// A wall's or an obstacle's thermal boundary: one of these.
+const std::vector<std::string> kThermalKeys = {"temperature", "heat_flux"};
 
 }  // namespace
 
@@ -146,6 +180,7 @@ std::vector<std::string> problem_file_keys() {
   add("rectangle", kRectangleKeys);
   add("forces", kForcesKeys);
   keys.push_back("probes.every");
+  add("heat", kHeatKeys);
   return keys;
 }
 
@@ -161,6 +196,7 @@ std::string home_of(const std::string& key) {
   if (in(kShapes)) return "[[obstacle]]";
   if (in(kCircleKeys)) return "circle = { center = [x, y], radius = r }";
   if (in(kRectangleKeys)) return "rectangle = { from = [i, j], to = [i, j] }";
+  if (in(kHeatKeys)) return "[heat]";
   return "";
 }
 
@@ -214,7 +250,11 @@ struct EdgeSpec {
   double density = 0.0;
   int sponge = 0;             // an inlet's or outlet's absorbing layer, in cells
   unsigned sponge_line = 0;
-  int number = 0;  // a moving wall's (cell_number)
+  // With [heat]: a wall's thermal boundary, or an inlet's temperature (kind
+  // Temperature); thermal_line 0: none given (adiabatic; an inlet at [heat]'s initial).
+  ThermalWall thermal;
+  unsigned thermal_line = 0;
+  int number = 0;  // a moving or heated wall's (cell_number)
   bool open() const { return kind == Inlet || kind == Outlet; }
   bool periodic_pair() const { return kind == Periodic; }
   bool wall() const { return kind == Wall || kind == Moving || kind == FreeSlip; }
@@ -245,13 +285,26 @@ struct ShapeSpec {
   std::optional<Vec2> wall_velocity;  // a moving wall's (with angular_velocity: its centre's)
   double angular_velocity = 0.0;      // about its centre, counter-clockwise (radians per step)
   unsigned velocity_line = 0;
+  ThermalWall thermal;        // with [heat]: its temperature or heat flux (adiabatic: none given)
+  unsigned thermal_line = 0;  // 0: none given
   bool moving() const { return wall_velocity.has_value(); }
   Vec2 centre() const {
     if (kind == Circle) return center;
     return {0.5 * static_cast<double>(from[0] + to[0]), 0.5 * static_cast<double>(from[1] + to[1])};
   }
-  int number = 0;  // its cells' number (cell_number): the body, or its wall velocity's
+  int number = 0;  // its cells' number (cell_number): the body, or its motion's and thermal boundary's
 };
+
+// "temperature" or "heat_flux": the key that gives a thermal boundary of this kind.
+const char* thermal_key(const ThermalWall& w) {
+  return w.kind == ThermalWall::Kind::HeatFlux ? "heat_flux" : "temperature";
+}
+
+// A thermal boundary as a file gives it.
+std::string thermal_text(const ThermalWall& w) {
+  if (w.kind == ThermalWall::Kind::Adiabatic) return "no temperature or heat_flux";
+  return std::string(thermal_key(w)) + " = " + shortest_text(w.value);
+}
 
 class Parser {
  public:
@@ -268,8 +321,10 @@ class Parser {
     read_grid();
     read_flow();
     check_limits();
+    read_heat();
     read_edges();
     read_obstacles();
+    default_temperature_difference();
     read_forces();
     assign_wall_numbers();
     read_probes();
@@ -505,6 +560,129 @@ class Parser {
     fail(line_of(*node), std::string(name) + " " + requirement + ", got " + describe(*node));
   }
 
+  // [heat]: the temperature lattice (docs/heat.md): its diffusivity, its
+  // collision, the temperatures it starts at and refers to, the buoyancy it
+  // puts on the flow, and the Nusselt number's scales.
+  void read_heat() {
+    heat_ = top_table("heat", "[heat] with diffusivity or prandtl");
+    if (!heat_) return;
+    const toml::table& t = *heat_;
+    const unsigned at = line_of(t);
+    check_keys(t, "[heat]", kHeatKeys);
+    HeatModel& h = params_.extensions;
+    h.heat = true;
+    const double viscosity = params_.viscosity();
+
+    // Exactly one way to give the diffusivity.
+    const toml::node* diffusivity = t.get("diffusivity");
+    const toml::node* prandtl = t.get("prandtl");
+    if (!diffusivity && !prandtl) fail(at, "[heat] needs diffusivity or prandtl (diffusivity = viscosity / prandtl)");
+    if (diffusivity && prandtl) {
+      const bool prandtl_later = line_of(*prandtl) >= line_of(*diffusivity);
+      const toml::node& later = prandtl_later ? *prandtl : *diffusivity;
+      const toml::node& earlier = prandtl_later ? *diffusivity : *prandtl;
+      fail(line_of(later), std::string(prandtl_later ? "prandtl and diffusivity" : "diffusivity and prandtl") + " (line " +
+                               std::to_string(line_of(earlier)) +
+                               ") both set the diffusivity: give one of diffusivity or prandtl");
+    }
+    if (diffusivity) {
+      h.diffusivity = positive(*diffusivity, "diffusivity");
+    } else {
+      h.diffusivity = viscosity / positive(*prandtl, "prandtl");
+    }
+    if (!(h.diffusivity > 0.0 && h.thermal_omega() < 2.0)) {
+      const toml::node& n = diffusivity ? *diffusivity : *prandtl;
+      fail(line_of(n), (diffusivity ? "diffusivity " + describe(n) + " gives"
+                                    : "prandtl " + describe(n) + " gives diffusivity " + shortest_text(h.diffusivity) + " and") +
+                           " omega_T = 1 / (3 * diffusivity + 0.5) = " + shortest_text(h.thermal_omega()) +
+                           ", which must lie in (0, 2)");
+    }
+
+    if (const toml::node* n = t.get("collision")) {
+      const auto* text = n->as_string();
+      const auto op = text ? parse_collision_operator(text->get()) : std::nullopt;
+      if (op == CollisionOperator::Regularised)
+        fail(line_of(*n), "collision = " + describe(*n) + " is the flow's only: the temperature lattice collides by \"bgk\" or \"trt\"");
+      if (!op) fail(line_of(*n), "collision must be \"bgk\" or \"trt\", got " + describe(*n));
+      h.thermal_collision = *op;
+    }
+    if (const toml::node* n = t.get("magic")) {
+      if (h.thermal_collision != CollisionOperator::Trt)
+        fail(line_of(*n), "magic is TRT's parameter: it goes with collision = \"trt\"");
+      h.thermal_magic = positive(*n, "magic");
+      if (const std::string why = trt_magic_problem(h.thermal_magic); !why.empty())
+        fail(line_of(*n), "magic = " + shortest_text(h.thermal_magic) + " " + why);
+    }
+    if (const toml::node* n = t.get("initial")) h.initial_temperature = real(*n, "initial");
+    h.reference_temperature = h.initial_temperature;
+    if (const toml::node* n = t.get("reference")) h.reference_temperature = real(*n, "reference");
+
+    // The Nusselt number's scales (temperature_difference's default needs the walls: default_temperature_difference).
+    const toml::node* length = t.get("length");
+    const toml::node* difference = t.get("temperature_difference");
+    h.heat_length = length ? positive(*length, "length") : static_cast<double>(params_.ny);
+    if (difference) h.temperature_difference = positive(*difference, "temperature_difference");
+
+    // Buoyancy: none, gravity with expansion, or rayleigh (gravity then only its direction).
+    const toml::node* gravity = t.get("gravity");
+    const toml::node* expansion = t.get("expansion");
+    const toml::node* rayleigh = t.get("rayleigh");
+    if (expansion && rayleigh) {
+      const bool rayleigh_later = line_of(*rayleigh) >= line_of(*expansion);
+      fail(line_of(rayleigh_later ? *rayleigh : *expansion),
+           std::string(rayleigh_later ? "rayleigh and expansion" : "expansion and rayleigh") + " (line " +
+               std::to_string(line_of(rayleigh_later ? *expansion : *rayleigh)) +
+               ") both set the buoyancy: give gravity with expansion, or rayleigh with length and temperature_difference");
+    }
+    if (expansion && !gravity)
+      fail(line_of(*expansion), "expansion needs gravity = [gx, gy] as well (buoyancy = -density * expansion * gravity)");
+    if (gravity && !expansion && !rayleigh)
+      fail(line_of(*gravity), "gravity needs expansion = beta (buoyancy = -density * expansion * gravity), "
+                              "or rayleigh with length and temperature_difference");
+    const char* const rayleigh_formula =
+        "g * expansion = rayleigh * viscosity * diffusivity / (temperature_difference * length^3)";
+    if (rayleigh && (!length || !difference))
+      fail(line_of(*rayleigh), std::string("rayleigh needs ") +
+                                   (!length && !difference ? "length and temperature_difference"
+                                    : !length              ? "length"
+                                                           : "temperature_difference") +
+                                   " as well (" + rayleigh_formula + ")");
+    const toml::node* buoyancy_node = expansion ? expansion : rayleigh;
+    if (expansion) {
+      const Vec2 g = vec2(*gravity, "gravity");
+      const double beta = positive(*expansion, "expansion");
+      h.buoyancy = {-params_.density * beta * g.x + 0.0, -params_.density * beta * g.y + 0.0};  // + 0.0: no -0
+    } else if (rayleigh) {
+      const double ra = positive(*rayleigh, "rayleigh");
+      const Vec2 g = gravity ? vec2(*gravity, "gravity") : Vec2{0.0, -1.0};
+      const double norm = std::hypot(g.x, g.y);
+      if (!(norm > 0.0))
+        fail(line_of(*gravity), "gravity " + vec_text(g) + " has no direction: with rayleigh it gives gravity's direction only");
+      const double l = h.heat_length;
+      const double g_beta = ra * viscosity * h.diffusivity / (h.temperature_difference * l * l * l);
+      h.buoyancy = {-params_.density * g_beta * (g.x / norm) + 0.0, -params_.density * g_beta * (g.y / norm) + 0.0};
+    }
+    if (buoyancy_node && !(std::isfinite(h.buoyancy.x) && std::isfinite(h.buoyancy.y)))
+      fail(line_of(*buoyancy_node), "the buoyancy " + vec_text(h.buoyancy) + " is not finite: " +
+                                        (expansion ? "expansion or gravity is too large" : std::string(rayleigh_formula)));
+  }
+
+  // [heat]'s temperature_difference when not given: the largest less the
+  // smallest temperature held by a wall or an obstacle or brought by an
+  // inlet, where that is positive; else 1.
+  void default_temperature_difference() {
+    if (!heat_ || heat_->get("temperature_difference")) return;
+    std::vector<double> given;
+    for (const EdgeSpec& e : edges_)
+      if (e.thermal.kind == ThermalWall::Kind::Temperature) given.push_back(e.thermal.value);
+    for (const ShapeSpec& s : shapes_)
+      if (s.thermal.kind == ThermalWall::Kind::Temperature) given.push_back(s.thermal.value);
+    if (given.empty()) return;
+    const auto [lowest, highest] = std::minmax_element(given.begin(), given.end());
+    const double difference = *highest - *lowest;
+    if (difference > 0.0 && std::isfinite(difference)) params_.extensions.temperature_difference = difference;
+  }
+
   void read_edges() {
     for (int e = 0; e < 4; ++e) edges_[e].name = kEdgeKeys[e].c_str();
     const toml::table* edges = top_table("edges", "[edges] with left, right, bottom and top");
@@ -538,6 +716,8 @@ class Parser {
       b.parabolic = e.parabolic;
       b.density = e.kind == EdgeSpec::Outlet ? e.density : 1.0;
       b.sponge = e.sponge;
+      if (e.kind == EdgeSpec::Inlet)  // the temperature it brings in: its own, else [heat]'s initial
+        b.temperature = e.thermal_line ? e.thermal.value : params_.extensions.initial_temperature;
       params_.extensions.open_boundaries.push_back(b);
       if (e.kind == EdgeSpec::Inlet && !inlet) inlet = &e;
       if (e.parabolic) check_parabolic_walls(e);
@@ -612,7 +792,12 @@ class Parser {
       edge.sponge = static_cast<int>(width);
       entries.erase(sponge);
     }
+    // temperature = T or heat_flux = q: the wall's or inlet's; alone, a static wall's.
+    read_thermal(*t, name, edge.thermal, edge.thermal_line);
+    entries.erase(std::remove_if(entries.begin(), entries.end(), is_thermal), entries.end());
+    if (entries.empty() && edge.thermal_line) edge.kind = EdgeSpec::Wall;
     if (entries.empty() && edge.sponge > 0) check_sponge_edge(edge);
+    if (entries.empty() && edge.kind == EdgeSpec::Wall) return;
     if (entries.empty()) fail(line, name + " = {} needs one of wall_velocity, inlet_velocity or outlet_density");
     if (entries.size() > 1)
       fail(line_of(entries[1]), name + " has both " + std::string(entries[0].first->str()) + " and " +
@@ -642,6 +827,30 @@ class Parser {
       edge.density = positive(value, "outlet_density");
     }
     if (edge.sponge > 0) check_sponge_edge(edge);
+    if (edge.kind == EdgeSpec::Outlet && edge.thermal_line)
+      fail(edge.thermal_line, std::string("an outlet carries the temperature out; it takes no ") + thermal_key(edge.thermal));
+    if (edge.kind == EdgeSpec::Inlet && edge.thermal.kind == ThermalWall::Kind::HeatFlux)
+      fail(edge.thermal_line, "heat_flux is a wall's: an inlet brings the flow in at its temperature = T");
+  }
+
+  static bool is_thermal(const Entry& e) {
+    return std::find(kThermalKeys.begin(), kThermalKeys.end(), std::string(e.first->str())) != kThermalKeys.end();
+  }
+
+  // A wall's thermal boundary: temperature = T (held) or heat_flux = q (let
+  // in), at most one, and only with [heat]; `line` stays 0 without either.
+  void read_thermal(const toml::table& t, const std::string& in, ThermalWall& thermal, unsigned& line) const {
+    std::vector<Entry> given = in_file_order(t);
+    given.erase(std::remove_if(given.begin(), given.end(), [](const Entry& e) { return !is_thermal(e); }), given.end());
+    if (given.empty()) return;
+    const std::string key(given[0].first->str());
+    if (!heat_) fail(line_of(given[0]), key + " needs a [heat] table (the temperature lattice)");
+    if (given.size() > 1)
+      fail(line_of(given[1]), in + " has both " + key + " and " + std::string(given[1].first->str()) +
+                                  ": a wall holds a temperature or lets a heat flux in, not both");
+    thermal.kind = key == "temperature" ? ThermalWall::Kind::Temperature : ThermalWall::Kind::HeatFlux;
+    thermal.value = real(*given[0].second, key);
+    line = line_of(given[0]);
   }
 
   void check_sponge_edge(const EdgeSpec& edge) const {
@@ -669,7 +878,8 @@ class Parser {
     entries.erase(std::remove_if(entries.begin(), entries.end(),
                                  [](const Entry& e) {
                                    return e.first->str() == "name" || e.first->str() == "boundary" ||
-                                          e.first->str() == "wall_velocity" || e.first->str() == "angular_velocity";
+                                          e.first->str() == "wall_velocity" || e.first->str() == "angular_velocity" ||
+                                          is_thermal(e);
                                  }),
                   entries.end());
     if (entries.empty()) fail(line_of(t), "[[obstacle]] needs one of circle, rectangle or mask");
@@ -684,6 +894,7 @@ class Parser {
       shape.velocity_line = line_of(*v);
     }
     read_shape(kind, *entries[0].second, shape);
+    read_thermal(t, "[[obstacle]]", shape.thermal, shape.thermal_line);
     if (const toml::node* w = t.get("angular_velocity")) read_rotation(*w, shape);
     if (const toml::node* boundary = t.get("boundary")) read_boundary(*boundary, kind, shape);
     if (!name.empty()) shape.body = body_number(name, *t.get("name"));
@@ -815,8 +1026,12 @@ class Parser {
   }
 
   // Every moving wall's cells carry a number whose velocity the kernels look
-  // up: a measured body's own, else one per velocity; number 0 is the first
-  // moving edge's (as the first problems with one velocity had it).
+  // up, and every wall that holds a temperature or lets heat in ([heat]) one
+  // whose thermal boundary they look up: a measured body's own, else one per
+  // motion and thermal boundary. Number 0 is the first adiabatic moving edge's
+  // (as the first problems with one velocity had it) and every plain static
+  // wall's, so never a heated wall's: a heated static wall is a kWall cell of
+  // a number above the measured bodies'.
   void assign_wall_numbers() {
     using Rotation = Extensions::Rotation;
     struct Motion {
@@ -825,32 +1040,63 @@ class Parser {
       bool operator==(const Motion& o) const { return v == o.v && r == o.r; }
       bool operator!=(const Motion& o) const { return !(*this == o); }
     };
-    std::vector<std::optional<Motion>> table;
+    std::vector<std::optional<Motion>> table;  // by number: its motion (a heated static wall's: at rest)
+    std::vector<ThermalWall> thermal;          // by number: its thermal boundary; none or short: adiabatic
     const int measured = params_.extensions.measured_bodies;
-    const auto number_for = [&](Motion v, int body, unsigned line) {
+    const auto thermal_of = [&](std::size_t k) { return k < thermal.size() ? thermal[k] : ThermalWall{}; };
+    const auto set_thermal = [&](int n, const ThermalWall& t) {
+      if (t == ThermalWall{}) return;
+      if (thermal.size() <= static_cast<std::size_t>(n)) thermal.resize(static_cast<std::size_t>(n) + 1);
+      thermal[n] = t;
+    };
+    const auto number_for = [&](Motion v, ThermalWall t, int body, unsigned line) {
       int n = body;
       if (n == 0) {
-        n = table.empty() || !table[0] || *table[0] == v ? 0 : -1;
+        n = t == ThermalWall{} && (table.empty() || !table[0] || *table[0] == v) ? 0 : -1;
         for (std::size_t k = static_cast<std::size_t>(measured) + 1; n < 0 && k < table.size(); ++k)
-          if (table[k] && *table[k] == v) n = static_cast<int>(k);
+          if (table[k] && *table[k] == v && thermal_of(k) == t) n = static_cast<int>(k);
         if (n < 0) n = std::max(measured + 1, static_cast<int>(table.size()));
       }
       if (n > kMaxWallNumbers)
-        fail(line, "more than " + std::to_string(kMaxWallNumbers) + " moving walls of their own velocity or body");
+        fail(line, "more than " + std::to_string(kMaxWallNumbers) +
+                       (params_.extensions.heat ? " walls of their own motion, thermal boundary or body"
+                                                : " moving walls of their own velocity or body"));
       if (table.size() <= static_cast<std::size_t>(n)) table.resize(static_cast<std::size_t>(n) + 1);
       if (table[n] && *table[n] != v)
         fail(line, "body " + measure_.bodies[n - 1] + " moves at " + vec_text(table[n]->v) + " and at " + vec_text(v.v) +
                        (table[n]->v == v.v ? " (turning differently)" : "") + ": a body's shapes share one motion");
       table[n] = v;
+      set_thermal(n, t);
       return n;
     };
+    // A body's shapes share one thermal boundary, moving or not, as its cells share one number.
+    std::vector<const ShapeSpec*> first_of_body(static_cast<std::size_t>(measured) + 1, nullptr);
+    for (const ShapeSpec& shape : shapes_) {
+      if (shape.body == 0) continue;
+      const ShapeSpec*& first = first_of_body[shape.body];
+      if (!first) first = &shape;
+      if (first->thermal != shape.thermal)
+        fail(shape.thermal_line ? shape.thermal_line : shape.line,
+             "body " + measure_.bodies[shape.body - 1] + " has " + thermal_text(first->thermal) + " (line " +
+                 std::to_string(first->thermal_line ? first->thermal_line : first->line) + ") and " +
+                 thermal_text(shape.thermal) + ": a body's shapes share one thermal boundary");
+    }
     std::array<EdgeSpec*, 4> by_line{&edges_[0], &edges_[1], &edges_[2], &edges_[3]};
     std::stable_sort(by_line.begin(), by_line.end(), [](const EdgeSpec* a, const EdgeSpec* b) { return a->line < b->line; });
-    for (EdgeSpec* e : by_line)
-      if (e->kind == EdgeSpec::Moving) e->number = number_for({e->velocity, {}}, 0, e->line);
+    for (EdgeSpec* e : by_line) {
+      if (e->kind == EdgeSpec::Moving) e->number = number_for({e->velocity, {}}, e->thermal, 0, e->line);
+      if (e->kind == EdgeSpec::Wall && e->thermal != ThermalWall{}) e->number = number_for({}, e->thermal, 0, e->line);
+    }
     for (ShapeSpec& shape : shapes_) {
       const Rotation r = shape.angular_velocity != 0.0 ? Rotation{shape.angular_velocity, shape.centre()} : Rotation{};
-      shape.number = shape.moving() ? number_for({*shape.wall_velocity, r}, shape.body, shape.velocity_line) : shape.body;
+      if (shape.moving()) {
+        shape.number = number_for({*shape.wall_velocity, r}, shape.thermal, shape.body, shape.velocity_line);
+      } else if (shape.body == 0 && shape.thermal != ThermalWall{}) {
+        shape.number = number_for({}, shape.thermal, 0, shape.thermal_line);
+      } else {
+        shape.number = shape.body;
+        set_thermal(shape.number, shape.thermal);
+      }
     }
     // Walls all at rest (a lid at rest) are static walls to the kernels.
     const bool moving = std::any_of(table.begin(), table.end(), [](const auto& m) { return m && *m != Motion{}; });
@@ -861,6 +1107,7 @@ class Parser {
       if (moving) x.wall_velocities.push_back(m ? m->v : Vec2{});
       if (turning) x.wall_rotations.push_back(m ? m->r : Rotation{});
     }
+    x.thermal_walls = thermal;  // empty unless some wall holds a temperature or lets heat in
   }
 
   // [probes]: every = N, and name = [i, j] for each probe.
@@ -938,7 +1185,8 @@ class Parser {
   // Each edge's cells take its kind. A cell on two edges (a corner) takes the
   // first of: static wall, moving wall, free-slip wall; where two open edges
   // meet, it is a static wall (Zou/He's rule has no corner); an open edge
-  // meeting a periodic one keeps its kind.
+  // meeting a periodic one keeps its kind. Where two static walls meet, the
+  // bottom's or top's number (and so thermal boundary) wins.
   void mark_edges(ObstacleMask& mask) const {
     const int nx = params_.nx, ny = params_.ny;
     auto cell = [&](long long i, long long j) -> std::uint8_t& {
@@ -960,7 +1208,7 @@ class Parser {
       if (edges_[e].kind == EdgeSpec::Moving)
         edge_cells(e, [&](std::uint8_t& c) { c = cell_byte(kMovingWall, edges_[e].number); });
     for (int e = 0; e < 4; ++e)
-      if (edges_[e].kind == EdgeSpec::Wall) edge_cells(e, [&](std::uint8_t& c) { c = kWall; });
+      if (edges_[e].kind == EdgeSpec::Wall) edge_cells(e, [&](std::uint8_t& c) { c = cell_byte(kWall, edges_[e].number); });
   }
 
   // The line of the last wall edge or obstacle: where a grid with no fluid left is reported.
@@ -1063,6 +1311,7 @@ class Parser {
   Measurements measure_;
   std::map<std::string, unsigned> probe_lines_;
   const toml::node* inlet_ramp_ = nullptr;
+  const toml::table* heat_ = nullptr;  // [heat], or none
   std::optional<double> until_steady_;
   mutable std::vector<std::string> read_files_;  // build_mask is const
 };
