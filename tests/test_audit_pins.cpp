@@ -112,8 +112,8 @@ TEST_CASE("audit: problem files take a whole float as an integer, and list every
   CHECK(problem_error(grid + "[edges]\nleft = { inlet_velocity = [0.01, 0.0], sponge = 3.5 }\n"
                              "right = { outlet_density = 1.0 }\n") == "p.toml:8: sponge must be an integer, got 3.5");
   CHECK(problem_error(grid + "[xyzzy]\na = 1\n") ==
-        "p.toml:7: unknown table [xyzzy]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces] and "
-        "[probes]");
+        "p.toml:7: unknown table [xyzzy]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces], "
+        "[probes] and [heat]");
 }
 
 TEST_CASE("audit: two processes storing tuning results at once keep both's entries") {

@@ -327,6 +327,7 @@ class Parser {
     default_temperature_difference();
     read_forces();
     assign_wall_numbers();
+    name_thermal_walls();
     read_probes();
     if (check) check(params_);
     Problem problem;
@@ -1108,6 +1109,23 @@ class Parser {
       if (turning) x.wall_rotations.push_back(m ? m->r : Rotation{});
     }
     x.thermal_walls = thermal;  // empty unless some wall holds a temperature or lets heat in
+  }
+
+  // Each thermal wall number's name in the summary: its edges' ("left"), its
+  // body's, or "obstacle" for unnamed shapes; walls sharing a number join
+  // their names with '+'.
+  void name_thermal_walls() {
+    Extensions& x = params_.extensions;
+    std::vector<std::string>& names = x.thermal_wall_names;
+    names.assign(x.thermal_walls.size(), "");
+    const auto add = [&](int n, const std::string& name) {
+      if (n <= 0 || n >= static_cast<int>(names.size()) || x.thermal_walls[n] == ThermalWall{}) return;
+      std::string& to = names[n];
+      if (("+" + to + "+").find("+" + name + "+") == std::string::npos) to += (to.empty() ? "" : "+") + name;
+    };
+    for (const EdgeSpec& e : edges_) add(e.number, e.name);
+    for (const ShapeSpec& shape : shapes_)
+      add(shape.number, shape.body > 0 ? measure_.bodies[shape.body - 1] : std::string("obstacle"));
   }
 
   // [probes]: every = N, and name = [i, j] for each probe.
