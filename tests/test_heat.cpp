@@ -175,4 +175,52 @@ TEST_CASE("heat: what the library does not run with heat is refused, naming the 
                        doctest::Contains("carries no temperature lattice"), DeviceError);
 }
 
+TEST_CASE("heat: the command line runs a heated cavity end to end, and refuses what heat does not reach in one line") {
+  d2q9::test::TempDir dir;
+  dir.write("cavity.toml", R"([grid]
+nx = 20
+ny = 20
+[flow]
+steps = 400
+viscosity = 0.05
+[edges]
+left = { temperature = 0.5 }
+right = { temperature = -0.5 }
+bottom = "wall"
+top = "wall"
+[heat]
+prandtl = 0.71
+rayleigh = 1e4
+length = 18
+temperature_difference = 1.0
+)");
+  dir.write("plain.toml", "[grid]\nnx = 8\nny = 8\n[flow]\nsteps = 10\nviscosity = 0.1\n");
+  const std::string exe = std::string("cd '") + dir.path + "' && '" + D2Q9_EXE + "' ";
+  const d2q9::test::Result ok =
+      d2q9::test::run_shell(exe + "cavity.toml -b reference -o run --field temperature --summary-json s.json");
+  REQUIRE_MESSAGE(ok.status == 0, ok.err);
+  CHECK(d2q9::test::contains(ok.out, "Nusselt number (left):"));
+  const std::string state = d2q9::test::slurp(dir.file("run/final_state.dat"));
+  CHECK(d2q9::test::count_lines(state) == 400);
+  // An eighth column: the wall cell (0, 5) holds 0.5, the fluid cell (5, 5) is warmer than the cold side.
+  CHECK(d2q9::test::contains(state, "\n0 5 0.000000000000E+00 0.000000000000E+00 0.000000000000E+00"));
+  CHECK(d2q9::test::contains(state, " 1 5.000000000000E-01\n"));
+  CHECK(d2q9::test::contains(dir.listing_of(dir.file("run")), "final_state_temperature.png"));
+  CHECK(d2q9::test::contains(d2q9::test::slurp(dir.file("run/s.json")), "\"nusselt\""));
+  const std::pair<std::string, std::string> refused[] = {
+      {"cavity.toml -b reference -o a --checkpoint-every 100", "error: cavity.toml: a problem with [heat] cannot be checkpointed"},
+      {"cavity.toml -b reference -o b -p fp16s", "error: cavity.toml: a problem with [heat] runs in float or double"},
+      {"cavity.toml -o c --kernel-variant blocked", "error: --kernel-variant blocked carries no temperature lattice"},
+      {"plain.toml -b reference -o d --field temperature", "error: --field temperature draws the temperature"},
+  };
+  for (const auto& [args, message] : refused) {
+    CAPTURE(args);
+    const d2q9::test::Result r = d2q9::test::run_shell(exe + args);
+    CHECK(r.status != 0);
+    CHECK(d2q9::test::count_lines(r.err) == 1);
+    CHECK_MESSAGE(r.err.rfind(message, 0) == 0, r.err);
+  }
+  for (const char* out : {"a", "b", "c", "d"}) CHECK(dir.listing_of(dir.file(out)).empty());
+}
+
 TEST_SUITE_END();

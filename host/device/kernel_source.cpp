@@ -307,6 +307,9 @@ void add_moving_wall_defines(std::vector<std::string>& defines, const Extensions
 // number's thermal boundary and the inlets' temperatures.
 void add_heat_defines(std::vector<std::string>& defines, const Extensions& x, Precision precision) {
   if (!x.heat) return;
+  if (is_16bit(precision))
+    throw DeviceError(std::string("a problem with [heat] runs in float or double: ") + to_string(precision) +
+                      " storage does not hold the temperature lattice");
   defines.push_back("THERMAL=1");
   defines.push_back("THERMAL_OMEGA=" + literal(x.thermal_omega(), precision));
   if (x.thermal_collision == CollisionOperator::Trt) {

@@ -59,11 +59,34 @@ Params box_params(int n) {
   return p;
 }
 
+// The box with heat: a D2Q5 temperature lattice beside the flow's (14 values
+// a cell), the left wall held at +0.5 and the right at -0.5, buoyant.
+Params heat_box_params(int n) {
+  Params p = box_params(n);
+  Extensions& x = p.extensions;
+  x.heat = true;
+  x.diffusivity = 0.02;
+  x.buoyancy = {0.0, 1e-6};
+  x.thermal_walls = {{}, {ThermalWall::Kind::Temperature, 0.5}, {ThermalWall::Kind::Temperature, -0.5}};
+  x.heat_length = n - 2;
+  return p;
+}
+
 ObstacleMask box_mask(int n) {
   ObstacleMask m(n, n);
   for (int i = 0; i < n; ++i) {
     m.kinds[i] = m.kinds[i + static_cast<std::size_t>(n - 1) * n] = 1;
     m.kinds[static_cast<std::size_t>(i) * n] = m.kinds[n - 1 + static_cast<std::size_t>(i) * n] = 1;
+  }
+  return m;
+}
+
+// box_mask with its left wall cells numbered 1 and its right 2 (heat_box_params' walls).
+ObstacleMask heat_box_mask(int n) {
+  ObstacleMask m = box_mask(n);
+  for (int j = 1; j < n - 1; ++j) {
+    m.kinds[static_cast<std::size_t>(j) * n] = cell_byte(kWall, 1);
+    m.kinds[n - 1 + static_cast<std::size_t>(j) * n] = cell_byte(kWall, 2);
   }
   return m;
 }
@@ -145,8 +168,8 @@ std::string precisions_label(const std::vector<Precision>& list) {
   return label;
 }
 
-// Bytes counted per cell update: 9 distributions read and written, one mask byte.
-double bytes_per_update(Precision p) { return 2.0 * kSpeeds * stored_size(p) + 1.0; }
+// Bytes counted per cell update: 9 distributions (14 with heat) read and written, one mask byte.
+double bytes_per_update(Precision p, int planes = kSpeeds) { return 2.0 * planes * stored_size(p) + 1.0; }
 
 constexpr const char kCourseworkPrefix[] = "coursework_";
 
@@ -191,7 +214,7 @@ CaseResult time_case(const Bench& bench, BenchCase& c) {
   CaseResult r;
   r.name = c.name;
   r.precision = to_string(bench.config.device.precision);
-  r.bytes_per_update = bench.bytes_per_update;
+  r.bytes_per_update = bytes_per_update(bench.config.device.precision, c.params.extensions.planes());
   r.nx = c.params.nx;
   r.ny = c.params.ny;
   try {
@@ -223,7 +246,7 @@ CaseResult time_case(const Bench& bench, BenchCase& c) {
     r.seconds = now_seconds() - t0;
     r.steps = steps;
     r.mlups = static_cast<double>(c.params.cells()) * steps / r.seconds / 1e6;
-    r.effective_gbs = r.mlups * 1e6 * bench.bytes_per_update / 1e9;
+    r.effective_gbs = r.mlups * 1e6 * r.bytes_per_update / 1e9;
     r.percent_of_copy = 100.0 * r.effective_gbs * 1e9 / bench.copy_bandwidth;
     r.local_size = plan.local.text();
     std::printf("%-22s %-6s %8d %10.4f %10.1f %12.1f %10.1f %8s %10s %4d\n", r.name.c_str(), r.precision.c_str(),
@@ -303,6 +326,7 @@ struct Setup {
 // The bench's own options after --quick's defaults, with the copy buffer sized for the device.
 struct BenchOptions {
   std::vector<int> sizes;
+  std::vector<int> heat_sizes;  // thermal boxes (heatbox_N)
   double min_seconds = 1.0;
   int reference_at = 0;
   std::size_t copy_bytes = 0;
@@ -362,6 +386,7 @@ BenchOptions read_bench_options(const po::variables_map& vm, const DeviceDescrip
   const bool quick = vm.count("quick") > 0;
   BenchOptions o;
   o.sizes = parse_sizes(quick && vm["sizes"].defaulted() ? "128,512,1024" : vm["sizes"].as<std::string>());
+  if (vm.count("heat-sizes")) o.heat_sizes = parse_sizes(vm["heat-sizes"].as<std::string>());
   o.min_seconds = quick && vm["min-seconds"].defaulted() ? 0.2 : vm["min-seconds"].as<double>();
   if (!(o.min_seconds > 0 && o.min_seconds <= 3600)) throw UsageError("--min-seconds must be above 0 and at most 3600");
   o.reference_at = vm["reference-at"].as<int>();
@@ -399,6 +424,7 @@ int run_bench(const Setup& s, const BenchOptions& o) {
   const std::string backend = to_string(s.backend);
   std::vector<BenchCase> cases;
   for (int n : o.sizes) cases.push_back({"box_" + std::to_string(n), box_params(n), box_mask(n), 0});
+  for (int n : o.heat_sizes) cases.push_back({"heatbox_" + std::to_string(n), heat_box_params(n), heat_box_mask(n), 0});
   cases.insert(cases.end(), s.coursework.begin(), s.coursework.end());
 
   std::printf("d2q9-bench %s on %s (%s; driver %s), %s, %s, %s variant, commit %s\n", s.build.version.c_str(),
@@ -513,6 +539,8 @@ int main(int argc, char* argv[]) {
               "options given explicitly override these")
     ("no-coursework", "skip the coursework problems")
     ("sizes", po::value<std::string>()->default_value("128,256,512,1024,2048,4096,8192"), "square box sizes")
+    ("heat-sizes", po::value<std::string>(), "also thermal boxes of these sizes (heatbox_N: the box with a temperature "
+     "lattice, a hot and a cold wall and buoyancy; float and double only)")
     ("coursework-steps", po::value<int>()->default_value(0),
      "steps for the coursework problems (0: their own); with --sweep-local-size, steps timed per shape "
      "(0: about 30 ms)")
