@@ -219,7 +219,7 @@ def main():
     order = None
     if args.convergence:
         errors = [abs(r["nusselt_error"]) for r in results]
-        hs = [1.0 / r["L"] for r in results]
+        hs = [float(r["L"]) for r in results]  # cells across: error ~ L^-order
         if all(e > 0 for e in errors):
             order = common.observed_order(hs, errors)
             print("observed order of |Nu - Nu_dVD| over L = %s: %.2f" % (args.grids, order))
