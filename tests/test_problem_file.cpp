@@ -418,6 +418,12 @@ TEST_CASE("problem file: the documented example and inputs/examples/*.toml parse
     CHECK(p.params.extensions.forced() == (n == "poiseuille"));
     CHECK(p.params.extensions.open() == (n == "cylinder"));
   }
+  // The heat examples: a heated cavity and a heated cylinder in cross-flow.
+  for (const char* name : {"heated-cavity", "heated-cylinder"}) {
+    CAPTURE(name);
+    const Problem p = read_problem_file(std::string(D2Q9_SOURCE_DIR "/inputs/examples/") + name + ".toml");
+    CHECK(p.mask.fluid_cells() > 0);
+  }
   // The turning bodies are curved moving walls.
   for (const char* name : {"rotating-cylinder", "stirred-cavity"}) {
     CAPTURE(name);

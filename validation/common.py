@@ -140,8 +140,11 @@ def write_problem(path, tables, comment=""):
         f.write("\n".join(lines) + "\n")
 
 
-def run_solver(args, run_dir, tables, comment=""):
+def run_solver(args, run_dir, tables, comment="", options=None):
     """Writes run_dir/problem.toml and runs d2q9-bgk on it, its outputs into run_dir.
+
+    options: more d2q9-bgk options for this run only (e.g. ["--summary-json",
+    "summary.json"]), placed before the script's '--' extras.
 
     Returns {"command": str, "seconds": float} (also kept in run_dir/run.json).
     With --reuse, a finished run in run_dir of the same problem file is
@@ -171,7 +174,7 @@ def run_solver(args, run_dir, tables, comment=""):
     write_problem(problem, tables, comment)
     exe = find_exe(args.exe)
     cmd = [exe, problem, "-o", run_dir, "--no-png", "-q", "--backend", args.backend, "--precision", args.precision]
-    cmd += list(args.extra)
+    cmd += list(options or []) + list(args.extra)
     shown = " ".join(shlex.quote(c) for c in cmd)
     print("run: " + shown, flush=True)
     start = time.time()
@@ -194,25 +197,28 @@ def run_solver(args, run_dir, tables, comment=""):
 # ---------------------------------------------------------------------------
 
 class Field:
-    """final_state.dat as arrays indexed [j][i] (row j, column i)."""
+    """final_state.dat as arrays indexed [j][i] (row j, column i); temperature only with [heat]."""
 
-    def __init__(self, nx, ny):
+    def __init__(self, nx, ny, heat=False):
         self.nx, self.ny = nx, ny
         self.ux = [[0.0] * nx for _ in range(ny)]
         self.uy = [[0.0] * nx for _ in range(ny)]
         self.obstacle = [[0] * nx for _ in range(ny)]
+        self.temperature = [[float("nan")] * nx for _ in range(ny)] if heat else None
 
 
-def read_final_state(run_dir, nx, ny):
-    """Reads run_dir/final_state.dat ("ii jj ux uy |u| pressure obstacle" per cell)."""
+def read_final_state(run_dir, nx, ny, heat=False):
+    """Reads run_dir/final_state.dat ("ii jj ux uy |u| pressure obstacle" per cell, and with heat=True an
+    eighth column, the temperature: nan on walls without one, and a non-finite value in a fluid cell is an error)."""
     path = os.path.join(run_dir, "final_state.dat")
-    field = Field(nx, ny)
+    field = Field(nx, ny, heat)
+    columns = 8 if heat else 7
     seen = 0
     with open(path) as f:
         for n, line in enumerate(f, 1):
             parts = line.split()
-            if len(parts) != 7:
-                raise RunError("%s:%d: expected 7 columns, found %d" % (path, n, len(parts)))
+            if len(parts) != columns:
+                raise RunError("%s:%d: expected %d columns, found %d" % (path, n, columns, len(parts)))
             i, j = int(parts[0]), int(parts[1])
             if not (0 <= i < nx and 0 <= j < ny):
                 raise RunError("%s:%d: cell (%d, %d) outside the %dx%d grid" % (path, n, i, j, nx, ny))
@@ -220,6 +226,11 @@ def read_final_state(run_dir, nx, ny):
             if not (math.isfinite(ux) and math.isfinite(uy)):
                 raise RunError("%s:%d: non-finite velocity at cell (%d, %d)" % (path, n, i, j))
             field.ux[j][i], field.uy[j][i], field.obstacle[j][i] = ux, uy, int(parts[6])
+            if heat:
+                t = float(parts[7])
+                if field.obstacle[j][i] == 0 and not math.isfinite(t):
+                    raise RunError("%s:%d: non-finite temperature at fluid cell (%d, %d)" % (path, n, i, j))
+                field.temperature[j][i] = t
             seen += 1
     if seen != nx * ny:
         raise RunError("%s: %d cells, expected %d" % (path, seen, nx * ny))
