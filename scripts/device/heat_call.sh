@@ -9,10 +9,11 @@
 #     Ra 1e6 with TRT on the temperature;
 #   - the Rayleigh-Benard onset and the BGK/TRT ringing, full versions.
 # Usage (repository root, on the device): heat_call.sh BUILD OUT
-#   NVRTC from CUDA_LIB (default /usr/local/cuda/lib64), then LIBS (default .dev/lib).
+#   NVRTC from CUDA_LIB (default /usr/local/cuda/lib64), then LIBS (default .dev/lib);
+#   BENCH=0 skips the boxes.
 set -u
 if [ "${1:-}" = --help ] || [ $# -lt 2 ]; then
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   [ "${1:-}" = --help ]; exit $?
 fi
 BUILD=$1 OUT=$2
@@ -23,7 +24,7 @@ log() { echo "$(date -u +%T) $*" >> "$OUT/log.txt"; }
 pack() { (cd "$OUT" && tar czf /tmp/all.tgz --exclude all.tgz . && mv /tmp/all.tgz all.tgz); }
 log "start: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 log "build: $("$BUILD/d2q9-bgk" --version 2>&1 | head -1)"
-for b in cuda opencl; do
+for b in $([ "${BENCH:-1}" = 0 ] || echo cuda opencl); do
   "$BUILD/d2q9-bench" -b $b --sizes 8192 --heat-sizes 8192 --no-coursework -p float,double -o "$OUT/bench-$b" \
     > "$OUT/bench-$b.log" 2>&1
   log "bench $b (rc $?)"
