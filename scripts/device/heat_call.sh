@@ -13,7 +13,7 @@
 #   BENCH=0 skips the boxes.
 set -u
 if [ "${1:-}" = --help ] || [ $# -lt 2 ]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
   [ "${1:-}" = --help ]; exit $?
 fi
 BUILD=$1 OUT=$2
