@@ -1,9 +1,6 @@
 // Launch scheme: BLOCK_STEPS steps a launch on a tile held in local memory.
 
 #ifdef BLOCK_STEPS
-#ifdef THERMAL
-#error "the blocked kernel carries no temperature lattice: heat runs on the one-step schemes"
-#endif
 // Temporal blocking: up to BLOCK_STEPS steps per launch for grids where a
 // launch and its drain cost more than a step's memory traffic. A work-group
 // owns a TILE_X x TILE_Y tile; it loads the tile with a halo of BLOCK_STEPS
@@ -84,14 +81,26 @@ ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 #if defined(CURVED_LINKS) && defined(CURVED_SLOTS)
 #define CURVED_SIDE 1
 #endif
-#if defined(CURVED_LINKS) && !defined(CURVED_SIDE)
+// A heated outlet's cell reads its own temperature of the step before
+// (heat.cl's zero gradient), as a curved cell its state: two copies too.
+#if defined(THERMAL) && (defined(LEFT_OUTLET) || defined(RIGHT_OUTLET) || defined(BOTTOM_OUTLET) || defined(TOP_OUTLET))
+#define HEATED_OUTLET 1
+#endif
+#if (defined(CURVED_LINKS) && !defined(CURVED_SIDE)) || defined(HEATED_OUTLET)
 #define REGION_COPIES 2
 #else
 #define REGION_COPIES 1
 #endif
+// Values a region cell holds: the nine distributions, and with heat the
+// temperature's five after them (planes 9-13, D2Q5's speeds are D2Q9's first five).
+#ifdef THERMAL
+#define REGION_PLANES (9 + HEAT_SPEEDS)
+#else
+#define REGION_PLANES 9
+#endif
 #define REGION_SUMS (BLOCK_STEPS * SUMS_PER_GROUP * WG_SIZE)
 typedef union {
-  tile_t f[REGION_COPIES * 9 * REGION_CELLS];
+  tile_t f[REGION_COPIES * REGION_PLANES * REGION_CELLS];
   real sums[REGION_SUMS];
 } blocked_region;
 
@@ -105,21 +114,25 @@ ALWAYS_INLINE int opposite_speed(const int k) {
   const int opposite[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
   return opposite[k];
 }
+// The same for plane k of the region: a temperature plane (9 + j) moves as
+// speed j and reverses within the temperature's planes.
+ALWAYS_INLINE int plane_step(const int k) { return region_step(k < 9 ? k : k - 9); }
+ALWAYS_INLINE int opposite_plane(const int k) { return k < 9 ? opposite_speed(k) : 9 + opposite_speed(k - 9); }
 // The slot step s (from 1) reads speed k of cell c's incoming distributions
 // from, the slot it writes speed k of c's new state to, and (two copies
 // alone) the slot of c's own speed k of the step before.
 #if REGION_COPIES == 2
 ALWAYS_INLINE int slot_in(const int k, const int c, const int s) {
-  return (2 * k + ((s - 1) & 1)) * REGION_CELLS + c - region_step(k);
+  return (2 * k + ((s - 1) & 1)) * REGION_CELLS + c - plane_step(k);
 }
 ALWAYS_INLINE int slot_out(const int k, const int c, const int s) { return (2 * k + (s & 1)) * REGION_CELLS + c; }
 ALWAYS_INLINE int slot_own(const int k, const int c, const int s) { return (2 * k + ((s - 1) & 1)) * REGION_CELLS + c; }
 #else
 ALWAYS_INLINE int slot_in(const int k, const int c, const int s) {
-  return (s & 1) ? opposite_speed(k) * REGION_CELLS + c - region_step(k) : k * REGION_CELLS + c;
+  return (s & 1) ? opposite_plane(k) * REGION_CELLS + c - plane_step(k) : k * REGION_CELLS + c;
 }
 ALWAYS_INLINE int slot_out(const int k, const int c, const int s) {
-  return (s & 1) ? k * REGION_CELLS + c + region_step(k) : opposite_speed(k) * REGION_CELLS + c;
+  return (s & 1) ? k * REGION_CELLS + c + plane_step(k) : opposite_plane(k) * REGION_CELLS + c;
 }
 #endif
 // Where the loaded state (as after step 0) keeps speed k of cell c.
@@ -314,6 +327,29 @@ ALWAYS_INLINE void sample_probes_in_launch(const int s, const int last, const in
 }
 #endif
 
+#ifdef THERMAL
+// Region cell c's incoming temperature distributions in step s (heat.cl's
+// pull_heat on the region): a heated outlet's unknown is the cell's own of
+// the step before.
+ALWAYS_INLINE void region_heat(LOCAL_ARG const blocked_region* region, const int c, const int s, const int kind,
+                               real* h) {
+  for (int k = 0; k < HEAT_SPEEDS; ++k) h[k] = tile_value(HEAT_PLANE + k, region->f[slot_in(HEAT_PLANE + k, c, s)]);
+#ifdef LEFT_OUTLET
+  if (open_edge_is(kind, OPEN_LEFT)) h[1] = tile_value(HEAT_PLANE + 1, region->f[slot_own(HEAT_PLANE + 1, c, s)]);
+#endif
+#ifdef RIGHT_OUTLET
+  if (open_edge_is(kind, OPEN_RIGHT)) h[3] = tile_value(HEAT_PLANE + 3, region->f[slot_own(HEAT_PLANE + 3, c, s)]);
+#endif
+#ifdef BOTTOM_OUTLET
+  if (open_edge_is(kind, OPEN_BOTTOM)) h[2] = tile_value(HEAT_PLANE + 2, region->f[slot_own(HEAT_PLANE + 2, c, s)]);
+#endif
+#ifdef TOP_OUTLET
+  if (open_edge_is(kind, OPEN_TOP)) h[4] = tile_value(HEAT_PLANE + 4, region->f[slot_own(HEAT_PLANE + 4, c, s)]);
+#endif
+  (void)kind;
+}
+#endif
+
 // Step s (1 to BLOCK_STEPS) of a blocked launch of `steps`, on the region
 // (the kernel below loads it). full: the tile's class (TILE_CLASSES), a
 // constant where this is inlined. sums: the item's sums of each step. No
@@ -376,8 +412,11 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 #endif
       const int accelerate = accelerated_row[ry] && (!last || accelerate_next);
       const int blocked = REGION_BYTE(c);
-      real no_heat[HEAT_SPEEDS];  // heat runs on the one-step schemes (the launch plan)
-      const real cell_speed = collide_cell(g, no_heat, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, full, f);
+      real h[HEAT_SPEEDS];
+#ifdef THERMAL
+      region_heat(region, c, s, blocked, h);
+#endif
+      const real cell_speed = collide_cell(g, h, blocked, wrap(x, NX), REGION_GRID_ROW(y), step + s - 1, accelerate, full, f);
       // The tile's own cells inside the grid (a slab: its own rows) count towards |u|.
       const int in_tile = rx >= BLOCK_STEPS && rx < BLOCK_STEPS + TILE_X && ry >= BLOCK_STEPS &&
                           ry < BLOCK_STEPS + TILE_Y && x < NX && y <= LAST_ROW;
@@ -400,8 +439,14 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
       }
       if (last) {
         if (in_tile) store(dst, CELL(x, y), f);
+#ifdef THERMAL
+        if (in_tile) store_heat(dst, CELL(x, y), h);
+#endif
       } else {
         for (int k = 0; k < 9; ++k) region->f[slot_out(k, c, s)] = tile_code(k, f[k]);
+#ifdef THERMAL
+        for (int k = 0; k < HEAT_SPEEDS; ++k) region->f[slot_out(HEAT_PLANE + k, c, s)] = tile_code(HEAT_PLANE + k, h[k]);
+#endif
 #ifdef CURVED_SIDE
         // The cell's own state for its next step (only this item reads it).
         if (curved)
@@ -513,7 +558,7 @@ ALWAYS_INLINE int load_region(__global const stored* src, __global const uchar* 
   for (int c = lid; c < REGION_CELLS; c += WG_SIZE) {
     const int ry = c / REGION_X, rx = c - ry * REGION_X;
     const idx_t cell = CELL(wrap(x0 + rx, NX), REGION_LATTICE_ROW(y0 + ry));
-    for (int k = 0; k < 9; ++k) region->f[slot_loaded(k, c)] = src[k * NCELLS + cell];
+    for (int k = 0; k < REGION_PLANES; ++k) region->f[slot_loaded(k, c)] = src[k * NCELLS + cell];
     region_mask[c] = obstacles[cell];
     int any = 0;  // whether the cell has curved links
 #ifdef CURVED_LINKS

@@ -113,7 +113,7 @@ TEST_CASE("launch decision: the CPU default follows the implementation (rusticl 
   CHECK(decide_launch(p, llvmpipe(), asked(KernelVariant::Auto, {16, 2})).plan.variant == KernelVariant::Fused);
   // The search during a run tries blocked on GPUs and rusticl (close to fused there), not on PoCL.
   const auto has_blocked = [](const DeviceLimits& d) {
-    for (KernelVariant v : runnable_variants(d, Params{}))
+    for (KernelVariant v : runnable_variants(d))
       if (v == KernelVariant::Blocked) return true;
     return false;
   };
@@ -122,10 +122,10 @@ TEST_CASE("launch decision: the CPU default follows the implementation (rusticl 
   CHECK(has_blocked(h100()));
   // split is the tests' plain oracle, never a search candidate; fused-x2 is gone.
   const std::vector<KernelVariant> fused_blocked = {KernelVariant::Fused, KernelVariant::Blocked};
-  CHECK(runnable_variants(h100_cuda(), Params{}) == fused_blocked);
-  CHECK(runnable_variants(h100(), Params{}) ==  // NVIDIA's OpenCL builds the rows kernel too
+  CHECK(runnable_variants(h100_cuda()) == fused_blocked);
+  CHECK(runnable_variants(h100()) ==  // NVIDIA's OpenCL builds the rows kernel too
         std::vector<KernelVariant>{KernelVariant::Fused, KernelVariant::Blocked, KernelVariant::FusedRows});
-  CHECK(runnable_variants(pocl(), Params{}) == std::vector<KernelVariant>{KernelVariant::Fused, KernelVariant::FusedRows});
+  CHECK(runnable_variants(pocl()) == std::vector<KernelVariant>{KernelVariant::Fused, KernelVariant::FusedRows});
   CHECK_THROWS_WITH_AS(parse_kernel_variant("fused-x2"),
                        "--kernel-variant must be auto, split, fused, fused-rows or blocked, got 'fused-x2'",
                        std::invalid_argument);

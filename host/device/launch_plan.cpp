@@ -45,11 +45,10 @@ KernelVariant cpu_default_variant(const DeviceLimits& device) {
   return is_rusticl(device) ? KernelVariant::Fused : KernelVariant::FusedRows;
 }
 
-std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, const Params& params) {
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device) {
   std::vector<KernelVariant> out = {KernelVariant::Fused};
-  // Several steps per launch pay off where launches cost more than steps:
-  // GPUs. The blocked kernel carries no temperature lattice.
-  if ((device.gpu || is_rusticl(device)) && !params.extensions.heat) out.push_back(KernelVariant::Blocked);
+  // Several steps per launch pay off where launches cost more than steps: GPUs.
+  if (device.gpu || is_rusticl(device)) out.push_back(KernelVariant::Blocked);
   if (device.has_rows_kernel) out.push_back(KernelVariant::FusedRows);
   return out;
 }
@@ -62,7 +61,10 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
 }
 
 int blocked_region_copies(const Extensions& extensions, int curved_slots) {
-  return extensions.curved_walls && curved_slots == 0 ? 2 : 1;
+  // A heated outlet's cell reads its own temperature of the step before, as a curved cell its state.
+  const bool heated_outlet = extensions.heat && std::any_of(extensions.open_boundaries.begin(), extensions.open_boundaries.end(),
+                                                            [](const OpenBoundary& b) { return !b.inlet(); });
+  return (extensions.curved_walls && curved_slots == 0) || heated_outlet ? 2 : 1;
 }
 
 bool blocked_samples_inside(const Params& params, const LaunchPlan& plan) {
@@ -125,14 +127,14 @@ int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precis
 }
 
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
-                              int region_copies, int curved_slots) {
+                              int region_copies, int curved_slots, int planes) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
   const long long stored = static_cast<long long>(stored_size(precision));
   // The copies of the distributions as stored (16-bit codes with 16-bit
   // storage), sharing their memory with the reduction's sums (reals), in a
   // union aligned to a real; then the mask and a flag per row.
-  const long long shared = std::max(region_copies * kSpeeds * region * stored,
+  const long long shared = std::max(region_copies * planes * region * stored,
                                     static_cast<long long>(steps) * sums_per_group * items * real);
   long long bytes = (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
   // Curved cells' slots: nine reals, a region cell and the links' forces
@@ -169,7 +171,7 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   const auto local_bytes = [&](LocalSize tile) {
     const int slots = blocked_curved_slots(params, tile, plan.block_steps, precision);
     return blocked_local_bytes(tile, plan.block_steps, items, precision, sums,
-                               blocked_region_copies(params.extensions, slots), slots);
+                               blocked_region_copies(params.extensions, slots), slots, params.extensions.planes());
   };
   if (!request.tile.is_auto()) {
     plan.tile = request.tile;
@@ -324,10 +326,7 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
     throw DeviceError(device.name + " does not support double precision (cl_khr_fp64); use --precision float");
   const bool slabs = request.slabs || ranks > 1;
   const bool local_given = !request.local.is_auto();
-  if (params.extensions.heat && request.variant == KernelVariant::Blocked)
-    throw DeviceError("--kernel-variant blocked carries no temperature lattice: a problem with [heat] runs split, "
-                      "fused or fused-rows");
-  if (cached && !local_given && !slabs && !(params.extensions.heat && cached->launch.variant == KernelVariant::Blocked)) {
+  if (cached && !local_given && !slabs) {
     LaunchRequest asked = request;
     asked.variant = cached->launch.variant;
     asked.local = cached->launch.local;
@@ -340,9 +339,6 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
     }
   }
   Resolved r = resolve_variant(device, request, precision);
-  if (params.extensions.heat && r.variant == KernelVariant::Blocked)
-    r = {KernelVariant::Fused, "fused: a problem with [heat] runs one step per launch (the blocked kernel carries no "
-                               "temperature lattice)"};
   LaunchPlan plan;
   try {
     plan = plan_variant(params, device, request, precision, r.variant, slabs, ranks);

@@ -142,13 +142,13 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
                              const std::optional<CachedLaunch>& cached = std::nullopt);
 
 // Local memory the blocked kernel needs for `steps` steps on `tile` with
-// work-groups of `items`: `region_copies` copies of nine distributions and
-// the mask per region cell (the tile and its halo of `steps` cells), a flag
-// per region row. `sums_per_group`: values each step's reduction sums
-// (Extensions::sums_per_group).
+// work-groups of `items`: `region_copies` copies of a cell's `planes` values
+// (nine distributions; fourteen with heat) and the mask per region cell (the
+// tile and its halo of `steps` cells), a flag per region row.
+// `sums_per_group`: values each step's reduction sums (Extensions::sums_per_group).
 // With `curved_slots`, also the curved cells' side buffer (cl/d2q9_bgk.cl, CURVED_SLOTS).
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group = 1,
-                              int region_copies = 1, int curved_slots = 0);
+                              int region_copies = 1, int curved_slots = 0, int planes = 9);
 
 // Copies of its region the blocked kernel keeps: one, updated in place,
 // except with curved links and no slots for their cells, whose cells read
@@ -218,7 +218,7 @@ KernelVariant cpu_default_variant(const DeviceLimits& device);
 // oracle the tests compare the fused kernels with, never faster than fused
 // (docs/performance.md), and slabs have no kernel for it: one process and
 // MPI slabs search the same variants.
-std::vector<KernelVariant> runnable_variants(const DeviceLimits& device, const Params& params);
+std::vector<KernelVariant> runnable_variants(const DeviceLimits& device);
 
 // Rows per work-item of the one-step kernels: `requested` where given (> 0),
 // else several on large grids, where the per-group reduction otherwise costs a

@@ -135,7 +135,7 @@ LaunchChoice LaunchPolicy::start() {
   const LaunchPlan& plan = decision.plan;
   search_.default_launch = {plan.variant, plan.variant == KernelVariant::FusedRows ? LocalSize{} : plan.local};
   search_.default_reason = decision.reason;
-  search_.variants = request.variant == KernelVariant::Auto ? runnable_variants(limits, params_)
+  search_.variants = request.variant == KernelVariant::Auto ? runnable_variants(limits)
                                                             : std::vector<KernelVariant>{request.variant};
   make_ = [backend = backend_, params = params_, &mask = mask_, config = config_](const LaunchCandidate& launch) {
     SolverConfig c = config;
