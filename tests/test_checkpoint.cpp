@@ -104,6 +104,114 @@ TEST_CASE("checkpoint: written and read back exactly, in both precisions") {
   }
 }
 
+TEST_CASE("checkpoint: a lattice with heat (14 values per cell) is version 4 and round-trips; 9 stay version 3") {
+  auto resum = [](std::string& bytes) {
+    const std::uint64_t checksum = XXH3_64bits(bytes.data(), bytes.size() - 8);
+    std::memcpy(bytes.data() + bytes.size() - 8, &checksum, 8);
+  };
+  auto u32_at = [](const std::string& bytes, std::size_t at) {
+    std::uint32_t v;
+    std::memcpy(&v, bytes.data() + at, 4);
+    return v;
+  };
+  for (Precision precision : {Precision::Float, Precision::Double}) {
+    CAPTURE(std::string(to_string(precision)));
+    TempDir dir;
+    const Checkpoint flow = sample_checkpoint(precision);
+    write_checkpoint(dir.file("flow"), flow);
+    const std::string flow_bytes = slurp(dir.file("flow"));
+    CHECK(u32_at(flow_bytes, 8) == 3);  // as before version 4: older programs read it
+    Checkpoint c = flow;
+    c.params.extensions.heat = true;
+    // Planes 9-13, a value unique to each, exact in float.
+    for (std::size_t i = 0; i < 5 * c.params.cells(); ++i) c.f.push_back(static_cast<float>(0.5 + i / 64.0));
+    REQUIRE(c.planes() == 14);
+    write_checkpoint(dir.file("ck"), c);
+    const std::string bytes = slurp(dir.file("ck"));
+    const std::size_t real = precision == Precision::Float ? 4 : 8;
+    CHECK(bytes.size() == 72 + 4 + 4 + 9 * 8 + 4 + 14 * 30 * real + 8);  // the planes' count; no record, no series
+    CHECK(u32_at(bytes, 8) == 4);
+    CHECK(u32_at(bytes, 16) == 14);  // after the value format
+    CHECK(bytes.substr(20, 56) == flow_bytes.substr(16, 56));  // the grid, values, mask and steps as version 3's
+    const Checkpoint r = read_checkpoint(dir.file("ck"));
+    CHECK(r.planes() == 14);
+    CHECK(r.f == c.f);
+    CHECK(r.av_vels == c.av_vels);
+    CHECK(r.precision == precision);
+    CHECK(read_checkpoint(dir.file("flow")).planes() == 9);
+
+    // A problem's own checkpoint is one of its lattice: a heat problem's is not the flow's, nor the other way.
+    const ObstacleMask mask = d2q9::test::test_obstacles(c.params);
+    CHECK(holds_checkpoint_of(dir.file("ck"), c.params, mask, precision));
+    CHECK(!holds_checkpoint_of(dir.file("ck"), flow.params, mask, precision));
+    CHECK(holds_checkpoint_of(dir.file("flow"), flow.params, mask, precision));
+    CHECK(!holds_checkpoint_of(dir.file("flow"), c.params, mask, precision));
+
+    // A count of values per cell that is no lattice's, or not the file's size, is refused.
+    std::string bad = bytes;
+    const std::uint32_t thirteen = 13, nine = 9;
+    std::memcpy(bad.data() + 16, &thirteen, 4);
+    resum(bad);
+    CHECK(parse_error(bad) ==
+          "ck: corrupt checkpoint: 13 values per cell is neither 9 (the flow's) nor 14 (the flow's and the temperature's)");
+    std::memcpy(bad.data() + 16, &nine, 4);
+    resum(bad);
+    CHECK(parse_error(bad).rfind("ck: truncated or corrupt checkpoint: " + std::to_string(bytes.size()) + " bytes", 0) == 0);
+    // Every truncation and every damaged byte, as version 3's.
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      CAPTURE(n);
+      CHECK(parse_error(bytes.substr(0, n)).rfind("ck: ", 0) == 0);
+      std::string damaged = bytes;
+      damaged[n] = static_cast<char>(damaged[n] ^ 0x10);
+      CHECK(parse_error(damaged).rfind("ck: ", 0) == 0);
+    }
+  }
+  // 16-bit values hold the flow's nine only, on write and on read.
+  Checkpoint half = sample_checkpoint(Precision::Float);
+  half.precision = Precision::Fp16s;
+  half.f.resize(14 * half.params.cells(), 0.0);
+  TempDir dir;
+  CHECK_THROWS_AS(write_checkpoint(dir.file("half"), half), std::invalid_argument);
+  half.f.resize(10 * half.params.cells());
+  CHECK_THROWS_AS(write_checkpoint(dir.file("half"), half), std::invalid_argument);
+  CHECK(dir.listing() == "");
+  half.f.resize(9 * half.params.cells());
+  write_checkpoint(dir.file("half"), half);
+  std::string bytes = slurp(dir.file("half"));
+  bytes[8] = 4;
+  const std::uint32_t fourteen = 14;
+  bytes.insert(16, reinterpret_cast<const char*>(&fourteen), 4);
+  bytes.append(5 * half.params.cells() * 2, '\0');
+  resum(bytes);
+  CHECK(parse_error(bytes) ==
+        "ck: corrupt checkpoint: 16-bit values hold no temperature lattice, but it holds 14 values per cell");
+}
+
+TEST_CASE("checkpoint: a checkpoint without heat does not restart a problem with heat, nor the other way") {
+  const Checkpoint flow = sample_checkpoint(Precision::Float);
+  Checkpoint heat = flow;
+  heat.f.resize(14 * heat.params.cells(), 0.1);
+  const ObstacleMask mask = d2q9::test::test_obstacles(flow.params);
+  Params with_heat = flow.params;
+  with_heat.extensions.heat = true;
+  auto error = [&](const Checkpoint& c, const Params& p) -> std::string {
+    try {
+      check_checkpoint_matches(c, "ck", p, "in.toml", mask, "in.toml", Precision::Float);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(error(flow, flow.params) == "");
+  CHECK(error(heat, with_heat) == "");
+  CHECK(error(flow, with_heat) ==
+        "ck: checkpoint does not match the inputs: it was written for a problem without [heat] (9 values per cell), "
+        "but in.toml gives one with [heat] (14 values per cell)");
+  CHECK(error(heat, flow.params) ==
+        "ck: checkpoint does not match the inputs: it was written for a problem with [heat] (14 values per cell), "
+        "but in.toml gives one without [heat] (9 values per cell)");
+}
+
 TEST_CASE("checkpoint: grids of many 65,536-value blocks round-trip every value") {
   // The writer copies in blocks: a real grid spans several, the last one partial.
   for (const auto& grid : {std::pair{128, 128}, std::pair{300, 257}}) {
@@ -156,8 +264,8 @@ TEST_CASE("checkpoint: every truncation and every damaged byte is refused") {
         "ck: corrupt checkpoint: checksum mismatch (the file was damaged or changed after it was written)");
   CHECK(parse_error("12\n10\n40\n") == "ck: not a d2q9-bgk checkpoint (no D2Q9CKPT header)");
   std::string future = good;
-  future[8] = 4;
-  CHECK(parse_error(future) == "ck: checkpoint format version 4 is not supported (this program reads 3)");
+  future[8] = 5;
+  CHECK(parse_error(future) == "ck: checkpoint format version 5 is not supported (this program reads 4)");
 }
 
 TEST_CASE("checkpoint: the run record round-trips, and version 1 files (no record) are still read") {

@@ -16,6 +16,7 @@
 #include "io/checkpoint.hpp"
 #include "problem/png_mask.hpp"
 #include "problem/problem_file.hpp"
+#include "problem/problem_settings.hpp"
 #include "core/spelling.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L unit
@@ -718,6 +719,37 @@ TEST_CASE("problem file: extensions_fingerprint tells every heat setting apart")
       CAPTURE(b);
       CHECK((extensions_fingerprint(all[a]) == extensions_fingerprint(all[b])) == (a == b));
     }
+}
+
+TEST_CASE("problem file: the settings a checkpoint records tell every heat setting apart, and none without heat") {
+  Extensions heat;
+  heat.heat = true;
+  heat.diffusivity = 0.1;
+  std::vector<Extensions> all(14, heat);
+  all[0] = Extensions{};
+  all[2].diffusivity = 0.2;
+  all[3].thermal_collision = CollisionOperator::Trt;
+  all[4].thermal_collision = CollisionOperator::Trt;
+  all[4].thermal_magic = 0.1875;
+  all[5].buoyancy = {0.0, 1e-5};
+  all[6].reference_temperature = 0.5;
+  all[7].initial_temperature = 0.5;
+  all[8].thermal_walls = {{}, {ThermalWall::Kind::Temperature, 1.0}};
+  all[9].thermal_walls = {{}, {ThermalWall::Kind::HeatFlux, 1.0}};
+  all[10].open_boundaries = {OpenBoundary{}};
+  all[11].open_boundaries = {OpenBoundary{}};
+  all[11].open_boundaries[0].temperature = 1.0;
+  all[12].heat_length = 10.0;
+  all[13].temperature_difference = 2.0;
+  for (std::size_t a = 0; a < all.size(); ++a)
+    for (std::size_t b = 0; b < all.size(); ++b) {
+      CAPTURE(a);
+      CAPTURE(b);
+      CHECK((problem_setting_values(all[a], {}) == problem_setting_values(all[b], {})) == (a == b));
+    }
+  // Without heat, heat's settings read as a record from before them lacks them: "none".
+  for (const auto& [name, value] : problem_setting_values(all[0], {}))
+    if (name == "heat" || name == "thermal_walls" || name == "inlet_temperatures") CHECK(value == "none");
 }
 
 TEST_CASE("problem file: the documented [heat] example parses") {

@@ -29,7 +29,7 @@ using d2q9::test::write_png;
 
 namespace {
 
-enum Base { Channel, Cavity };
+enum Base { Channel, Cavity, Heat };
 
 // One edit of a base problem: `from` (first occurrence) becomes `to`; the
 // restart is refused with "it was written for <refused>".
@@ -87,6 +87,28 @@ const std::map<std::string, Edit> kEdits = {
     {"forces.length", {Channel, "length = 6.4", "length = 6.5", "forces"}},
     {"forces.density", {Channel, "density = 1.0\n[probes]", "density = 1.1\n[probes]", "forces"}},
     {"probes.every", {Channel, "every = 10", "every = 20", "probes"}},
+    // Heat: the temperature's model, then what each wall does to it (by wall number, so the cells keep theirs).
+    {"heat.diffusivity", {Heat, "prandtl = 0.8", "diffusivity = 0.05", "heat"}},
+    {"heat.prandtl", {Heat, "prandtl = 0.8", "prandtl = 0.9", "heat"}},
+    {"heat.collision", {Heat, "collision = \"trt\"\nmagic = 0.3\n", "collision = \"bgk\"\n", "heat"}},
+    {"heat.magic", {Heat, "magic = 0.3", "magic = 0.35", "heat"}},
+    {"heat.initial", {Heat, "initial = 0.1", "initial = 0.2", "heat"}},
+    {"heat.reference", {Heat, "reference = 0.05", "reference = 0.06", "heat"}},
+    {"heat.gravity", {Heat, "gravity = [0.0, -1.0]", "gravity = [0.0, 1.0]", "heat"}},
+    {"heat.expansion", {Heat, "rayleigh = 1e3", "expansion = 1e-4", "heat"}},
+    {"heat.rayleigh", {Heat, "rayleigh = 1e3", "rayleigh = 2e3", "heat"}},
+    {"heat.length", {Heat, "length = 14", "length = 15", "heat"}},
+    {"heat.temperature_difference", {Heat, "temperature_difference = 1.0", "temperature_difference = 2.0", "heat"}},
+    {"edges.temperature", {Heat, "top = { temperature = -0.25 }", "top = { temperature = -0.3 }", "thermal_walls"}},
+    {"edges.heat_flux", {Heat, "heat_flux = 1e-4", "heat_flux = 3e-4", "thermal_walls"}},
+    {"obstacle.temperature", {Heat, "temperature = 1.0\ncircle", "temperature = 1.5\ncircle", "thermal_walls"}},
+    {"obstacle.heat_flux", {Heat, "heat_flux = 2e-4", "heat_flux = 5e-4", "thermal_walls"}},
+};
+
+// Keys the table above changes in one place that also shape the run
+// elsewhere: an edge's temperature is an inlet's too.
+const std::vector<std::pair<std::string, Edit>> kMoreEdits = {
+    {"edges.temperature", {Heat, "temperature = 0.5 }", "temperature = 0.6 }", "inlet_temperatures"}},
 };
 
 // Problem-file keys that say when to stop, not what is run: a restart with
@@ -94,14 +116,6 @@ const std::map<std::string, Edit> kEdits = {
 const std::map<std::string, Edit> kRunControls = {
     {"flow.until_steady", {Channel, "steps = 1000000", "steps = 1000000\nuntil_steady = 1e-6", ""}},
 };
-
-// Keys of heat, whose problems are not checkpointed at all (checkpoints do
-// not hold the temperature lattice; tests/test_heat.cpp checks the refusal):
-// no restart to refuse.
-bool never_checkpointed(const std::string& key) {
-  return key.rfind("heat.", 0) == 0 || key == "edges.temperature" || key == "edges.heat_flux" ||
-         key == "obstacle.temperature" || key == "obstacle.heat_flux";
-}
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
@@ -124,7 +138,7 @@ std::string checkpoint_of(const TempDir& dir, const std::string& out) {
 TEST_CASE("restart settings: every problem-file key is one the restart test changes") {
   for (const std::string& key : problem_file_keys()) {
     CAPTURE(key);
-    CHECK(kEdits.count(key) + kRunControls.count(key) + (never_checkpointed(key) ? 1 : 0) == 1);
+    CHECK(kEdits.count(key) + kRunControls.count(key) == 1);
   }
   for (const auto& [key, edit] : kRunControls) {
     CAPTURE(key);
@@ -145,13 +159,14 @@ TEST_CASE("restart settings: a checkpoint restarted after any one key changed is
     for (int x = 8; x < 12; ++x) pixels[x + y * 24] = 0, other[x + 1 + y * 24] = 0;
   write_png(dir.file("block.png"), 24, 24, PNG_FORMAT_GRAY, pixels);
   write_png(dir.file("other.png"), 24, 24, PNG_FORMAT_GRAY, other);
-  const std::string base[2] = {slurp(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/restart_channel.toml"),
-                               slurp(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/restart_cavity.toml")};
-  std::string checkpoint[2];
-  for (int b : {Channel, Cavity}) {
+  const std::string base[3] = {slurp(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/restart_channel.toml"),
+                               slurp(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/restart_cavity.toml"),
+                               slurp(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/restart_heat.toml")};
+  std::string checkpoint[3];
+  for (int b : {Channel, Cavity, Heat}) {
     REQUIRE(!base[b].empty());
     dir.write("p.toml", base[b]);
-    checkpoint[b] = checkpoint_of(dir, b == Channel ? "channel" : "cavity");
+    checkpoint[b] = checkpoint_of(dir, b == Channel ? "channel" : b == Cavity ? "cavity" : "heat");
   }
   const std::string p = dir.file("p.toml");
   // The record holds every setting by name.
@@ -160,6 +175,24 @@ TEST_CASE("restart settings: a checkpoint restarted after any one key changed is
   dir.write("p.toml", base[Channel]);
   const Problem channel = read_problem_file(p);
   CHECK(c.run.settings == problem_setting_values(channel.params.extensions, channel.measure));
+  // A problem without heat records heat's settings as a record from before them reads (their value in a
+  // problem without them), so such older records still match it.
+  for (const char* name : {"heat", "thermal_walls", "inlet_temperatures"}) {
+    CAPTURE(name);
+    const auto at = std::find_if(c.run.settings.begin(), c.run.settings.end(),
+                                 [&](const auto& setting) { return setting.first == name; });
+    REQUIRE(at != c.run.settings.end());
+    CHECK(at->second == "none");
+    SettingValues older = c.run.settings;
+    older.erase(older.begin() + (at - c.run.settings.begin()));
+    CHECK(!first_setting_mismatch(older, channel.params.extensions, channel.measure));
+  }
+  const Checkpoint h = read_checkpoint(checkpoint[Heat]);
+  CHECK(h.planes() == 14);
+  dir.write("p.toml", base[Heat]);
+  const Problem heated = read_problem_file(p);
+  CHECK(h.run.settings == problem_setting_values(heated.params.extensions, heated.measure));
+  dir.write("p.toml", base[Channel]);
 
   // A sub-cell move of the curved circle keeps its cells and moves its links.
   {
@@ -170,8 +203,11 @@ TEST_CASE("restart settings: a checkpoint restarted after any one key changed is
     CHECK(before.mask.links != after.mask.links);
   }
 
-  for (const auto& [key, edit] : kEdits) {
+  std::vector<std::pair<std::string, Edit>> edits(kEdits.begin(), kEdits.end());
+  edits.insert(edits.end(), kMoreEdits.begin(), kMoreEdits.end());
+  for (const auto& [key, edit] : edits) {
     CAPTURE(key);
+    CAPTURE(edit.to);
     dir.write("p.toml", replaced(base[edit.base], edit.from, edit.to));
     // An output directory that cannot be: a restart not refused fails at once, on it.
     const Result r = run_shell(std::string("'") + D2Q9_EXE + "' --restart '" + checkpoint[edit.base] + "' -q -o /dev/null/x");

@@ -31,12 +31,22 @@ namespace d2q9 {
 namespace {
 
 constexpr char kMagic[8] = {'D', '2', 'Q', '9', 'C', 'K', 'P', 'T'};
-constexpr std::uint32_t kVersion = 3;
+// The newest version read; a 9-plane lattice is still written as version 3
+// (write_version), so its files stay what they were.
+constexpr std::uint32_t kVersion = 4;
+// Version 4 adds the values per cell, after the value format.
+constexpr std::uint32_t kPlanesVersion = 4;
 // Version 2 adds the run record, whose length is bounded so a forged one cannot exhaust memory.
 constexpr std::uint32_t kMaxRecordBytes = 1 << 20;
 // magic, version, real size, 4 ints, 3 doubles, mask hash, step count
 constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 4 * 4 + 3 * 8 + 8 + 8;
 constexpr std::size_t kChecksumBytes = 8;
+
+// The lattices a checkpoint may hold: the flow's, or the flow's and the temperature's.
+constexpr std::uint32_t kFlowPlanes = kSpeeds, kHeatPlanes = kSpeeds + kHeatSpeeds;
+bool known_planes(std::uint64_t planes) { return planes == kFlowPlanes || planes == kHeatPlanes; }
+
+std::uint32_t write_version(std::uint32_t planes) { return planes == kFlowPlanes ? 3 : kPlanesVersion; }
 
 // The header's value format: bytes per value, and in the upper half which
 // 16-bit format (codes kept exactly, so a restart continues bit-exactly).
@@ -305,11 +315,20 @@ std::uint64_t obstacle_mask_hash(const ObstacleMask& mask) {
 }
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
+  // A caller's mistake, refused before the file is touched.
+  const auto planes = static_cast<std::uint32_t>(c.planes());
+  if (c.f.size() != planes * c.params.cells() || !known_planes(planes))
+    throw std::invalid_argument(path + ": a checkpoint holds 9 or 14 values per cell of its " +
+                                std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid, not " +
+                                std::to_string(c.f.size()) + " values");
+  if (is_16bit(c.precision) && planes != kFlowPlanes)
+    throw std::invalid_argument(path + ": 16-bit values hold no temperature lattice");
   DurableFile file(path);
   HashingWriter w(file.get(), path);
   w.write(kMagic, sizeof kMagic);
-  w.put<std::uint32_t>(kVersion);
+  w.put<std::uint32_t>(write_version(planes));
   w.put<std::uint32_t>(value_format(c.precision));
+  if (planes != kFlowPlanes) w.put<std::uint32_t>(planes);
   for (int v : {c.params.nx, c.params.ny, c.params.max_iters, c.params.reynolds_dim}) w.put<std::int32_t>(v);
   for (double v : {c.params.density, c.params.accel, c.params.omega}) w.put<double>(v);
   w.put<std::uint64_t>(c.mask_hash);
@@ -339,7 +358,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 
 bool holds_checkpoint_of(const std::string& path, const Params& params, const ObstacleMask& mask, Precision precision) {
   // The header up to the mask's hash, as write_checkpoint writes it; the steps after it may differ.
-  unsigned char expected[8 + 4 + 4 + 4 * 4 + 3 * 8 + 8], found[sizeof expected];
+  unsigned char expected[8 + 4 + 4 + 4 + 4 * 4 + 3 * 8 + 8], found[sizeof expected];
   unsigned char* at = expected;
   const auto put = [&](const auto& v) {
     std::memcpy(at, &v, sizeof v);
@@ -347,16 +366,19 @@ bool holds_checkpoint_of(const std::string& path, const Params& params, const Ob
   };
   std::memcpy(at, kMagic, sizeof kMagic);
   at += sizeof kMagic;
-  put(static_cast<std::uint32_t>(kVersion));
+  const auto planes = static_cast<std::uint32_t>(params.extensions.planes());
+  put(write_version(planes));
   put(static_cast<std::uint32_t>(value_format(precision)));
+  if (planes != kFlowPlanes) put(planes);
+  const std::size_t length = static_cast<std::size_t>(at - expected) + 4 * 4 + 3 * 8 + 8;
   for (int v : {params.nx, params.ny, params.max_iters, params.reynolds_dim}) put(static_cast<std::int32_t>(v));
   for (double v : {params.density, params.accel, params.omega}) put(v);
   put(static_cast<std::uint64_t>(obstacle_mask_hash(mask)));
   std::FILE* in = std::fopen(path.c_str(), "rb");
   if (!in) return false;
-  const bool read = std::fread(found, 1, sizeof found, in) == sizeof found;
+  const bool read = std::fread(found, 1, length, in) == length;
   std::fclose(in);
-  return read && std::memcmp(found, expected, sizeof expected) == 0;
+  return read && std::memcmp(found, expected, length) == 0;
 }
 
 namespace {
@@ -369,6 +391,7 @@ InputError checkpoint_error(const std::string& filename, const std::string& prob
 struct Header {
   std::uint32_t version = 0;
   std::uint32_t real_size = 0;     // bytes per stored value
+  std::uint32_t planes = kFlowPlanes;  // values per cell (version 4 on; 9 before)
   std::uint64_t steps = 0;         // av_vels' values
   std::uint32_t record_bytes = 0;  // the run record's (version 2 on)
 };
@@ -392,6 +415,19 @@ Header read_header(Reader& r, Checkpoint& c, const std::string& filename) {
     throw checkpoint_error(filename, "corrupt checkpoint: value format " + std::to_string(format) +
                                          " is none of float, double, fp16s, fp16c");
   h.real_size = format & 0xffffu;
+  if (h.version >= kPlanesVersion) {
+    // The rest of the fixed header follows it: nx to the step count.
+    if (r.remaining() < sizeof h.planes + kHeaderBytes - (8 + 4 + 4))
+      throw checkpoint_error(filename, "truncated checkpoint: it ends inside the header");
+    h.planes = r.get<std::uint32_t>();
+    if (!known_planes(h.planes))
+      throw checkpoint_error(filename, "corrupt checkpoint: " + std::to_string(h.planes) +
+                                           " values per cell is neither 9 (the flow's) nor 14 (the flow's and the "
+                                           "temperature's)");
+    if (is_16bit(c.precision) && h.planes != kFlowPlanes)
+      throw checkpoint_error(filename, "corrupt checkpoint: 16-bit values hold no temperature lattice, but it holds " +
+                                           std::to_string(h.planes) + " values per cell");
+  }
   c.params.nx = r.get<std::int32_t>();
   c.params.ny = r.get<std::int32_t>();
   c.params.max_iters = r.get<std::int32_t>();
@@ -489,16 +525,16 @@ void read_series(Reader& r, const SeriesLayout& series, Checkpoint& c) {
   }
 }
 
-void read_distributions(Reader& r, Checkpoint& c, std::uint64_t cells) {
+void read_distributions(Reader& r, Checkpoint& c, std::uint64_t values) {
   if (is_16bit(c.precision)) {
-    std::vector<std::uint16_t> codes(kSpeeds * cells);
+    std::vector<std::uint16_t> codes(values);
     r.get_bytes(codes.data(), codes.size() * sizeof(std::uint16_t));
     c.f.resize(codes.size());
     Storage16(c.precision, c.params.density).decode_planes(codes.data(), codes.size(), c.f.data());
   } else if (c.precision == Precision::Float) {
-    r.get_values<float>(c.f, kSpeeds * cells);
+    r.get_values<float>(c.f, values);
   } else {
-    r.get_values<double>(c.f, kSpeeds * cells);
+    r.get_values<double>(c.f, values);
   }
 }
 
@@ -516,10 +552,11 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   // Sizes are checked against the bytes present before anything is allocated.
   check_header_values(c, h.steps, filename);
   const std::uint64_t cells = c.params.cells();
-  const std::uint64_t per_cell = kSpeeds * h.real_size;
+  const std::uint64_t per_cell = static_cast<std::uint64_t>(h.planes) * h.real_size;
   const std::uint64_t av_bytes = h.steps * sizeof(double);
   // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
   unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes +
+                             (h.version >= kPlanesVersion ? sizeof h.planes : 0) +
                              (h.version >= 2 ? sizeof h.record_bytes + h.record_bytes : 0) + kChecksumBytes;
   SeriesLayout series;
   if (h.version >= 3) series = scan_series(bytes, size, needed, cells * per_cell, filename);
@@ -532,7 +569,7 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   c.run = parse_record(record, filename);
   r.get_values<double>(c.av_vels, h.steps);
   if (h.version >= 3) read_series(r, series, c);
-  read_distributions(r, c, cells);
+  read_distributions(r, c, cells * h.planes);
   return c;
 }
 
@@ -578,6 +615,15 @@ void check_checkpoint_matches(const Checkpoint& c, const std::string& checkpoint
   for (const auto& [name, values] : reals)
     if (std::memcmp(&values.first, &values.second, sizeof(double)) != 0)
       throw mismatch(name, shortest_text(values.first), shortest_text(values.second), param_file);
+  // Before the mask: a problem given [heat] also numbers its heated walls.
+  if (c.planes() != params.extensions.planes()) {
+    const auto lattice = [](int planes) {
+      return std::string(planes == kSpeeds ? "without" : "with") + " [heat] (" + std::to_string(planes) +
+             " values per cell)";
+    };
+    throw InputError(checkpoint_file + ": checkpoint does not match the inputs: it was written for a problem " +
+                     lattice(c.planes()) + ", but " + param_file + " gives one " + lattice(params.extensions.planes()));
+  }
   if (c.mask_hash != obstacle_mask_hash(mask))
     throw InputError(checkpoint_file + ": checkpoint does not match the inputs: it was written for different obstacles than " +
                      obstacle_file);

@@ -1,22 +1,31 @@
 // Checkpoint files: the complete state of a run, so a killed run can continue
 // bit-exactly where its last checkpoint left off.
 //
-// Format (version 3, little-endian; all offsets fixed by the header):
+// Format (versions 1 to 4, little-endian; all offsets fixed by the header):
 //   8 bytes  magic "D2Q9CKPT"
-//   u32      format version (2; version 1 is read too: it has no run record)
+//   u32      format version: 3 for a lattice of 9 values per cell (the flow's
+//            distributions), 4 for one of more (with [heat], 14: the flow's 9
+//            and the temperature's 5); versions 1 and 2 are read too: they
+//            have no series, and version 1 no run record
 //   u32      the values' format: 4 (float run), 8 (double run), or the stored
 //            16-bit codes of a 16-bit run: 2 (fp16s) or 2 + 65536 (fp16c)
+//   u32      (version 4 only) P, values per cell: 14 (9 + kHeatSpeeds); a
+//            file of any older version holds 9. 16-bit values hold 9 only.
 //   i32 x4   nx, ny, maxIters, reynolds_dim
 //   f64 x3   density, accel, omega
 //   u64      hash of the obstacle mask (obstacle_mask_hash)
 //   u64      steps completed, S
-//   u32      run record length R (version 2 only)
-//   R bytes  run record: JSON text, see RunRecord (version 2 only)
+//   u32      run record length R (version 2 on)
+//   R bytes  run record: JSON text, see RunRecord (version 2 on)
 //   f64 x S  average velocity of each completed step
-//   (version 3 only) u32 N, then N named series: u32 name length, the name,
+//   (version 3 on) u32 N, then N named series: u32 name length, the name,
 //            u64 count, f64 x count (Checkpoint::series)
-//   9*nx*ny  distributions in the run's precision, speed k of cell i at [k*nx*ny + i]
+//   P*nx*ny  distributions in the run's precision, plane k of cell i at [k*nx*ny + i]
+//            (Solver::distributions(): planes 0-8 the flow's, 9-13 the temperature's)
 //   u64      XXH3-64 of every byte before it
+// A 9-plane checkpoint is written as version 3, byte for byte as before
+// version 4 existed, so older programs still read it; only a lattice with
+// more planes needs version 4, which older programs refuse by its number.
 #pragma once
 
 #include <cstdint>
@@ -58,9 +67,11 @@ struct Checkpoint {
   // The run's other per-step series, by name, as their owner saves them
   // (MeasurementLog: forces and probes); empty in version 1 and 2 files.
   std::vector<std::pair<std::string, std::vector<double>>> series;
-  std::vector<double> f;        // as Solver::distributions() gives them
+  std::vector<double> f;        // as Solver::distributions() gives them: every plane
 
   int step() const { return static_cast<int>(av_vels.size()); }
+  // Values per cell that f holds: 9, or 14 with heat (Extensions::planes()).
+  int planes() const { return params.cells() ? static_cast<int>(f.size() / params.cells()) : 0; }
 };
 
 std::uint64_t obstacle_mask_hash(const ObstacleMask& mask);
@@ -80,11 +91,11 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
 Checkpoint read_checkpoint(const std::string& filename);
 
 // Whether `path` holds a checkpoint of this format whose header is this
-// problem's (params, obstacles) in this precision, at any step.
+// problem's (params, its planes, obstacles) in this precision, at any step.
 bool holds_checkpoint_of(const std::string& path, const Params& params, const ObstacleMask& mask, Precision precision);
 
 // InputError unless `checkpoint` was written by a run of exactly this problem
-// (params, obstacles) in this precision.
+// (params, values per cell, obstacles) in this precision.
 void check_checkpoint_matches(const Checkpoint& checkpoint, const std::string& checkpoint_file, const Params& params,
                               const std::string& param_file, const ObstacleMask& mask,
                               const std::string& obstacle_file, Precision precision);

@@ -74,6 +74,37 @@ const std::vector<ProblemSetting> kSettings = {
     {"smagorinsky",
      [](const Extensions& e, const Measurements&) { return e.subgrid() ? shortest_text(e.smagorinsky) : std::string("none"); }},
     {"boundary", [](const Extensions& e, const Measurements&) { return std::string(e.curved_walls ? "interpolated" : "staircase"); }},
+    // Heat ([heat]): "none" without it, as records from before heat have it.
+    {"heat",
+     [](const Extensions& e, const Measurements&) {
+       if (!e.heat) return std::string("none");
+       return "diffusivity = " + shortest_text(e.diffusivity) + ", collision = " + to_string(e.thermal_collision) +
+              (e.thermal_collision == CollisionOperator::Trt ? ", magic = " + shortest_text(e.thermal_magic) : "") +
+              ", buoyancy = " + vec(e.buoyancy) + ", reference = " + shortest_text(e.reference_temperature) +
+              ", initial = " + shortest_text(e.initial_temperature) + ", length = " + shortest_text(e.heat_length) +
+              ", temperature_difference = " + shortest_text(e.temperature_difference);
+     }},
+    // By wall number, those that are not adiabatic.
+    {"thermal_walls",
+     [](const Extensions& e, const Measurements&) {
+       std::string text;
+       for (std::size_t n = 1; n < e.thermal_walls.size(); ++n) {
+         const ThermalWall& w = e.thermal_walls[n];
+         if (w.kind == ThermalWall::Kind::Adiabatic) continue;
+         text += (text.empty() ? "" : ", ") + std::to_string(n) + ": " +
+                 (w.kind == ThermalWall::Kind::Temperature ? "temperature " : "heat_flux ") + shortest_text(w.value);
+       }
+       return text.empty() ? std::string("none") : text;
+     }},
+    {"inlet_temperatures",
+     [](const Extensions& e, const Measurements&) {
+       std::string text;
+       if (e.heat)
+         for (const OpenBoundary& b : e.open_boundaries)
+           if (b.inlet())
+             text += (text.empty() ? "" : ", ") + std::string(to_string(b.edge)) + " " + shortest_text(b.temperature);
+       return text.empty() ? std::string("none") : text;
+     }},
     // What is measured: a restart continues the same series.
     {"bodies",
      [](const Extensions&, const Measurements& m) {

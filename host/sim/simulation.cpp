@@ -74,9 +74,6 @@ void check_problem_runs(const Params& params, const std::string& problem_name, c
     if (options.ranks && options.ranks->size() > 1)
       throw InputError(name + ": a problem with [heat] runs on one process; under mpirun the slabs do not carry "
                               "the temperature lattice");
-    if (checkpointing)
-      throw InputError(name + ": a problem with [heat] cannot be checkpointed: checkpoints do not hold the "
-                              "temperature lattice");
   }
   check_host_memory(params, options.backend == Backend::Reference, options.precision, checkpointing);
 }
@@ -121,6 +118,13 @@ Simulation::Simulation(Problem problem, std::unique_ptr<Solver> started, std::un
 Simulation::~Simulation() = default;
 
 void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
+  // check_checkpoint_matches says more; this keeps a solver from reading past a lattice it lacks.
+  const std::size_t planes = static_cast<std::size_t>(params_.extensions.planes());
+  if (checkpoint.f.size() != planes * params_.cells())
+    throw InputError(path + ": checkpoint does not match the inputs: it holds " + std::to_string(checkpoint.f.size()) +
+                     " values, but " + (problem_name_.empty() ? "the problem" : problem_name_) + " needs " +
+                     std::to_string(planes) + " per cell of its " + std::to_string(params_.nx) + "x" +
+                     std::to_string(params_.ny) + " grid");
   solver_->load_distributions(checkpoint.f);
   av_vels_ = std::move(checkpoint.av_vels);
   av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));

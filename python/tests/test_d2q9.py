@@ -209,6 +209,28 @@ def test_checkpoint_and_resume_continue_the_run(tmp_path):
     np.testing.assert_array_equal(resumed.forces()["cylinder"]["fx"], sim.forces()["cylinder"]["fx"])
 
 
+def test_checkpoint_and_resume_carry_the_temperature(tmp_path):
+    cavity = {
+        "grid": {"nx": 20, "ny": 20},
+        "flow": {"steps": 400, "viscosity": 0.05},
+        "edges": {"left": {"temperature": 0.5}, "right": {"temperature": -0.5}, "bottom": "wall", "top": "wall"},
+        "heat": {"prandtl": 0.71, "rayleigh": 1e4, "length": 18, "temperature_difference": 1.0},
+    }
+    sim = d2q9.Simulation(cavity)
+    sim.step(170)
+    sim.checkpoint(tmp_path / "heat.ckpt")
+    sim.step(230)
+    resumed = d2q9.Simulation.resume(tmp_path / "heat.ckpt")
+    assert resumed.steps_done == 170
+    resumed.step(230)
+    np.testing.assert_array_equal(resumed.fields()["temperature"], sim.fields()["temperature"])
+    np.testing.assert_array_equal(resumed.average_velocities(), sim.average_velocities())
+    resumed.write_outputs(tmp_path / "resumed")
+    sim.write_outputs(tmp_path / "whole")
+    for name in ("av_vels.dat", "final_state.dat"):
+        assert read(tmp_path / "resumed" / name) == read(tmp_path / "whole" / name)
+
+
 def test_stepping_releases_the_gil():
     sim = d2q9.Simulation(os.path.join(SOURCE, "inputs/examples/cavity.toml"))
     sim.step(1)

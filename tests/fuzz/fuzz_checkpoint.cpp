@@ -23,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const Checkpoint c = parse_checkpoint(bytes.data(), bytes.size(), "fuzz.ckpt");
-    fuzz::require(c.f.size() == kSpeeds * c.params.cells(), "distributions do not cover the grid");
+    fuzz::require(c.f.size() == static_cast<std::size_t>(c.planes()) * c.params.cells() &&
+                      (c.planes() == kSpeeds || c.planes() == kSpeeds + kHeatSpeeds),
+                  "distributions do not cover the grid");
     fuzz::require(c.step() >= 0 && c.step() <= c.params.max_iters, "more steps than maxIters");
     fuzz::require(c.params.nx >= 2 && c.params.ny >= 2 && c.params.omega > 0 && c.params.omega < 2,
                   "accepted parameters read_params would refuse");
