@@ -131,6 +131,28 @@ TEST_CASE("launch decision: the CPU default follows the implementation (rusticl 
                        std::invalid_argument);
 }
 
+TEST_CASE("launch decision: heat runs blocked on GPUs in float, fused in double, and its tiles hold 14 values a cell") {
+  Params p = d2q9::test::make_params(1024, 1024, 100);
+  p.extensions.heat = true;
+  p.extensions.diffusivity = 0.02;
+  const LaunchDecision f = decide_launch(p, h100(), LaunchRequest{}, Precision::Float);
+  CHECK(f.plan.variant == KernelVariant::Blocked);
+  const long long items = f.plan.local.x * f.plan.local.y;
+  CHECK(blocked_local_bytes(f.plan.tile, f.plan.block_steps, items, Precision::Float, 1, 1, 0, 14) <=
+        h100().local_mem_bytes);
+  // The isothermal box's tile would not fit with 14 values a cell.
+  const LaunchDecision iso = decide_launch(d2q9::test::make_params(1024, 1024, 100), h100(), LaunchRequest{});
+  CHECK(blocked_local_bytes(iso.plan.tile, iso.plan.block_steps, items, Precision::Float, 1, 1, 0, 14) >
+        h100().local_mem_bytes);
+  const LaunchDecision d = decide_launch(p, h100(), LaunchRequest{}, Precision::Double);
+  CHECK(d.plan.variant == KernelVariant::Fused);
+  CHECK(d2q9::test::contains(d.reason, "the default for heat in double"));
+  // Asked for, blocked runs heat in double too.
+  LaunchRequest blocked;
+  blocked.variant = KernelVariant::Blocked;
+  CHECK(decide_launch(p, h100(), blocked, Precision::Double).plan.variant == KernelVariant::Blocked);
+}
+
 TEST_CASE("launch decision: no fp64 refuses double up front, small local memory shrinks the tile or falls back") {
   const Params p = d2q9::test::make_params(64, 64, 100);
   CHECK_THROWS_WITH_AS(decide_launch(p, llvmpipe(), LaunchRequest{}, Precision::Double),
