@@ -32,26 +32,59 @@ bool is_problem_file(const std::string& path) {
   return ext == ".toml";
 }
 
-std::uint64_t extensions_fingerprint(const Extensions& e) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
-  auto bytes = [&](const void* data, std::size_t size) {
+namespace {
+
+// FNV-1a, 64 bits, over the fingerprint's fields in a fixed byte order.
+struct Fnv {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  void bytes(const void* data, std::size_t size) {
     for (std::size_t i = 0; i < size; ++i) {
       h ^= static_cast<const unsigned char*>(data)[i];
       h *= 0x100000001b3ULL;
     }
-  };
-  auto real = [&](double v) {
+  }
+  void real(double v) {
     std::uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof bits);
     for (int k = 0; k < 8; ++k) {  // little-endian on every machine
       const unsigned char b = static_cast<unsigned char>(bits >> (8 * k));
       bytes(&b, 1);
     }
-  };
-  auto flag = [&](bool present) {
-    const unsigned char b = present ? 1 : 0;
-    bytes(&b, 1);
-  };
+  }
+  void byte(unsigned char b) { bytes(&b, 1); }
+  void flag(bool present) { byte(present ? 1 : 0); }
+};
+
+// Heat: nothing without [heat], so every problem without it keeps its fingerprint.
+void hash_heat(Fnv& f, const Extensions& e) {
+  if (e.heat) {
+    f.byte(48);
+    f.real(e.diffusivity);
+    f.byte(static_cast<unsigned char>(e.thermal_collision));
+    if (e.thermal_collision == CollisionOperator::Trt) f.real(e.thermal_magic);
+    f.real(e.buoyancy.x), f.real(e.buoyancy.y);
+    f.real(e.reference_temperature), f.real(e.initial_temperature);
+    f.real(e.heat_length), f.real(e.temperature_difference);
+    for (const OpenBoundary& b : e.open_boundaries)
+      if (b.inlet()) {
+        f.byte(static_cast<unsigned char>(49 + static_cast<int>(b.edge)));
+        f.real(b.temperature);
+      }
+  }
+  if (!e.thermal_walls.empty()) {  // by number; none: every wall adiabatic
+    f.byte(56);
+    f.real(static_cast<double>(e.thermal_walls.size()));
+    for (const ThermalWall& w : e.thermal_walls) {
+      f.byte(static_cast<unsigned char>(w.kind));
+      f.real(w.value);
+    }
+  }
+}
+
+}  // namespace
+
+std::uint64_t extensions_fingerprint(const Extensions& e) {
+  Fnv f;
   // The first fields in the order of the first checkpoints, which had one
   // wall velocity, a left inlet and a right outlet: theirs still match.
   const Vec2 wall = e.wall_velocities.empty() ? Vec2{} : e.wall_velocities[0];
@@ -59,70 +92,41 @@ std::uint64_t extensions_fingerprint(const Extensions& e) {
   const OpenBoundary* right = e.open_at(Edge::Right);
   const OpenBoundary* inlet = left && left->inlet() ? left : nullptr;
   const OpenBoundary* outlet = right && !right->inlet() ? right : nullptr;
-  real(wall.x);
-  real(wall.y);
-  real(e.body_force.x);
-  real(e.body_force.y);
-  flag(inlet != nullptr);
-  if (inlet) real(inlet->velocity.x), real(inlet->velocity.y);
-  flag(outlet != nullptr);
-  if (outlet) real(outlet->density);
+  f.real(wall.x);
+  f.real(wall.y);
+  f.real(e.body_force.x);
+  f.real(e.body_force.y);
+  f.flag(inlet != nullptr);
+  if (inlet) f.real(inlet->velocity.x), f.real(inlet->velocity.y);
+  f.flag(outlet != nullptr);
+  if (outlet) f.real(outlet->density);
   // Added later: a uniform inlet adds nothing, so older checkpoints still match.
-  if (inlet && inlet->parabolic) flag(true);
-  if (e.inlet_ramp_steps > 0) real(e.inlet_ramp_steps);
+  if (inlet && inlet->parabolic) f.flag(true);
+  if (e.inlet_ramp_steps > 0) f.real(e.inlet_ramp_steps);
   // Added after the first checkpoints: BGK adds nothing, so theirs still match.
   if (e.collision != CollisionOperator::Bgk) {
-    const unsigned char op = static_cast<unsigned char>(e.collision);
-    bytes(&op, 1);
-    if (e.collision == CollisionOperator::Trt) real(e.trt_magic);
+    f.byte(static_cast<unsigned char>(e.collision));
+    if (e.collision == CollisionOperator::Trt) f.real(e.trt_magic);
   }
   const int left_sponge = inlet ? inlet->sponge : 0, right_sponge = outlet ? outlet->sponge : 0;
-  if (left_sponge > 0 || right_sponge > 0) real(left_sponge), real(right_sponge);  // none adds nothing
+  if (left_sponge > 0 || right_sponge > 0) f.real(left_sponge), f.real(right_sponge);  // none adds nothing
   // Per-cell boundary kinds: what the first checkpoints could not hold adds
   // its values, and nothing where a problem has none of it.
   for (const OpenBoundary& b : e.open_boundaries) {
     if (&b == inlet || &b == outlet) continue;
-    const unsigned char tag = static_cast<unsigned char>(16 + 2 * static_cast<int>(b.edge) + (b.inlet() ? 0 : 1));
-    bytes(&tag, 1);
-    real(b.velocity.x), real(b.velocity.y), real(b.density), real(b.sponge);
-    flag(b.parabolic);
+    f.byte(static_cast<unsigned char>(16 + 2 * static_cast<int>(b.edge) + (b.inlet() ? 0 : 1)));
+    f.real(b.velocity.x), f.real(b.velocity.y), f.real(b.density), f.real(b.sponge);
+    f.flag(b.parabolic);
   }
-  for (std::size_t n = 1; n < e.wall_velocities.size(); ++n) real(e.wall_velocities[n].x), real(e.wall_velocities[n].y);
-  if (e.free_slip) flag(true);
-  for (const Extensions::Rotation& r : e.wall_rotations) real(r.omega), real(r.centre.x), real(r.centre.y);
+  for (std::size_t n = 1; n < e.wall_velocities.size(); ++n) f.real(e.wall_velocities[n].x), f.real(e.wall_velocities[n].y);
+  if (e.free_slip) f.flag(true);
+  for (const Extensions::Rotation& r : e.wall_rotations) f.real(r.omega), f.real(r.centre.x), f.real(r.centre.y);
   if (e.subgrid()) {  // no model adds nothing
-    const unsigned char tag = 40;
-    bytes(&tag, 1);
-    real(e.smagorinsky);
+    f.byte(40);
+    f.real(e.smagorinsky);
   }
-  // Heat: nothing without [heat], so every problem without it keeps its fingerprint.
-  if (e.heat) {
-    const unsigned char tag = 48, op = static_cast<unsigned char>(e.thermal_collision);
-    bytes(&tag, 1);
-    real(e.diffusivity);
-    bytes(&op, 1);
-    if (e.thermal_collision == CollisionOperator::Trt) real(e.thermal_magic);
-    real(e.buoyancy.x), real(e.buoyancy.y);
-    real(e.reference_temperature), real(e.initial_temperature);
-    real(e.heat_length), real(e.temperature_difference);
-    for (const OpenBoundary& b : e.open_boundaries)
-      if (b.inlet()) {
-        const unsigned char edge = static_cast<unsigned char>(49 + static_cast<int>(b.edge));
-        bytes(&edge, 1);
-        real(b.temperature);
-      }
-  }
-  if (!e.thermal_walls.empty()) {  // by number; none: every wall adiabatic
-    const unsigned char tag = 56;
-    bytes(&tag, 1);
-    real(static_cast<double>(e.thermal_walls.size()));
-    for (const ThermalWall& w : e.thermal_walls) {
-      const unsigned char kind = static_cast<unsigned char>(w.kind);
-      bytes(&kind, 1);
-      real(w.value);
-    }
-  }
-  return h;
+  hash_heat(f, e);
+  return f.h;
 }
 
 namespace {
@@ -598,7 +602,22 @@ class Parser {
                            " omega_T = 1 / (3 * diffusivity + 0.5) = " + shortest_text(h.thermal_omega()) +
                            ", which must lie in (0, 2)");
     }
+    read_thermal_collision(t);
+    if (const toml::node* n = t.get("initial")) h.initial_temperature = real(*n, "initial");
+    h.reference_temperature = h.initial_temperature;
+    if (const toml::node* n = t.get("reference")) h.reference_temperature = real(*n, "reference");
 
+    // The Nusselt number's scales (temperature_difference's default needs the walls: default_temperature_difference).
+    const toml::node* length = t.get("length");
+    const toml::node* difference = t.get("temperature_difference");
+    h.heat_length = length ? positive(*length, "length") : static_cast<double>(params_.ny);
+    if (difference) h.temperature_difference = positive(*difference, "temperature_difference");
+    read_buoyancy(t, length, difference);
+  }
+
+  // [heat]'s collision and magic: the temperature lattice's operator.
+  void read_thermal_collision(const toml::table& t) {
+    HeatModel& h = params_.extensions;
     if (const toml::node* n = t.get("collision")) {
       const auto* text = n->as_string();
       const auto op = text ? parse_collision_operator(text->get()) : std::nullopt;
@@ -614,17 +633,13 @@ class Parser {
       if (const std::string why = trt_magic_problem(h.thermal_magic); !why.empty())
         fail(line_of(*n), "magic = " + shortest_text(h.thermal_magic) + " " + why);
     }
-    if (const toml::node* n = t.get("initial")) h.initial_temperature = real(*n, "initial");
-    h.reference_temperature = h.initial_temperature;
-    if (const toml::node* n = t.get("reference")) h.reference_temperature = real(*n, "reference");
+  }
 
-    // The Nusselt number's scales (temperature_difference's default needs the walls: default_temperature_difference).
-    const toml::node* length = t.get("length");
-    const toml::node* difference = t.get("temperature_difference");
-    h.heat_length = length ? positive(*length, "length") : static_cast<double>(params_.ny);
-    if (difference) h.temperature_difference = positive(*difference, "temperature_difference");
-
-    // Buoyancy: none, gravity with expansion, or rayleigh (gravity then only its direction).
+  // [heat]'s buoyancy: none, gravity with expansion, or rayleigh (gravity
+  // then only its direction), once the diffusivity and the scales are read.
+  void read_buoyancy(const toml::table& t, const toml::node* length, const toml::node* difference) {
+    HeatModel& h = params_.extensions;
+    const double viscosity = params_.viscosity();
     const toml::node* gravity = t.get("gravity");
     const toml::node* expansion = t.get("expansion");
     const toml::node* rayleigh = t.get("rayleigh");
