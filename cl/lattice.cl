@@ -57,6 +57,12 @@ typedef long idx_t;
 typedef int idx_t;
 #endif
 #define NCELLS ((idx_t)NX * NY)
+// Values a cell holds in device memory: nine distributions, fourteen with heat.
+#ifdef THERMAL
+#define LATTICE_PLANES 14
+#else
+#define LATTICE_PLANES 9
+#endif
 #define CELL(ii, jj) ((idx_t)(ii) + (idx_t)(jj) * NX)
 
 // The value of speed k at rest, the same float operations as the host's.

@@ -23,17 +23,17 @@ __kernel void accelerate_flow(__global stored* restrict cells, __global const uc
   }
 }
 
-// Probes: the nine stored values of each of `count` lattice cells (`which`)
-// copied, as stored, into row `row` of `samples` (nine planes of `count`
-// values a row), so that a run samples its probes on the device between
+// Probes: the LATTICE_PLANES stored values of each of `count` lattice cells
+// (`which`) copied, as stored, into row `row` of `samples` (LATTICE_PLANES
+// planes of `count` values a row), so that a run samples its probes on the device between
 // launches and reads many rows back at once instead of draining the device
 // for each.
 __kernel void sample_cells(__global const stored* restrict cells, __global const int* restrict which,
                            __global stored* restrict samples, const int count, const int row) {
   const idx_t i = (idx_t)get_global_id(0);
-  if (i >= (idx_t)9 * count) return;
+  if (i >= (idx_t)LATTICE_PLANES * count) return;
   const int k = (int)(i / count), c = (int)(i - (idx_t)k * count);
-  samples[(idx_t)row * 9 * count + i] = cells[k * NCELLS + (idx_t)which[c]];
+  samples[(idx_t)row * LATTICE_PLANES * count + i] = cells[k * NCELLS + (idx_t)which[c]];
 }
 
 // Incoming distributions of cell (ii, jj) from the given neighbouring columns

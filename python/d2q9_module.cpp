@@ -316,15 +316,15 @@ void bind_reads(py::class_<PySimulation>& simulation) {
     })
     .def("_probe_series", [](PySimulation& s) {
       // The log's own doubles, not probes.csv's 13 digits.
-      auto [names, steps, series] = locked(s, [](d2q9::Simulation& sim) {
+      auto [names, steps, series, quantities] = locked(s, [](d2q9::Simulation& sim) {
         const d2q9::MeasurementLog& log = sim.measurements();
         std::vector<std::string> probe_names;
         for (const d2q9::Probe& p : log.probe_list()) probe_names.push_back(p.name);
-        return std::make_tuple(probe_names, log.probe_steps(), log.probe_series());
+        return std::make_tuple(probe_names, log.probe_steps(), log.probe_series(), log.probe_quantities());
       });
       py::array_t<std::int64_t> step_array(static_cast<py::ssize_t>(steps.size()));
       std::copy(steps.begin(), steps.end(), step_array.mutable_data());
-      return py::make_tuple(names, step_array, vector(series));
+      return py::make_tuple(names, step_array, vector(series), quantities);
     });
 }
 

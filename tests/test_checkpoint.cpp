@@ -104,7 +104,7 @@ TEST_CASE("checkpoint: written and read back exactly, in both precisions") {
   }
 }
 
-TEST_CASE("checkpoint: a lattice with heat (14 values per cell) is version 4 and round-trips; 9 stay version 3") {
+TEST_CASE("checkpoint: a lattice with heat (14 values per cell) is version 4 and round-trips while 9 stay version 3") {
   auto resum = [](std::string& bytes) {
     const std::uint64_t checksum = XXH3_64bits(bytes.data(), bytes.size() - 8);
     std::memcpy(bytes.data() + bytes.size() - 8, &checksum, 8);

@@ -205,7 +205,7 @@ TEST_CASE("cli views: bad options are one error line before the run, leaving no 
            {"--vtk out.vtu", 2, "error: --vtk FILE must end in .vti (XML image data), .pvti (XML image data in one piece per MPI rank) or .vtk (legacy VTK), got 'out.vtu'"},
            {"--vtk .pvti", 2, "error: --vtk FILE must end in .vti"},
            {"--vtk .vti", 2, "error: --vtk FILE must end in .vti"},
-           {"--field pressure", 2, "error: --field must be speed, vorticity or both, got 'pressure'"},
+           {"--field pressure", 2, "error: --field must be speed, vorticity, both or temperature, got 'pressure'"},
            {"--field vorticity --no-png", 2, "error: --field applies to pictures, but --no-png and no PNG snapshots leave none"},
            {"--scale fixed --no-png --snapshot-every 10 --snapshot-format vti", 2,
             "error: --scale applies to pictures, but --no-png and no PNG snapshots leave none"},

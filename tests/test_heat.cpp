@@ -306,7 +306,7 @@ TEST_CASE("heat: the command line restarts a heated cavity where its checkpoint 
 
 TEST_CASE("heat: the command line runs a heated cavity end to end, and refuses what heat does not reach in one line") {
   d2q9::test::TempDir dir;
-  dir.write("cavity.toml", kHeatedCavity);
+  dir.write("cavity.toml", kHeatedCavity + "[probes]\nevery = 100\nmid = [10, 10]\n");
   dir.write("plain.toml", "[grid]\nnx = 8\nny = 8\n[flow]\nsteps = 10\nviscosity = 0.1\n");
   const std::string exe = std::string("cd '") + dir.path + "' && '" + D2Q9_EXE + "' ";
   const d2q9::test::Result ok =
@@ -320,6 +320,22 @@ TEST_CASE("heat: the command line runs a heated cavity end to end, and refuses w
   CHECK(d2q9::test::contains(state, " 1 5.000000000000E-01\n"));
   CHECK(d2q9::test::contains(dir.listing_of(dir.file("run")), "final_state_temperature.png"));
   CHECK(d2q9::test::contains(d2q9::test::slurp(dir.file("run/s.json")), "\"nusselt\""));
+  // The probe's temperature is a fifth column, at the last step the final state's.
+  const std::string probes = d2q9::test::slurp(dir.file("run/probes.csv"));
+  CHECK(probes.rfind("step,mid_rho,mid_ux,mid_uy,mid_T\n", 0) == 0);
+  const std::size_t mid_line = state.find("\n10 10 ") + 1;
+  const std::string mid = state.substr(mid_line, state.find('\n', mid_line) - mid_line);
+  const std::string last = probes.substr(probes.rfind("\n400,") + 1);
+  CHECK(last.substr(last.rfind(',') + 1) == mid.substr(mid.rfind(' ') + 1) + "\n");
+  // OpenCL samples the probes on the device (sample_cells; blocked: inside its launches): the same bytes.
+  for (const char* variant : {"fused-rows", "blocked"}) {
+    CAPTURE(variant);
+    const std::string out = std::string("cl-") + variant;
+    const d2q9::test::Result cl = d2q9::test::run_shell(exe + "cavity.toml -b opencl -o " + out + " --no-png --kernel-variant " + variant);
+    REQUIRE_MESSAGE(cl.status == 0, cl.err);
+    CHECK(d2q9::test::slurp(dir.file(out + "/probes.csv")) == probes);
+    CHECK(d2q9::test::slurp(dir.file(out + "/final_state.dat")) == state);
+  }
   const std::pair<std::string, std::string> refused[] = {
       {"cavity.toml -b reference -o b -p fp16s", "error: cavity.toml: a problem with [heat] runs in float or double"},
       {"plain.toml -b reference -o d --field temperature", "error: --field temperature draws the temperature"},

@@ -100,8 +100,9 @@ TEST_CASE("kernel source: the program joins its parts in order, each after a #li
   dir.write("broken.cl", "#include \"gone.cl\"\n");
   CHECK_THROWS_WITH(d2q9::read_kernel_source(dir.path, "broken.cl"), (dir.path + "/gone.cl: cannot open kernel source").c_str());
   // The real program: every part under 700 lines, and nothing but parts after its header.
-  for (const char* part : {"lattice.cl", "launch_common.cl", "curved_walls.cl", "open_edges.cl", "cell_physics.cl",
-                           "launch_one_step.cl", "launch_blocked.cl", "blocked_region_walls.cl", "launch_rows.cl"}) {
+  for (const char* part : {"lattice.cl", "launch_common.cl", "curved_walls.cl", "open_edges.cl", "heat.cl",
+                           "cell_physics.cl", "launch_one_step.cl", "launch_blocked.cl", "blocked_region_walls.cl",
+                           "blocked_probes.cl", "launch_rows.cl"}) {
     CAPTURE(part);
     const std::string text = d2q9::test::slurp(std::string(D2Q9_KERNELS_DIR "/") + part);
     CHECK(d2q9::test::count_lines(text) > 10);

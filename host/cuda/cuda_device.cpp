@@ -234,7 +234,7 @@ void CudaLattice::launch_step(CUstream stream, int state, int group_rows, int fi
 void CudaLattice::launch_sample(CUstream stream, int state, CUdeviceptr which, CUdeviceptr samples, int count,
                                 int row) {
   void* args[] = {&cells_[state], &which, &samples, &count, &row};
-  const unsigned items = static_cast<unsigned>(kSpeeds * count), block = 64;
+  const unsigned items = static_cast<unsigned>(planes() * count), block = 64;
   CU_CALL(cuLaunchKernel, sample_, (items + block - 1) / block, 1, 1, block, 1, 1, 0, stream, args, nullptr);
 }
 

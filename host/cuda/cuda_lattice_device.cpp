@@ -281,10 +281,10 @@ std::vector<unsigned char> CudaDevice::read_rows(int state, int first_row, int r
 // Nine small copies per cell, not the whole lattice: probes every few steps.
 std::vector<unsigned char> CudaDevice::read_cells(int state, const std::vector<std::size_t>& cells) {
   const std::size_t size = stored_size(precision_);
-  std::vector<unsigned char> raw(kSpeeds * cells.size() * size);
+  std::vector<unsigned char> raw(lattice_.planes() * cells.size() * size);
   lattice_.make_current();
   synchronize();
-  for (int k = 0; k < kSpeeds; ++k)
+  for (int k = 0; k < lattice_.planes(); ++k)
     for (std::size_t c = 0; c < cells.size(); ++c)
       CU_CALL(cuMemcpyDtoHAsync, raw.data() + (k * cells.size() + c) * size,
               lattice_.cells(state) + (k * lattice_.cell_count() + cells[c]) * size, size, kernels_);
@@ -310,7 +310,7 @@ void CudaDevice::set_sample_cells(const std::vector<std::size_t>& cells, int row
   const std::vector<int> which(cells.begin(), cells.end());
   CU_CALL(cuMemAlloc, &sample_cells_, which.size() * sizeof(int));
   CU_CALL(cuMemcpyHtoD, sample_cells_, which.data(), which.size() * sizeof(int));
-  const std::size_t bytes = static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(precision_);
+  const std::size_t bytes = static_cast<std::size_t>(rows) * lattice_.planes() * cells.size() * stored_size(precision_);
   CU_CALL(cuMemAlloc, &samples_, bytes);
   void* host = nullptr;
   CU_CALL(cuMemAllocHost, &host, bytes);
@@ -330,7 +330,7 @@ void CudaDevice::sample(int state, int row) {
 
 // On the copy stream after the kernels so far, which go on meanwhile.
 void CudaDevice::read_samples(int first, int rows) {
-  const std::size_t row_bytes = kSpeeds * static_cast<std::size_t>(sample_count_) * stored_size(precision_);
+  const std::size_t row_bytes = lattice_.planes() * static_cast<std::size_t>(sample_count_) * stored_size(precision_);
   sample_read_bytes_ = static_cast<std::size_t>(rows) * row_bytes;
   if (sample_read_bytes_ == 0) return;
   lattice_.make_current();

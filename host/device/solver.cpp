@@ -37,26 +37,27 @@ std::string backend_names(bool devices_only) {
 std::vector<double> Solver::cell_distributions(const std::vector<std::size_t>& cells) {
   const std::vector<double> f = distributions();
   if (f.empty()) return {};
-  const std::size_t n = f.size() / kSpeeds;
+  const int per_cell = values_per_cell();
+  const std::size_t n = f.size() / per_cell;
   std::vector<double> out;
   for (std::size_t c : cells)
-    for (int k = 0; k < kSpeeds; ++k) out.push_back(f[k * n + c]);
+    for (int k = 0; k < per_cell; ++k) out.push_back(f[k * n + c]);
   return out;
 }
 
-void append_cells_from_device(const unsigned char* raw, std::size_t cells, Precision precision, double density,
-                              std::vector<double>& out) {
-  const std::vector<double> planes = from_device_reals(raw, kSpeeds * cells, precision, density);
+void append_cells_from_device(const unsigned char* raw, std::size_t cells, int planes, Precision precision,
+                              double density, std::vector<double>& out) {
+  const std::vector<double> values = from_device_reals(raw, planes * cells, precision, density);
   const std::size_t first = out.size();
-  out.resize(first + planes.size());
+  out.resize(first + values.size());
   for (std::size_t c = 0; c < cells; ++c)
-    for (int k = 0; k < kSpeeds; ++k) out[first + c * kSpeeds + k] = planes[k * cells + c];
+    for (int k = 0; k < planes; ++k) out[first + c * planes + k] = values[k * cells + c];
 }
 
-std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,
-                                      double density) {
+std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, int planes,
+                                      Precision precision, double density) {
   std::vector<double> out;
-  append_cells_from_device(raw.data(), cells, precision, density, out);
+  append_cells_from_device(raw.data(), cells, planes, precision, density, out);
   return out;
 }
 

@@ -102,8 +102,11 @@ class Solver {
   // Current distributions, structure of arrays: speed k of cell i at [k*cells + i].
   // Split across ranks: the whole grid on rank 0, nothing elsewhere (collective).
   virtual std::vector<double> distributions() = 0;
-  // The nine distributions of each of `cells` (whole-grid indices), cell
-  // after cell; collective like distributions(), empty off rank 0. By
+  // Values a cell holds: the nine distributions, and with heat the five of
+  // the temperature after them (Extensions::planes()).
+  virtual int values_per_cell() const { return 9; }
+  // The values_per_cell() values of each of `cells` (whole-grid indices),
+  // cell after cell; collective like distributions(), empty off rank 0. By
   // default from distributions(); backends read just those cells.
   virtual std::vector<double> cell_distributions(const std::vector<std::size_t>& cells);
   // Probes the solver samples itself while it runs, rather than its caller
@@ -149,15 +152,15 @@ void append_average_velocities(const void* partials, Precision precision, int st
 
 // Distributions (all nine planes) as a device holds them (the run's
 // precision; 16-bit formats need the problem's density) and back.
-// The values a backend read for Solver::cell_distributions, as stored, speed
-// by speed (`raw`: nine planes of cells.size() values), as the nine values of
-// each cell in turn.
-std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, Precision precision,
-                                      double density);
+// The values a backend read for Solver::cell_distributions, as stored, plane
+// by plane (`raw`: `planes` planes of cells.size() values), as the `planes`
+// values of each cell in turn.
+std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, int planes,
+                                      Precision precision, double density);
 // The same from `raw` in place, appended to `out` (probe rows, read in
 // thousands: no copy of each row first).
-void append_cells_from_device(const unsigned char* raw, std::size_t cells, Precision precision, double density,
-                              std::vector<double>& out);
+void append_cells_from_device(const unsigned char* raw, std::size_t cells, int planes, Precision precision,
+                              double density, std::vector<double>& out);
 
 std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, double density);
 std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, double density);

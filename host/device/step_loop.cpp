@@ -279,7 +279,7 @@ void StepLoop::reserve_samples(int first_step, int steps) {
   const std::size_t rows = pending_steps_.size() + reading_steps_.size() +
                            static_cast<std::size_t>((first_step + steps) / sample_every_ - first_step / sample_every_);
   samples_.steps.reserve(samples_.steps.size() + rows);
-  samples_.values.reserve(samples_.values.size() + rows * kSpeeds * device_samples_);
+  samples_.values.reserve(samples_.values.size() + rows * values_per_cell() * device_samples_);
 }
 
 // The first step's acceleration runs alone, each later one inside the step
@@ -504,7 +504,8 @@ std::optional<std::size_t> StepLoop::lattice_cell(std::size_t cell) const {
 }
 
 std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>& cells) {
-  if (!split()) return cells_from_device(device_->read_cells(current_, cells), cells.size(), precision_, params_.density);
+  const int planes = values_per_cell();
+  if (!split()) return cells_from_device(device_->read_cells(current_, cells), cells.size(), planes, precision_, params_.density);
   std::vector<std::size_t> local;
   std::vector<bool> mine(cells.size(), false);
   for (std::size_t i = 0; i < cells.size(); ++i)
@@ -512,13 +513,13 @@ std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>&
       local.push_back(*at);
       mine[i] = true;
     }
-  std::vector<double> values(kSpeeds * cells.size(), 0.0);
+  std::vector<double> values(planes * cells.size(), 0.0);
   if (!local.empty()) {
-    const std::vector<double> f = cells_from_device(device_->read_cells(current_, local), local.size(), precision_,
-                                                    params_.density);
+    const std::vector<double> f = cells_from_device(device_->read_cells(current_, local), local.size(), planes,
+                                                    precision_, params_.density);
     for (std::size_t i = 0, j = 0; i < cells.size(); ++i)
-      if (mine[i]) std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(kSpeeds * j++), kSpeeds,
-                               values.begin() + static_cast<std::ptrdiff_t>(kSpeeds * i));
+      if (mine[i]) std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(planes * j++), planes,
+                               values.begin() + static_cast<std::ptrdiff_t>(planes * i));
   }
   gather_cells(values, mine);
   if (rank_ != 0) return {};
@@ -529,7 +530,7 @@ void StepLoop::gather_cells(std::vector<double>& values, const std::vector<bool>
   const std::size_t cells = mine.size();
   if (cells == 0 || values.empty()) return;
   // In pieces of whole rows that MPI counts in an int.
-  const std::size_t row = kSpeeds * cells;
+  const std::size_t per_cell = static_cast<std::size_t>(values_per_cell()), row = per_cell * cells;
   const std::size_t piece = std::max<std::size_t>(1, (std::size_t{1} << 26) / row) * row;
   std::vector<double> below;
   for (std::size_t first = 0; first < values.size(); first += piece) {
@@ -541,7 +542,7 @@ void StepLoop::gather_cells(std::vector<double>& values, const std::vector<bool>
       below.resize(static_cast<std::size_t>(count));
       links_->done(links_->receive_sums_from_below(below.data(), count), true);
       for (std::size_t v = 0; v < below.size(); ++v)
-        if (!mine[(v % row) / kSpeeds]) part[v] = below[v];
+        if (!mine[(v % row) / per_cell]) part[v] = below[v];
     }
     if (rank_ + 1 < ranks_) links_->done(links_->send_sums_up(part, count), true);
     links_->broadcast_from_top(part, count);
@@ -576,7 +577,7 @@ bool StepLoop::sample_cells_every(const std::vector<std::size_t>& cells, int eve
   // Between a blocked launch's steps where its kernel can; else launches end at them.
   // (A tile keeps a probe's column in 15 bits: cl/d2q9_bgk.cl, my_probe.)
   samples_inside_ = blocked_samples_inside(params_, plan_) && cells.size() < (std::size_t{1} << 15);
-  const std::size_t row_bytes = std::max<std::size_t>(1, kSpeeds * sample_count_ * stored_size(precision_));
+  const std::size_t row_bytes = std::max<std::size_t>(1, values_per_cell() * sample_count_ * stored_size(precision_));
   const std::size_t buffer_bytes = sample_buffer_bytes_ > 0 ? sample_buffer_bytes_ : kSampleBytes;
   sample_rows_ = static_cast<int>(std::clamp<std::size_t>(buffer_bytes / row_bytes / 2, 1, kMaxSampleRows / 2));
   sample_base_ = 0;
@@ -634,13 +635,15 @@ void StepLoop::flip_samples() {
 void StepLoop::take_samples_read() {
   if (reading_steps_.empty()) return;
   const std::vector<unsigned char> raw = device_->samples_read();
-  const std::size_t row_bytes = kSpeeds * device_samples_ * stored_size(precision_);
+  const int planes = values_per_cell();
+  const std::size_t row_bytes = planes * device_samples_ * stored_size(precision_);
   for (std::size_t r = 0; r < reading_steps_.size(); ++r) {
     // Converted as read_cells' values are: the same bytes in probes.csv.
     // (Row by row in place, because a vector per row, and a file read per
     // row finding the threads to convert with, would leave the device idle.)
     if (device_samples_ > 0)
-      append_cells_from_device(raw.data() + r * row_bytes, device_samples_, precision_, params_.density, samples_.values);
+      append_cells_from_device(raw.data() + r * row_bytes, device_samples_, planes, precision_, params_.density,
+                               samples_.values);
     samples_.steps.push_back(reading_steps_[r]);
   }
   reading_steps_.clear();
@@ -657,13 +660,14 @@ Solver::CellSamples StepLoop::take_cell_samples() {
   if (!split() || sample_count_ == 0) return taken;
   // This rank's probes into their columns of every row, and the rows made whole.
   const std::size_t rows = taken.steps.size(), own = own_probes_.size();
-  std::vector<double> values(rows * kSpeeds * sample_count_, 0.0);
+  const std::size_t planes = static_cast<std::size_t>(values_per_cell());
+  std::vector<double> values(rows * planes * sample_count_, 0.0);
   std::vector<bool> mine(sample_count_, false);
   for (std::size_t p : own_probes_) mine[p] = true;
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < own; ++j)
-      std::copy_n(taken.values.begin() + static_cast<std::ptrdiff_t>((r * own + j) * kSpeeds), kSpeeds,
-                  values.begin() + static_cast<std::ptrdiff_t>((r * sample_count_ + own_probes_[j]) * kSpeeds));
+      std::copy_n(taken.values.begin() + static_cast<std::ptrdiff_t>((r * own + j) * planes), planes,
+                  values.begin() + static_cast<std::ptrdiff_t>((r * sample_count_ + own_probes_[j]) * planes));
   gather_cells(values, mine);
   taken.values = rank_ == 0 ? std::move(values) : std::vector<double>{};
   return taken;

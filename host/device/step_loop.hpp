@@ -73,6 +73,7 @@ class StepLoop final : public Solver, public HoldsRows {
   }
   std::vector<double> distributions() override;
   std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override;
+  int values_per_cell() const override { return params_.extensions.planes(); }
   bool samples_cells() const override { return sample_every_ > 0; }
   bool sample_cells_every(const std::vector<std::size_t>& cells, int every) override;
   CellSamples take_cell_samples() override;

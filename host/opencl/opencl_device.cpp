@@ -208,9 +208,9 @@ std::vector<unsigned char> OpenCLDevice::read_rows(int state, int first_row, int
 std::vector<unsigned char> OpenCLDevice::read_cells(int state, const std::vector<std::size_t>& cells) {
   drain();
   const std::size_t size = stored_size(lattice_.precision);
-  std::vector<unsigned char> raw(kSpeeds * cells.size() * size);
+  std::vector<unsigned char> raw(lattice_.planes * cells.size() * size);
   guarded("reading probes", [&] {
-    for (int k = 0; k < kSpeeds; ++k)
+    for (int k = 0; k < lattice_.planes; ++k)
       for (std::size_t c = 0; c < cells.size(); ++c)
         lattice_.queue.enqueueReadBuffer(lattice_.lattices[state], CL_FALSE, (k * lattice_.cells + cells[c]) * size,
                                          size, raw.data() + (k * cells.size() + c) * size);
@@ -232,7 +232,7 @@ void OpenCLDevice::set_sample_cells(const std::vector<std::size_t>& cells, int r
       sample_index_ = cl::Buffer(lattice_.context, CL_MEM_READ_ONLY, index.size() * sizeof(cl_int));
       lattice_.queue.enqueueWriteBuffer(sample_index_, CL_TRUE, 0, index.size() * sizeof(cl_int), index.data());
     }
-    const std::size_t bytes = static_cast<std::size_t>(rows) * kSpeeds * cells.size() * stored_size(lattice_.precision);
+    const std::size_t bytes = static_cast<std::size_t>(rows) * lattice_.planes * cells.size() * stored_size(lattice_.precision);
     samples_ = cl::Buffer(lattice_.context, CL_MEM_READ_WRITE, bytes);
     if (bytes > sample_host_bytes_) {
       sample_host_ = pinned(bytes);
@@ -261,7 +261,7 @@ void OpenCLDevice::sample(int state, int row) {
   guarded("sampling probes", [&] {
     cl::Kernel& k = sample_[state];
     k.setArg(4, row);
-    const std::size_t items = static_cast<std::size_t>(kSpeeds) * sample_count_;
+    const std::size_t items = static_cast<std::size_t>(lattice_.planes) * sample_count_;
     const std::size_t group = std::min<std::size_t>(64, items);
     lattice_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange((items + group - 1) / group * group),
                                         cl::NDRange(group));
@@ -270,7 +270,7 @@ void OpenCLDevice::sample(int state, int row) {
 
 // On the copy queue after the kernels so far, which go on meanwhile.
 void OpenCLDevice::read_samples(int first, int rows) {
-  const std::size_t row_bytes = kSpeeds * static_cast<std::size_t>(sample_count_) * stored_size(lattice_.precision);
+  const std::size_t row_bytes = lattice_.planes * static_cast<std::size_t>(sample_count_) * stored_size(lattice_.precision);
   sample_read_bytes_ = static_cast<std::size_t>(rows) * row_bytes;
   if (sample_read_bytes_ == 0) return;
   guarded("reading probes", [&] {

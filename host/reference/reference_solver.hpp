@@ -31,6 +31,7 @@ class ReferenceSolver final : public Solver {
   std::vector<double> distributions() override;
   std::vector<double> take_body_forces() override { return std::exchange(body_forces_, {}); }
   void load_distributions(const std::vector<double>& f) override;
+  int values_per_cell() const override { return params_.extensions.planes(); }
 
   // The steps of one timestep, in the order the model applies them.
   void accelerate_flow();

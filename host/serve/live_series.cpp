@@ -50,13 +50,13 @@ nlohmann::json probes_json(const MeasurementLog& log, int points) {
   for (const std::size_t r : rows) step_numbers.push_back(steps[r]);
   out["steps"] = step_numbers;
   out["probes"] = nlohmann::json::array();
-  const std::size_t width = 3 * probes.size();
+  const std::size_t each = log.probe_quantities().size(), width = each * probes.size();
   for (std::size_t p = 0; p < probes.size(); ++p) {
     std::vector<double> rho, ux, uy;
     for (const std::size_t r : rows) {
-      rho.push_back(values[r * width + 3 * p]);
-      ux.push_back(values[r * width + 3 * p + 1]);
-      uy.push_back(values[r * width + 3 * p + 2]);
+      rho.push_back(values[r * width + each * p]);
+      ux.push_back(values[r * width + each * p + 1]);
+      uy.push_back(values[r * width + each * p + 2]);
     }
     out["probes"].push_back({{"name", probes[p].name}, {"rho", rho}, {"ux", ux}, {"uy", uy}});
   }

@@ -135,7 +135,7 @@ void MeasurementLog::restore(const Series& series, const std::string& checkpoint
     forces_from_ = 0;
   }
   if (steps && values && probes()) {
-    if (values->size() != 3 * m_.probes.size() * steps->size()) throw mismatch(kProbeValuesSeries);
+    if (values->size() != probe_quantities().size() * m_.probes.size() * steps->size()) throw mismatch(kProbeValuesSeries);
     probe_steps_.assign(steps->begin(), steps->end());
     probe_values_ = *values;
   }
@@ -158,11 +158,20 @@ void MeasurementLog::add_probes(int step, Solver& solver) {
   add_probe_cells(step, f.data());
 }
 
+std::vector<std::string> MeasurementLog::probe_quantities() const {
+  std::vector<std::string> q = {"rho", "ux", "uy"};
+  if (params_.extensions.heat) q.push_back("T");
+  return q;
+}
+
 void MeasurementLog::add_probe_cells(int step, const double* f) {
   probe_steps_.push_back(step);
+  const int planes = params_.extensions.planes();
   for (std::size_t c = 0; c < m_.probes.size(); ++c) {
-    const CellState s = fluid_cell_state(params_, f + kSpeeds * c);
+    const double* cell = f + planes * c;
+    const CellState s = fluid_cell_state(params_, cell, params_.extensions.heat ? cell + kSpeeds : nullptr);
     probe_values_.insert(probe_values_.end(), {3.0 * s.pressure, s.ux, s.uy});
+    if (params_.extensions.heat) probe_values_.push_back(s.temperature);
   }
 }
 
@@ -212,11 +221,13 @@ void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
   }
   if (probes_csv) {
     std::string text = "step";
-    for (const Probe& p : m_.probes) text += "," + p.name + "_rho," + p.name + "_ux," + p.name + "_uy";
+    const std::vector<std::string> quantities = probe_quantities();
+    for (const Probe& p : m_.probes)
+      for (const std::string& q : quantities) text += "," + p.name + "_" + q;
     text += "\n";
     std::fputs(text.c_str(), probes_csv);
     // Rows of probes every step are millions of numbers: formatted in bands.
-    const std::size_t per_row = 3 * m_.probes.size();
+    const std::size_t per_row = quantities.size() * m_.probes.size();
     write_rows_in_bands(probes_csv, probe_steps_.size(), 4096, [&](std::string& out, std::size_t first, std::size_t end) {
       char number[kMaxE12Chars];
       for (std::size_t r = first; r < end; ++r) {
@@ -242,10 +253,11 @@ Oscillation lift_oscillation(const std::vector<double>& forces, std::size_t per_
   return analyse_oscillation(lift, 1, drag);
 }
 
-// uy of the first probe in each row of probe values (rho, ux, uy of each probe).
-std::vector<double> first_probe_uy(const std::vector<double>& probe_values, std::size_t rows, std::size_t probes) {
+// uy of the first probe in each row of probe values (`quantities` of each probe: rho, ux, uy, ...).
+std::vector<double> first_probe_uy(const std::vector<double>& probe_values, std::size_t rows, std::size_t probes,
+                                   std::size_t quantities) {
   std::vector<double> uy;
-  for (std::size_t r = 0; r < rows; ++r) uy.push_back(probe_values[r * 3 * probes + 2]);
+  for (std::size_t r = 0; r < rows; ++r) uy.push_back(probe_values[r * quantities * probes + 2]);
   return uy;
 }
 
@@ -316,7 +328,7 @@ MeasurementSummary MeasurementLog::summary(int steady_window) const {
     }
     if (!s.strouhal && !probe_steps_.empty()) {
       // uy's noise floor is 1% of the reference velocity.
-      const Oscillation o = analyse_oscillation(first_probe_uy(probe_values_, probe_steps_.size(), m_.probes.size()),
+      const Oscillation o = analyse_oscillation(first_probe_uy(probe_values_, probe_steps_.size(), m_.probes.size(), probe_quantities().size()),
                                                 m_.probe_every, *m_.velocity);
       const double at0 = probe_steps_[0];  // row r is step probe_steps_[0] + r * every
       if (o.stationary)

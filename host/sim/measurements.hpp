@@ -121,8 +121,9 @@ class MeasurementLog {
   const std::vector<std::string>& bodies() const { return m_.bodies; }
 
   // The probes' samples, as probes.csv holds them but unrounded: the step
-  // (steps completed) of each row, and per row rho, ux, uy of each probe of
-  // probes(), in the problem's order.
+  // (steps completed) of each row, and per row the probe_quantities() of
+  // each probe of probes(), in the problem's order.
+  std::vector<std::string> probe_quantities() const;  // rho, ux, uy, and with heat T
   const std::vector<int>& probe_steps() const { return probe_steps_; }
   const std::vector<double>& probe_series() const { return probe_values_; }
   const std::vector<Probe>& probe_list() const { return m_.probes; }
@@ -141,7 +142,7 @@ class MeasurementLog {
   bool whole_history_ = false;  // the series hold every step from step 0
   std::vector<double> forces_;  // per step: Fx, Fy of each body
   std::vector<int> probe_steps_;
-  std::vector<double> probe_values_;  // per row: rho, ux, uy of each probe
+  std::vector<double> probe_values_;  // per row: probe_quantities() of each probe
 };
 
 }  // namespace d2q9

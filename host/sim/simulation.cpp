@@ -181,7 +181,7 @@ void Simulation::advance(int steps) {
     measurements_.add_forces(solver_->take_body_forces());  // a candidate's too: its steps are the run's
     if (sampled) {
       const Solver::CellSamples samples = solver_->take_cell_samples();  // collective across ranks
-      const std::size_t per_sample = kSpeeds * measure_.probes.size();
+      const std::size_t per_sample = solver_->values_per_cell() * measure_.probes.size();
       for (std::size_t r = 0; r < samples.steps.size() && !samples.values.empty(); ++r)
         measurements_.add_probe_cells(samples.steps[r], samples.values.data() + r * per_sample);
     } else if (every > 0 && steps_done() % every == 0) {

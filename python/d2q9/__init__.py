@@ -295,16 +295,20 @@ class Simulation:
         return out
 
     def probes(self):
-        """Per probe: step, density, ux, uy arrays, one entry per sample, as
-        probes.csv, at full double precision (probes.csv rounds to 13 digits)."""
-        names, steps, series = self._sim._probe_series()
+        """Per probe: step, density, ux, uy (and with [heat] temperature) arrays,
+        one entry per sample, as probes.csv, at full double precision (probes.csv
+        rounds to 13 digits)."""
+        names, steps, series, quantities = self._sim._probe_series()
         out = {}
         if not names:
             return out
-        rows = series.reshape(-1, 3 * len(names))
+        each = len(quantities)
+        rows = series.reshape(-1, each * len(names))
+        keys = {"rho": "density", "ux": "ux", "uy": "uy", "T": "temperature"}
         for p, name in enumerate(names):
-            out[name] = {"step": steps.copy(), "density": rows[:, 3 * p].copy(), "ux": rows[:, 3 * p + 1].copy(),
-                         "uy": rows[:, 3 * p + 2].copy()}
+            out[name] = {"step": steps.copy()}
+            for q, quantity in enumerate(quantities):
+                out[name][keys[quantity]] = rows[:, each * p + q].copy()
         return out
 
     def write_outputs(self, dir):

@@ -231,6 +231,33 @@ def test_checkpoint_and_resume_carry_the_temperature(tmp_path):
         assert read(tmp_path / "resumed" / name) == read(tmp_path / "whole" / name)
 
 
+def test_heat_reads_as_the_files_do(tmp_path):
+    cavity = {
+        "grid": {"nx": 20, "ny": 20},
+        "flow": {"steps": 300, "viscosity": 0.05},
+        "edges": {"left": {"temperature": 0.5}, "right": {"temperature": -0.5}, "bottom": "wall", "top": "wall"},
+        "heat": {"prandtl": 0.71, "rayleigh": 1e4, "length": 18, "temperature_difference": 1.0},
+        "probes": {"every": 100, "mid": [10, 10]},
+    }
+    sim = d2q9.Simulation(cavity)
+    sim.step(300)
+    f = sim.distributions()
+    assert f.shape == (14, 20, 20)
+    temperature = sim.fields()["temperature"]
+    np.testing.assert_allclose(temperature[5, 1:-1], f[9:, 5, 1:-1].sum(axis=0), rtol=0, atol=1e-15)
+    assert temperature[5, 0] == 0.5 and np.isnan(temperature[0, 5])  # held walls their own, adiabatic ones none
+    mid = sim.probes()["mid"]
+    assert list(mid["step"]) == [100, 200, 300]
+    assert mid["temperature"][-1] == temperature[10, 10]
+    walls = sim.wall_heat()
+    assert sorted(walls) == ["left", "right"]
+    assert walls["left"]["faces"] == 18 and walls["left"]["nusselt"] > 1.0
+    assert abs(walls["left"]["heat_in"] + walls["right"]["heat_in"]) < 0.05 * walls["left"]["heat_in"]
+    sim.write_outputs(tmp_path / "out")
+    header = read(tmp_path / "out" / "probes.csv").splitlines()[0]
+    assert header == "step,mid_rho,mid_ux,mid_uy,mid_T"
+
+
 def test_stepping_releases_the_gil():
     sim = d2q9.Simulation(os.path.join(SOURCE, "inputs/examples/cavity.toml"))
     sim.step(1)
