@@ -255,7 +255,7 @@ def test_heat_reads_as_the_files_do(tmp_path):
     assert abs(walls["left"]["heat_in"] + walls["right"]["heat_in"]) < 0.05 * walls["left"]["heat_in"]
     sim.write_outputs(tmp_path / "out")
     header = read(tmp_path / "out" / "probes.csv").splitlines()[0]
-    assert header == "step,mid_rho,mid_ux,mid_uy,mid_T"
+    assert header == b"step,mid_rho,mid_ux,mid_uy,mid_T"
 
 
 def test_stepping_releases_the_gil():
