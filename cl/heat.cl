@@ -27,6 +27,41 @@ ALWAYS_INLINE int open_edge_is(const int kind, const int edge) {
   return CELL_CLASS(kind) == CELL_FLUID && CELL_NUMBER(kind) == edge;
 }
 
+// The speed that would come from outside at an open edge: left 1 (E), right
+// 3 (W), bottom 2 (N), top 4 (S).
+#define HEAT_UNKNOWN_LEFT 1
+#define HEAT_UNKNOWN_RIGHT 3
+#define HEAT_UNKNOWN_BOTTOM 2
+#define HEAT_UNKNOWN_TOP 4
+
+// An outlet cell's unknown speed (0: the cell is no outlet's).
+ALWAYS_INLINE int heat_outlet_unknown(const int kind) {
+  int unknown = 0;
+#ifdef LEFT_OUTLET
+  if (open_edge_is(kind, OPEN_LEFT)) unknown = HEAT_UNKNOWN_LEFT;
+#endif
+#ifdef RIGHT_OUTLET
+  if (open_edge_is(kind, OPEN_RIGHT)) unknown = HEAT_UNKNOWN_RIGHT;
+#endif
+#ifdef BOTTOM_OUTLET
+  if (open_edge_is(kind, OPEN_BOTTOM)) unknown = HEAT_UNKNOWN_BOTTOM;
+#endif
+#ifdef TOP_OUTLET
+  if (open_edge_is(kind, OPEN_TOP)) unknown = HEAT_UNKNOWN_TOP;
+#endif
+  (void)kind;
+  return unknown;
+}
+
+// h[k] = value for the moving speed k (1-4), with constant indices only: a
+// private array indexed at run time would leave registers for memory.
+ALWAYS_INLINE void set_heat_speed(real* h, const int k, const real value) {
+  h[1] = k == 1 ? value : h[1];
+  h[2] = k == 2 ? value : h[2];
+  h[3] = k == 3 ? value : h[3];
+  h[4] = k == 4 ? value : h[4];
+}
+
 // Incoming temperature distributions of cell (ii, jj) of kind `kind`:
 // h_k = h_k((ii, jj) - e_k). At an outlet the one that would come from
 // outside is what the cell sent that way the step before (zero gradient
@@ -38,19 +73,8 @@ ALWAYS_INLINE void pull_heat(__global const stored* src, const int kind, const i
   h[2] = load_f(src, HEAT_PLANE + 2, CELL(ii, y_s));
   h[3] = load_f(src, HEAT_PLANE + 3, CELL(x_e, jj));
   h[4] = load_f(src, HEAT_PLANE + 4, CELL(ii, y_n));
-#ifdef LEFT_OUTLET
-  if (open_edge_is(kind, OPEN_LEFT)) h[1] = load_f(src, HEAT_PLANE + 1, CELL(ii, jj));
-#endif
-#ifdef RIGHT_OUTLET
-  if (open_edge_is(kind, OPEN_RIGHT)) h[3] = load_f(src, HEAT_PLANE + 3, CELL(ii, jj));
-#endif
-#ifdef BOTTOM_OUTLET
-  if (open_edge_is(kind, OPEN_BOTTOM)) h[2] = load_f(src, HEAT_PLANE + 2, CELL(ii, jj));
-#endif
-#ifdef TOP_OUTLET
-  if (open_edge_is(kind, OPEN_TOP)) h[4] = load_f(src, HEAT_PLANE + 4, CELL(ii, jj));
-#endif
-  (void)kind;
+  const int unknown = heat_outlet_unknown(kind);
+  if (unknown) set_heat_speed(h, unknown, load_f(src, HEAT_PLANE + unknown, CELL(ii, jj)));
 }
 
 ALWAYS_INLINE void store_heat(__global stored* dst, const idx_t cell, const real* h) {

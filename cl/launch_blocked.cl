@@ -291,19 +291,12 @@ ALWAYS_INLINE void correct_curved_pulls(const int s, const int margin, const int
 ALWAYS_INLINE void region_heat(LOCAL_ARG const blocked_region* region, const int c, const int s, const int kind,
                                real* h) {
   for (int k = 0; k < HEAT_SPEEDS; ++k) h[k] = tile_value(HEAT_PLANE + k, region->f[slot_in(HEAT_PLANE + k, c, s)]);
-#ifdef LEFT_OUTLET
-  if (open_edge_is(kind, OPEN_LEFT)) h[1] = tile_value(HEAT_PLANE + 1, region->f[slot_own(HEAT_PLANE + 1, c, s)]);
-#endif
-#ifdef RIGHT_OUTLET
-  if (open_edge_is(kind, OPEN_RIGHT)) h[3] = tile_value(HEAT_PLANE + 3, region->f[slot_own(HEAT_PLANE + 3, c, s)]);
-#endif
-#ifdef BOTTOM_OUTLET
-  if (open_edge_is(kind, OPEN_BOTTOM)) h[2] = tile_value(HEAT_PLANE + 2, region->f[slot_own(HEAT_PLANE + 2, c, s)]);
-#endif
-#ifdef TOP_OUTLET
-  if (open_edge_is(kind, OPEN_TOP)) h[4] = tile_value(HEAT_PLANE + 4, region->f[slot_own(HEAT_PLANE + 4, c, s)]);
-#endif
+#ifdef HEATED_OUTLET
+  const int unknown = heat_outlet_unknown(kind);
+  if (unknown) set_heat_speed(h, unknown, tile_value(HEAT_PLANE + unknown, region->f[slot_own(HEAT_PLANE + unknown, c, s)]));
+#else
   (void)kind;
+#endif
 }
 #endif
 
