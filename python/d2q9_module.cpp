@@ -325,6 +325,15 @@ void bind_reads(py::class_<PySimulation>& simulation) {
       py::array_t<std::int64_t> step_array(static_cast<py::ssize_t>(steps.size()));
       std::copy(steps.begin(), steps.end(), step_array.mutable_data());
       return py::make_tuple(names, step_array, vector(series), quantities);
+    })
+    .def("_nusselt_series", [](PySimulation& s) {
+      auto [walls, steps, series] = locked(s, [](d2q9::Simulation& sim) {
+        const d2q9::MeasurementLog& log = sim.measurements();
+        return std::make_tuple(log.nusselt_walls(), log.nusselt_steps(), log.nusselt_series());
+      });
+      py::array_t<std::int64_t> step_array(static_cast<py::ssize_t>(steps.size()));
+      std::copy(steps.begin(), steps.end(), step_array.mutable_data());
+      return py::make_tuple(walls, step_array, vector(series));
     });
 }
 

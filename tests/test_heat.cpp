@@ -304,9 +304,46 @@ TEST_CASE("heat: the command line restarts a heated cavity where its checkpoint 
   CHECK(dir.listing_of(dir.file("other")).empty());
 }
 
+TEST_CASE("heat: nusselt.csv holds each heated wall's Nusselt number every nusselt_every steps, through a restart") {
+  Problem pr = problem(kHeatedCavity + "nusselt_every = 100\n");
+  d2q9::test::TempDir dir;
+  Simulation whole(pr, SimulationOptions(Backend::Reference));
+  whole.step(250);
+  whole.save_checkpoint(dir.file("ck"));
+  whole.step(150);
+  whole.write_outputs(dir.file("whole"));
+  const std::string csv = d2q9::test::slurp(dir.file("whole/nusselt.csv"));
+  REQUIRE(csv.rfind("step,left_Nu,right_Nu\n100,", 0) == 0);
+  CHECK(d2q9::test::count_lines(csv) == 5);
+  // The last row is the summary's Nusselt numbers after 400 steps, the series' own doubles.
+  const std::vector<WallHeat> now = whole.heat_at_walls();
+  REQUIRE(now.size() == 2);
+  const MeasurementLog& log = whole.measurements();
+  REQUIRE(log.nusselt_steps() == std::vector<int>{100, 200, 300, 400});
+  CHECK(log.nusselt_series()[6] == now[0].nusselt);
+  CHECK(log.nusselt_series()[7] == now[1].nusselt);
+  CHECK(now[0].nusselt > 1.0);                          // convection: more heat than conduction's
+  CHECK(log.nusselt_series()[0] != log.nusselt_series()[6]);  // it changes as the flow starts
+  // A restart carries the rows before it.
+  Simulation resumed(pr, SimulationOptions(Backend::Reference));
+  resumed.resume(read_checkpoint(dir.file("ck")), dir.file("ck"));
+  resumed.step(150);
+  resumed.write_outputs(dir.file("resumed"));
+  CHECK(d2q9::test::slurp(dir.file("resumed/nusselt.csv")) == csv);
+  // What cannot be recorded is refused at its line.
+  CHECK_THROWS_WITH_AS(problem(kHeatedCavity + "nusselt_every = 0\n"),
+                       doctest::Contains("test.toml:17: nusselt_every must be a number of steps from 1 to the run's 400, got 0"),
+                       InputError);
+  std::string adiabatic = kHeatedCavity;
+  for (const char* side : {"left = { temperature = 0.5 }", "right = { temperature = -0.5 }"})
+    adiabatic.replace(adiabatic.find(side), std::string(side).size(), std::string(side).substr(0, 4) == "left" ? "left = \"wall\"" : "right = \"wall\"");
+  CHECK_THROWS_WITH_AS(problem(adiabatic + "initial = 0.5\nnusselt_every = 10\n"),
+                       doctest::Contains("nusselt_every: no wall or obstacle holds a temperature or a heat flux"), InputError);
+}
+
 TEST_CASE("heat: the command line runs a heated cavity end to end, and refuses what heat does not reach in one line") {
   d2q9::test::TempDir dir;
-  dir.write("cavity.toml", kHeatedCavity + "[probes]\nevery = 100\nmid = [10, 10]\n");
+  dir.write("cavity.toml", kHeatedCavity + "nusselt_every = 100\n[probes]\nevery = 100\nmid = [10, 10]\n");
   dir.write("plain.toml", "[grid]\nnx = 8\nny = 8\n[flow]\nsteps = 10\nviscosity = 0.1\n");
   const std::string exe = std::string("cd '") + dir.path + "' && '" + D2Q9_EXE + "' ";
   const d2q9::test::Result ok =
@@ -320,6 +357,7 @@ TEST_CASE("heat: the command line runs a heated cavity end to end, and refuses w
   CHECK(d2q9::test::contains(state, " 1 5.000000000000E-01\n"));
   CHECK(d2q9::test::contains(dir.listing_of(dir.file("run")), "final_state_temperature.png"));
   CHECK(d2q9::test::contains(d2q9::test::slurp(dir.file("run/s.json")), "\"nusselt\""));
+  CHECK(d2q9::test::count_lines(d2q9::test::slurp(dir.file("run/nusselt.csv"))) == 5);
   // The probe's temperature is a fifth column, at the last step the final state's.
   const std::string probes = d2q9::test::slurp(dir.file("run/probes.csv"));
   CHECK(probes.rfind("step,mid_rho,mid_ux,mid_uy,mid_T\n", 0) == 0);
@@ -334,6 +372,7 @@ TEST_CASE("heat: the command line runs a heated cavity end to end, and refuses w
     const d2q9::test::Result cl = d2q9::test::run_shell(exe + "cavity.toml -b opencl -o " + out + " --no-png --kernel-variant " + variant);
     REQUIRE_MESSAGE(cl.status == 0, cl.err);
     CHECK(d2q9::test::slurp(dir.file(out + "/probes.csv")) == probes);
+    CHECK(d2q9::test::slurp(dir.file(out + "/nusselt.csv")) == d2q9::test::slurp(dir.file("run/nusselt.csv")));
     CHECK(d2q9::test::slurp(dir.file(out + "/final_state.dat")) == state);
   }
   const std::pair<std::string, std::string> refused[] = {

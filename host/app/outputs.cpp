@@ -60,6 +60,7 @@ ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, i
   ExtraOutputs x;
   if (!measure.bodies.empty()) x.forces_csv = o.output_dir + "/" + kForcesFile;
   if (!measure.probes.empty()) x.probes_csv = o.output_dir + "/" + kProbesFile;
+  if (measure.nusselt_every > 0) x.nusselt_csv = o.output_dir + "/" + kNusseltFile;
   x.fields = o.fields;
   x.scale = o.scale;
   if (!o.no_png) {
@@ -102,7 +103,7 @@ ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, i
 
 std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& extra) {
   std::vector<std::string> files = {o.output_dir + "/" + kAvVelsFile, o.output_dir + "/" + kFinalStateFile};
-  for (const std::string* p : {&extra.forces_csv, &extra.probes_csv})
+  for (const std::string* p : {&extra.forces_csv, &extra.probes_csv, &extra.nusselt_csv})
     if (!p->empty()) files.push_back(*p);
   for (const PictureFile& p : extra.pictures) files.push_back(p.path);
   for (const std::string* p : {&extra.vtk, &extra.summary_json})

@@ -29,6 +29,7 @@ struct ExtraOutputs {
   std::string summary_json;  // empty: none
   std::string forces_csv;    // empty: no [forces] bodies
   std::string probes_csv;    // empty: no [probes]
+  std::string nusselt_csv;   // empty: no [heat] nusselt_every
   int snapshot_every = 0;    // 0: none
   bool snapshot_png = false;
   bool snapshot_vti = false;  // with snapshots.pvd listing the frames
@@ -48,7 +49,7 @@ ExtraOutputs plan_extra_outputs(const Options& options, const Measurements& meas
                                 int ranks = 1);
 
 // Every file a run writes when it ends, in one list: the coursework's
-// av_vels.dat and final_state.dat, then forces.csv, probes.csv, the
+// av_vels.dat and final_state.dat, then forces.csv, probes.csv, nusselt.csv, the
 // pictures, the VTK file and its pieces, the JSON summary (snapshots are
 // written during the run). check_output_targets checks them, the run writes
 // them, and remove_stale_outputs removes what an earlier run left.

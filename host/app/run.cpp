@@ -363,8 +363,8 @@ void add_run_outputs(OutputSet& outputs, Ranks& ranks, const Options& o, const E
   add_final_state(outputs, ranks, o.output_dir + "/" + kFinalStateFile, sim.params(), sim.mask(), state);
   views.add_final_outputs(outputs, ranks, state);
   ranks.on_root([&] {
-    sim.measurements().write(extra.forces_csv.empty() ? nullptr : outputs.add(extra.forces_csv),
-                             extra.probes_csv.empty() ? nullptr : outputs.add(extra.probes_csv));
+    const auto file = [&](const std::string& path) { return path.empty() ? nullptr : outputs.add(path); };
+    sim.measurements().write(file(extra.forces_csv), file(extra.probes_csv), file(extra.nusselt_csv));
   });
 }
 

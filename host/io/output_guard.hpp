@@ -33,6 +33,7 @@ constexpr const char* kAvVelsFile = "av_vels.dat";
 constexpr const char* kFinalStateFile = "final_state.dat";
 constexpr const char* kForcesFile = "forces.csv";
 constexpr const char* kProbesFile = "probes.csv";
+constexpr const char* kNusseltFile = "nusselt.csv";
 constexpr const char* kSpeedPictureFile = "final_state.png";
 constexpr const char* kVorticityPictureFile = "final_state_vorticity.png";
 constexpr const char* kTemperaturePictureFile = "final_state_temperature.png";

@@ -236,6 +236,7 @@ struct Measurements {
   double density = 1.0;
   std::vector<Probe> probes;
   int probe_every = 0;  // steps between probes.csv rows (0: no probes)
+  int nusselt_every = 0;  // [heat]: steps between nusselt.csv rows (0: none)
   bool coefficients() const { return velocity.has_value() && length.has_value(); }
 };
 

@@ -163,7 +163,7 @@ const std::vector<std::string> kCircleKeys = {"center", "radius", "fill"};
 const std::vector<std::string> kRectangleKeys = {"from", "to"};
 const std::vector<std::string> kHeatKeys = {"diffusivity", "prandtl",  "collision", "magic",  "initial",
                                             "reference",   "gravity",  "expansion", "rayleigh", "length",
-                                            "temperature_difference"};
+                                            "temperature_difference", "nusselt_every"};
 // A wall's or an obstacle's thermal boundary: one of these.
 const std::vector<std::string> kThermalKeys = {"temperature", "heat_flux"};
 
@@ -332,6 +332,7 @@ class Parser {
     read_forces();
     assign_wall_numbers();
     name_thermal_walls();
+    check_nusselt_walls();
     read_probes();
     if (check) check(params_);
     Problem problem;
@@ -568,6 +569,15 @@ class Parser {
   // [heat]: the temperature lattice (docs/heat.md): its diffusivity, its
   // collision, the temperatures it starts at and refers to, the buoyancy it
   // puts on the flow, and the Nusselt number's scales.
+  // nusselt.csv needs a wall that holds a temperature or lets heat in.
+  void check_nusselt_walls() {
+    const auto& walls = params_.extensions.thermal_walls;
+    if (measure_.nusselt_every > 0 &&
+        std::none_of(walls.begin(), walls.end(), [](const ThermalWall& w) { return w.kind != ThermalWall::Kind::Adiabatic; }))
+      fail(nusselt_line_, "nusselt_every: no wall or obstacle holds a temperature or a heat flux, so there is no "
+                          "Nusselt number to record");
+  }
+
   void read_heat() {
     heat_ = top_table("heat", "[heat] with diffusivity or prandtl");
     if (!heat_) return;
@@ -613,6 +623,13 @@ class Parser {
     h.heat_length = length ? positive(*length, "length") : static_cast<double>(params_.ny);
     if (difference) h.temperature_difference = positive(*difference, "temperature_difference");
     read_buoyancy(t, length, difference);
+    if (const toml::node* every = t.get("nusselt_every")) {
+      measure_.nusselt_every = int32(*every, "nusselt_every");
+      nusselt_line_ = line_of(*every);
+      if (measure_.nusselt_every < 1 || measure_.nusselt_every > params_.max_iters)
+        fail(line_of(*every), "nusselt_every must be a number of steps from 1 to the run's " +
+                                  std::to_string(params_.max_iters) + ", got " + describe(*every));
+    }
   }
 
   // [heat]'s collision and magic: the temperature lattice's operator.
@@ -1345,6 +1362,7 @@ class Parser {
   std::map<std::string, unsigned> probe_lines_;
   const toml::node* inlet_ramp_ = nullptr;
   const toml::table* heat_ = nullptr;  // [heat], or none
+  unsigned nusselt_line_ = 0;          // [heat] nusselt_every's line
   std::optional<double> until_steady_;
   mutable std::vector<std::string> read_files_;  // build_mask is const
 };

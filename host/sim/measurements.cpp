@@ -103,6 +103,24 @@ namespace {
 constexpr const char* kForcesSeries = "forces";
 constexpr const char* kProbeStepsSeries = "probe_steps";
 constexpr const char* kProbeValuesSeries = "probe_values";
+constexpr const char* kNusseltStepsSeries = "nusselt_steps";
+constexpr const char* kNusseltValuesSeries = "nusselt_values";
+
+// Rows of a step and numbers, `per_row` numbers a row, formatted in bands.
+void write_step_rows(std::FILE* csv, const std::vector<int>& steps, const std::vector<double>& values,
+                     std::size_t per_row) {
+  write_rows_in_bands(csv, steps.size(), 4096, [&](std::string& out, std::size_t first, std::size_t end) {
+    char number[kMaxE12Chars];
+    for (std::size_t r = first; r < end; ++r) {
+      out.append(number, format_int(number, steps[r]));
+      for (std::size_t v = 0; v < per_row; ++v) {
+        out += ',';
+        out.append(number, format_e12(number, values[r * per_row + v]));
+      }
+      out += '\n';
+    }
+  });
+}
 }  // namespace
 
 MeasurementLog::Series MeasurementLog::saved_series() const {
@@ -113,6 +131,10 @@ MeasurementLog::Series MeasurementLog::saved_series() const {
     s.emplace_back(kProbeStepsSeries, std::vector<double>(probe_steps_.begin(), probe_steps_.end()));
     s.emplace_back(kProbeValuesSeries, probe_values_);
   }
+  if (nusselt()) {
+    s.emplace_back(kNusseltStepsSeries, std::vector<double>(nusselt_steps_.begin(), nusselt_steps_.end()));
+    s.emplace_back(kNusseltValuesSeries, nusselt_values_);
+  }
   return s;
 }
 
@@ -120,10 +142,14 @@ void MeasurementLog::restore(const Series& series, const std::string& checkpoint
   const std::vector<double>* forces = nullptr;
   const std::vector<double>* steps = nullptr;
   const std::vector<double>* values = nullptr;
+  const std::vector<double>* nusselt_steps = nullptr;
+  const std::vector<double>* nusselt_values = nullptr;
   for (const auto& [name, v] : series) {
     if (name == kForcesSeries) forces = &v;
     if (name == kProbeStepsSeries) steps = &v;
     if (name == kProbeValuesSeries) values = &v;
+    if (name == kNusseltStepsSeries) nusselt_steps = &v;
+    if (name == kNusseltValuesSeries) nusselt_values = &v;
   }
   auto mismatch = [&](const char* what) {
     return InputError(checkpoint + ": checkpoint does not match the run: its " + what + " series does not fit " +
@@ -139,7 +165,20 @@ void MeasurementLog::restore(const Series& series, const std::string& checkpoint
     probe_steps_.assign(steps->begin(), steps->end());
     probe_values_ = *values;
   }
+  if (nusselt_steps && nusselt_values && nusselt()) {
+    if (nusselt_values->size() != nusselt_walls_.size() * nusselt_steps->size()) throw mismatch(kNusseltValuesSeries);
+    nusselt_steps_.assign(nusselt_steps->begin(), nusselt_steps->end());
+    nusselt_values_ = *nusselt_values;
+  }
   if (!series.empty() && (forces_from_ == 0 || !this->forces())) whole_history_ = true;
+}
+
+void MeasurementLog::add_nusselt(int step, const std::vector<double>& nusselt) {
+  if (nusselt.size() != nusselt_walls_.size())
+    throw std::logic_error("add_nusselt: " + std::to_string(nusselt.size()) + " numbers for " +
+                           std::to_string(nusselt_walls_.size()) + " walls");
+  nusselt_steps_.push_back(step);
+  nusselt_values_.insert(nusselt_values_.end(), nusselt.begin(), nusselt.end());
 }
 
 void MeasurementLog::add_forces(const std::vector<double>& forces) {
@@ -187,7 +226,7 @@ std::vector<double> MeasurementLog::coefficient_series() const {
   return c;
 }
 
-void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
+void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv, std::FILE* nusselt_csv) const {
   if (forces_csv) {
     std::string text = "step";
     for (const std::string& b : m_.bodies) {
@@ -227,18 +266,14 @@ void MeasurementLog::write(std::FILE* forces_csv, std::FILE* probes_csv) const {
     text += "\n";
     std::fputs(text.c_str(), probes_csv);
     // Rows of probes every step are millions of numbers: formatted in bands.
-    const std::size_t per_row = quantities.size() * m_.probes.size();
-    write_rows_in_bands(probes_csv, probe_steps_.size(), 4096, [&](std::string& out, std::size_t first, std::size_t end) {
-      char number[kMaxE12Chars];
-      for (std::size_t r = first; r < end; ++r) {
-        out.append(number, format_int(number, probe_steps_[r]));
-        for (std::size_t v = 0; v < per_row; ++v) {
-          out += ',';
-          out.append(number, format_e12(number, probe_values_[r * per_row + v]));
-        }
-        out += '\n';
-      }
-    });
+    write_step_rows(probes_csv, probe_steps_, probe_values_, quantities.size() * m_.probes.size());
+  }
+  if (nusselt_csv) {
+    std::string text = "step";
+    for (const std::string& wall : nusselt_walls_) text += "," + wall + "_Nu";
+    text += "\n";
+    std::fputs(text.c_str(), nusselt_csv);
+    write_step_rows(nusselt_csv, nusselt_steps_, nusselt_values_, nusselt_walls_.size());
   }
 }
 

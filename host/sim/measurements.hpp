@@ -88,11 +88,21 @@ class MeasurementLog {
   bool forces() const { return !m_.bodies.empty(); }
   bool probes() const { return !m_.probes.empty(); }
   int probe_every() const { return m_.probe_every; }
+  bool nusselt() const { return m_.nusselt_every > 0; }
+  int nusselt_every() const { return m_.nusselt_every; }
 
   // Fx, Fy per body of the steps run since the last call (Solver::take_body_forces).
   void add_forces(const std::vector<double>& forces);
   // The probes after `step` steps; collective across ranks (every rank calls).
   void add_probes(int step, Solver& solver);
+  // With [heat] nusselt_every: the walls nusselt.csv reports on
+  // (heated_walls), then each sample, their Nusselt numbers after `step`
+  // steps (wall_heat of the whole lattice, in the same order).
+  void set_nusselt_walls(const std::vector<std::string>& names) { nusselt_walls_ = names; }
+  void add_nusselt(int step, const std::vector<double>& nusselt);
+  const std::vector<std::string>& nusselt_walls() const { return nusselt_walls_; }
+  const std::vector<int>& nusselt_steps() const { return nusselt_steps_; }
+  const std::vector<double>& nusselt_series() const { return nusselt_values_; }  // per row: each wall's
   // The probes after `step` steps from their cells' distributions (nine
   // values a probe, in the order of probe_cells).
   void add_probe_cells(int step, const double* f);
@@ -106,9 +116,9 @@ class MeasurementLog {
   // InputError naming `checkpoint` when its series do not fit this run.
   void restore(const Series& series, const std::string& checkpoint);
 
-  // forces.csv and probes.csv (each only when measured); a row's step is
-  // the number of steps completed, as in probes.csv.
-  void write(std::FILE* forces_csv, std::FILE* probes_csv) const;
+  // forces.csv, probes.csv and nusselt.csv (each only when measured); a
+  // row's step is the number of steps completed, as in probes.csv.
+  void write(std::FILE* forces_csv, std::FILE* probes_csv, std::FILE* nusselt_csv = nullptr) const;
   // The forces over the window of whole periods when there is a Strouhal
   // estimate, else over the last `steady_window` steps when that is > 0 (a
   // run stopped as steady), else over the last 10% of the steps.
@@ -143,6 +153,9 @@ class MeasurementLog {
   std::vector<double> forces_;  // per step: Fx, Fy of each body
   std::vector<int> probe_steps_;
   std::vector<double> probe_values_;  // per row: probe_quantities() of each probe
+  std::vector<std::string> nusselt_walls_;
+  std::vector<int> nusselt_steps_;
+  std::vector<double> nusselt_values_;  // per row: each of nusselt_walls_'s
 };
 
 }  // namespace d2q9

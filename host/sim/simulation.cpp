@@ -87,7 +87,7 @@ Simulation::Simulation(Problem problem, const SimulationOptions& options)
       policy_(std::make_unique<LaunchPolicy>(options.backend, params_, mask_, solver_config(options),
                                              options.search_now, options.ranks)),
       clock_(wall_seconds),
-      measurements_(measure_, params_, 0) {
+      measurements_(measurement_log(0)) {
   LaunchChoice choice = policy_->start();
   solver_ = std::move(choice.solver);
   start_reason_ = std::move(choice.reason);
@@ -109,7 +109,7 @@ Simulation::Simulation(Problem problem, std::unique_ptr<Solver> started, std::un
       search_(std::move(search)),
       make_(std::move(make)),
       clock_(clock ? std::move(clock) : Clock(wall_seconds)),
-      measurements_(measure_, params_, 0) {
+      measurements_(measurement_log(0)) {
   av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
   if (search_) start_reason_ = search_->reason();
   sample_probes_on(*solver_);
@@ -129,11 +129,30 @@ void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
   av_vels_ = std::move(checkpoint.av_vels);
   av_vels_.reserve(static_cast<std::size_t>(params_.max_iters));
   first_step_ = steps_done();
-  measurements_ = MeasurementLog(measure_, params_, first_step_);
+  measurements_ = measurement_log(first_step_);
   measurements_.restore(checkpoint.series, path);
 }
 
 const std::string& Simulation::launch_reason() const { return search_ ? search_->reason() : start_reason_; }
+
+MeasurementLog Simulation::measurement_log(int first_step) const {
+  MeasurementLog log(measure_, params_, first_step);
+  if (measure_.nusselt_every > 0) {
+    std::vector<std::string> names;
+    for (const WallHeat& w : heated_walls(params_, mask_)) names.push_back(w.name);
+    log.set_nusselt_walls(names);
+  }
+  return log;
+}
+
+// nusselt.csv's row after this step: collective across ranks (the lattice is gathered).
+void Simulation::sample_nusselt() {
+  const std::vector<double> f = solver_->distributions();
+  if (f.empty()) return;  // another rank's
+  std::vector<double> nusselt;
+  for (const WallHeat& w : wall_heat(params_, mask_, f)) nusselt.push_back(w.nusselt);
+  measurements_.add_nusselt(steps_done(), nusselt);
+}
 
 void Simulation::sample_probes_on(Solver& solver) {
   if (measure_.probes.empty()) return;
@@ -165,11 +184,14 @@ void Simulation::advance(int steps) {
   }
   const int end = steps_done() + steps;
   const int every = measure_.probes.empty() ? 0 : measure_.probe_every;
+  const int nusselt_every = measurements_.nusselt() ? measurements_.nusselt_every() : 0;
+  const auto next_multiple = [&](int of) { return of > 0 ? std::min(end, (steps_done() / of + 1) * of) : end; };
   while (steps_done() < end) {
-    // Up to the next report to the launch search, and to the next probe
-    // unless the solver samples them itself, on the device, as it runs.
+    // Up to the next report to the launch search, to the next Nusselt
+    // row, and to the next probe unless the solver samples them itself,
+    // on the device, as it runs.
     const bool sampled = solver_->samples_cells();
-    int next = every > 0 && !sampled ? std::min(end, (steps_done() / every + 1) * every) : end;
+    int next = std::min(sampled ? end : next_multiple(every), next_multiple(nusselt_every));
     const int wanted = search_ ? search_->steps_wanted() : 0;
     if (wanted > 0) next = std::min(next, steps_done() + wanted);
     const int n = next - steps_done();
@@ -187,6 +209,7 @@ void Simulation::advance(int steps) {
     } else if (every > 0 && steps_done() % every == 0) {
       measurements_.add_probes(steps_done(), *solver_);
     }
+    if (nusselt_every > 0 && steps_done() % nusselt_every == 0) sample_nusselt();
     measuring_s_ += clock_() - m0;
     if (wanted > 0) follow(search_->report(n, t));
   }
@@ -285,15 +308,18 @@ void Simulation::write_outputs(const std::string& dir) {
   std::vector<std::string> paths = {dir + "/" + kAvVelsFile, dir + "/" + kFinalStateFile};
   if (measurements_.forces()) paths.push_back(dir + "/" + kForcesFile);
   if (measurements_.probes()) paths.push_back(dir + "/" + kProbesFile);
+  if (measurements_.nusselt()) paths.push_back(dir + "/" + kNusseltFile);
   check_output_targets(paths, input_files_);
   const std::vector<double> f = solver_->distributions();
   check_distributions(params_, mask_, f, av_vels_.empty() ? 0 : av_vels_.size() - 1);
   OutputSet outputs;
   write_av_vels(outputs.add(paths[0]), av_vels_);
   write_final_state(outputs.add(paths[1]), params_, mask_, f);
-  std::FILE* forces = measurements_.forces() ? outputs.add(paths[2]) : nullptr;
-  std::FILE* probes = measurements_.probes() ? outputs.add(paths.back()) : nullptr;
-  measurements_.write(forces, probes);
+  std::size_t next = 2;
+  std::FILE* forces = measurements_.forces() ? outputs.add(paths[next++]) : nullptr;
+  std::FILE* probes = measurements_.probes() ? outputs.add(paths[next++]) : nullptr;
+  std::FILE* nusselt = measurements_.nusselt() ? outputs.add(paths[next++]) : nullptr;
+  measurements_.write(forces, probes, nusselt);
   outputs.commit();
   tidy_output_dir(dir, paths, input_files_);
 }

@@ -185,6 +185,8 @@ class Simulation {
   int first_step_ = 0;
   std::vector<double> av_vels_;
   MeasurementLog measurements_;
+  MeasurementLog measurement_log(int first_step) const;  // empty, from first_step, nusselt.csv's walls set
+  void sample_nusselt();
   double stepping_s_ = 0;
   double measuring_s_ = 0;
   double search_s_ = 0;

@@ -23,5 +23,8 @@ struct WallHeat {
 // Per face, what the wall cell sends back less what the fluid cell sent it:
 // in a steady state, the heat through that face each step.
 std::vector<WallHeat> wall_heat(const Params& params, const ObstacleMask& mask, const std::vector<double>& f);
+// The same walls, in the same order, with their faces but no heat: what
+// wall_heat will report on, known before any state.
+std::vector<WallHeat> heated_walls(const Params& params, const ObstacleMask& mask);
 
 }  // namespace d2q9

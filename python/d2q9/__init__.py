@@ -311,8 +311,18 @@ class Simulation:
                 out[name][keys[quantity]] = rows[:, each * p + q].copy()
         return out
 
+    def nusselt(self):
+        """With [heat] nusselt_every: per wall holding a temperature or a heat
+        flux, step and nusselt arrays, one entry per sample, as nusselt.csv (at
+        full double precision)."""
+        walls, steps, series = self._sim._nusselt_series()
+        if not walls:
+            return {}
+        rows = series.reshape(-1, len(walls))
+        return {name: {"step": steps.copy(), "nusselt": rows[:, w].copy()} for w, name in enumerate(walls)}
+
     def write_outputs(self, dir):
-        """av_vels.dat and final_state.dat (forces.csv, probes.csv where measured)
+        """av_vels.dat and final_state.dat (forces.csv, probes.csv, nusselt.csv where measured)
         into dir, made if missing: the bytes d2q9-bgk writes."""
         self._sim.write_outputs(os.fspath(dir))
 

@@ -236,7 +236,8 @@ def test_heat_reads_as_the_files_do(tmp_path):
         "grid": {"nx": 20, "ny": 20},
         "flow": {"steps": 300, "viscosity": 0.05},
         "edges": {"left": {"temperature": 0.5}, "right": {"temperature": -0.5}, "bottom": "wall", "top": "wall"},
-        "heat": {"prandtl": 0.71, "rayleigh": 1e4, "length": 18, "temperature_difference": 1.0},
+        "heat": {"prandtl": 0.71, "rayleigh": 1e4, "length": 18, "temperature_difference": 1.0,
+                 "nusselt_every": 150},
         "probes": {"every": 100, "mid": [10, 10]},
     }
     sim = d2q9.Simulation(cavity)
@@ -253,7 +254,11 @@ def test_heat_reads_as_the_files_do(tmp_path):
     assert sorted(walls) == ["left", "right"]
     assert walls["left"]["faces"] == 18 and walls["left"]["nusselt"] > 1.0
     assert abs(walls["left"]["heat_in"] + walls["right"]["heat_in"]) < 0.05 * walls["left"]["heat_in"]
+    nusselt = sim.nusselt()
+    assert list(nusselt["left"]["step"]) == [150, 300]
+    assert nusselt["left"]["nusselt"][-1] == walls["left"]["nusselt"]
     sim.write_outputs(tmp_path / "out")
+    assert read(tmp_path / "out" / "nusselt.csv").splitlines()[0] == b"step,left_Nu,right_Nu"
     header = read(tmp_path / "out" / "probes.csv").splitlines()[0]
     assert header == b"step,mid_rho,mid_ux,mid_uy,mid_T"
 
