@@ -34,8 +34,9 @@ cx, cy = 0.3 * nx, ny / 2 + 0.3
 
 
 def problem(forces=True, probes=True, probe_every=20, sponge=100, curved=True, collision="trt", rotation=0.0,
-            smagorinsky=0.0):
-    """rotation: the cylinder's surface speed / U (turning counter-clockwise); smagorinsky: C."""
+            smagorinsky=0.0, heat=False):
+    """rotation: the cylinder's surface speed / U (turning counter-clockwise); smagorinsky: C; heat: a
+    cylinder held at 1 in a flow entering at 0, Pr 0.71, no buoyancy (inputs/examples/heated-cylinder.toml)."""
     text = f"""[grid]
 nx = {nx}
 ny = {ny}
@@ -46,14 +47,17 @@ collision = "{collision}"
 inlet_ramp = 400
 {f'smagorinsky = {smagorinsky!r}' if smagorinsky else ''}
 [edges]
-left = {{ inlet_velocity = [{U}, 0.0] }}
+left = {{ inlet_velocity = [{U}, 0.0]{', temperature = 0.0' if heat else ''} }}
 right = {{ outlet_density = 1.0{f', sponge = {sponge}' if sponge else ''} }}
 [[obstacle]]
 name = "cylinder"
 {'boundary = "interpolated"' if curved else ''}
 {f'angular_velocity = {rotation * U / (D / 2)!r}' if rotation else ''}
 circle = {{ center = [{cx}, {cy}], radius = {D / 2} }}
+{'temperature = 1.0' if heat else ''}
 """
+    if heat:
+        text += f"[heat]\nprandtl = 0.71\nlength = {D}\ntemperature_difference = 1.0\n"
     if forces:
         text += f"[forces]\nvelocity = {U}\nlength = {D}\n"
     if probes:
@@ -78,6 +82,9 @@ CASES = [
     ("smagorinsky", dict(smagorinsky=0.1)),
     ("staircase-bgk-smagorinsky", dict(probes=False, forces=False, sponge=0, curved=False, collision="bgk",
                                        smagorinsky=0.1)),
+    # A heated cylinder: its ratio is to the thermal box (heatbox_N) of the same call.
+    ("heated", dict(heat=True)),
+    ("heated-no-probes", dict(heat=True, probes=False)),
 ]
 cases = [c for c in CASES if not o.cases or c[0] in o.cases.split(",")]
 os.makedirs(o.out, exist_ok=True)
@@ -128,19 +135,22 @@ def run(binary, label, name, toml):
     return row
 
 
-box_glups = None
+box_glups = heat_box_glups = None
+heated = any(kw.get("heat") for _, kw in cases)
 if o.box:
     bench = o.bench or os.path.join(os.path.dirname(o.bin), "d2q9-bench")
     bd = os.path.join(o.out, f"box-{o.box}")
     r = subprocess.run([bench, "-b", o.backend, "-p", o.precision, "--no-coursework", "--sizes", str(o.box),
-                        "--min-seconds", "2", "-o", bd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                        "--min-seconds", "2", "-o", bd] + (["--heat-sizes", str(o.box)] if heated else []), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(r.stdout.strip(), flush=True)
     for f in os.listdir(bd) if os.path.isdir(bd) else []:
         if f.endswith(".csv"):
             for line in csv.DictReader(open(os.path.join(bd, f))):
                 if line["case"] == f"box_{o.box}":
                     box_glups = float(line["mlups"]) / 1e3
-    print(f"box {o.box}^2: {box_glups} GLUPS", flush=True)
+                if line["case"] == f"heatbox_{o.box}":
+                    heat_box_glups = float(line["mlups"]) / 1e3
+    print(f"box {o.box}^2: {box_glups} GLUPS; thermal box: {heat_box_glups}", flush=True)
 
 rows = []
 binaries = [("new", o.bin)] + ([("old", o.old)] if o.old else [])
@@ -150,9 +160,10 @@ for rnd in range(o.rounds):
         for label, binary in (binaries if rnd % 2 == 0 else binaries[::-1]):
             row = run(binary, label, name, problem(**kw))
             row["round"] = rnd
-            if box_glups and "glups" in row:
-                row["box_glups"] = box_glups
-                row["of_box"] = round(row["glups"] / box_glups, 3)
+            box = heat_box_glups if kw.get("heat") else box_glups
+            if box and "glups" in row:
+                row["box_glups"] = box
+                row["of_box"] = round(row["glups"] / box, 3)
             rows.append(row)
             print("REAL " + " ".join(f"{k}={v}" for k, v in row.items()), flush=True)
 
@@ -165,7 +176,8 @@ with open(os.path.join(o.out, "real_problems.csv"), "w", newline="") as f:
     w.writerows(rows)
 with open(os.path.join(o.out, "real_problems.md"), "w") as f:
     f.write(f"Cylinder {o.grid}, {o.steps} steps, Re {o.re:g}, {o.backend}, {o.precision}, default launch; "
-            f"box {o.box}^2: {box_glups} GLUPS\n\n")
+            f"box {o.box}^2: {box_glups} GLUPS" + (f"; thermal box: {heat_box_glups} GLUPS (the heated cases' / box)"
+                                                   if heated else "") + "\n\n")
     f.write("| case | binary | loop (s) | printed (s) | GLUPS | / box | wall (s) | final state (s) | outputs (s) | md5 final_state / probes |\n")
     f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for r in rows:
