@@ -81,12 +81,7 @@ ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 #if defined(CURVED_LINKS) && defined(CURVED_SLOTS)
 #define CURVED_SIDE 1
 #endif
-// A heated outlet's cell reads its own temperature of the step before
-// (heat.cl's zero gradient), as a curved cell its state: two copies too.
-#if defined(THERMAL) && (defined(LEFT_OUTLET) || defined(RIGHT_OUTLET) || defined(BOTTOM_OUTLET) || defined(TOP_OUTLET))
-#define HEATED_OUTLET 1
-#endif
-#if (defined(CURVED_LINKS) && !defined(CURVED_SIDE)) || defined(HEATED_OUTLET)
+#if defined(CURVED_LINKS) && !defined(CURVED_SIDE)
 #define REGION_COPIES 2
 #else
 #define REGION_COPIES 1
@@ -94,9 +89,20 @@ ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 // Values a region cell holds: the lattice's (lattice.cl), the temperature's
 // five after the nine distributions with heat (D2Q5's speeds are D2Q9's first five).
 #define REGION_PLANES LATTICE_PLANES
+// A heated outlet's cell reads its own temperature of the step before
+// (heat.cl's zero gradient), which the in-place copy has given to a
+// neighbour: one more plane keeps it, for outlet cells alone (a second
+// copy of the region would halve the tile, as for curved cells).
+#if defined(THERMAL) && (defined(LEFT_OUTLET) || defined(RIGHT_OUTLET) || defined(BOTTOM_OUTLET) || defined(TOP_OUTLET))
+#define HEATED_OUTLET 1
+#define OUTLET_OWN (REGION_COPIES * REGION_PLANES * REGION_CELLS)
+#define REGION_VALUES (REGION_COPIES * REGION_PLANES + 1)
+#else
+#define REGION_VALUES (REGION_COPIES * REGION_PLANES)
+#endif
 #define REGION_SUMS (BLOCK_STEPS * SUMS_PER_GROUP * WG_SIZE)
 typedef union {
-  tile_t f[REGION_COPIES * REGION_PLANES * REGION_CELLS];
+  tile_t f[REGION_VALUES * REGION_CELLS];
   real sums[REGION_SUMS];
 } blocked_region;
 
@@ -287,13 +293,13 @@ ALWAYS_INLINE void correct_curved_pulls(const int s, const int margin, const int
 #ifdef THERMAL
 // Region cell c's incoming temperature distributions in step s (heat.cl's
 // pull_heat on the region): a heated outlet's unknown is the cell's own of
-// the step before.
+// the step before (OUTLET_OWN).
 ALWAYS_INLINE void region_heat(LOCAL_ARG const blocked_region* region, const int c, const int s, const int kind,
                                real* h) {
   for (int k = 0; k < HEAT_SPEEDS; ++k) h[k] = tile_value(HEAT_PLANE + k, region->f[slot_in(HEAT_PLANE + k, c, s)]);
 #ifdef HEATED_OUTLET
   const int unknown = heat_outlet_unknown(kind);
-  if (unknown) set_heat_speed(h, unknown, tile_value(HEAT_PLANE + unknown, region->f[slot_own(HEAT_PLANE + unknown, c, s)]));
+  if (unknown) set_heat_speed(h, unknown, tile_value(HEAT_PLANE + unknown, region->f[OUTLET_OWN + c]));
 #else
   (void)kind;
 #endif
@@ -397,6 +403,11 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
 #ifdef THERMAL
         for (int k = 0; k < HEAT_SPEEDS; ++k) region->f[slot_out(HEAT_PLANE + k, c, s)] = tile_code(HEAT_PLANE + k, h[k]);
 #endif
+#ifdef HEATED_OUTLET
+        // Its own for its next step (only this cell reads it; the steps' barrier orders them).
+        const int unknown = heat_outlet_unknown(blocked);
+        if (unknown) region->f[OUTLET_OWN + c] = tile_code(HEAT_PLANE + unknown, h[unknown]);
+#endif
 #ifdef CURVED_SIDE
         // The cell's own state for its next step (only this item reads it).
         if (curved)
@@ -483,6 +494,10 @@ ALWAYS_INLINE int load_region(__global const stored* src, __global const uchar* 
     const idx_t cell = CELL(wrap(x0 + rx, NX), REGION_LATTICE_ROW(y0 + ry));
     for (int k = 0; k < REGION_PLANES; ++k) region->f[slot_loaded(k, c)] = src[k * NCELLS + cell];
     region_mask[c] = obstacles[cell];
+#ifdef HEATED_OUTLET
+    const int unknown = heat_outlet_unknown(obstacles[cell]);
+    if (unknown) region->f[OUTLET_OWN + c] = src[(HEAT_PLANE + unknown) * NCELLS + cell];
+#endif
     int any = 0;  // whether the cell has curved links
 #ifdef CURVED_LINKS
     // A fluid cell with a curved link gets bit 7 (free: bodies use bits 2-6),

@@ -140,6 +140,17 @@ TEST_CASE("launch decision: heat runs blocked on GPUs in float, fused in double,
   const long long items = f.plan.local.x * f.plan.local.y;
   CHECK(blocked_local_bytes(f.plan.tile, f.plan.block_steps, items, Precision::Float, 1, 1, 0, 14) <=
         h100().local_mem_bytes);
+  // 3 steps on a 32-wide tile, as tall as fits (kHeatTileWidth): one row taller would not.
+  CHECK(f.plan.block_steps == 3);
+  CHECK(f.plan.tile.x == 32);
+  CHECK(blocked_local_bytes({32, f.plan.tile.y + 1}, 3, items, Precision::Float, 1, 1, 0, 14) > h100().local_mem_bytes);
+  // A heated outlet's cells keep their own temperature in one more plane, not a second copy: the tile stays.
+  Params open = p;
+  open.extensions.open_boundaries.resize(1);
+  open.extensions.open_boundaries[0].kind = OpenBoundary::Kind::PressureOutlet;
+  const LaunchDecision o = decide_launch(open, h100(), LaunchRequest{}, Precision::Float);
+  CHECK(o.plan.tile.x == 32);
+  CHECK(o.plan.tile.y >= f.plan.tile.y - 1);
   // The isothermal box's tile would not fit with 14 values a cell.
   const LaunchDecision iso = decide_launch(d2q9::test::make_params(1024, 1024, 100), h100(), LaunchRequest{});
   CHECK(blocked_local_bytes(iso.plan.tile, iso.plan.block_steps, items, Precision::Float, 1, 1, 0, 14) >

@@ -61,10 +61,14 @@ int rows_per_item_for(const Params& params, KernelVariant resolved, int requeste
 }
 
 int blocked_region_copies(const Extensions& extensions, int curved_slots) {
-  // A heated outlet's cell reads its own temperature of the step before, as a curved cell its state.
+  return extensions.curved_walls && curved_slots == 0 ? 2 : 1;
+}
+
+int blocked_region_extra_planes(const Extensions& extensions) {
+  // A heated outlet's cell reads its own temperature of the step before: one plane keeps it.
   const bool heated_outlet = extensions.heat && std::any_of(extensions.open_boundaries.begin(), extensions.open_boundaries.end(),
                                                             [](const OpenBoundary& b) { return !b.inlet(); });
-  return (extensions.curved_walls && curved_slots == 0) || heated_outlet ? 2 : 1;
+  return heated_outlet ? 1 : 0;
 }
 
 bool blocked_samples_inside(const Params& params, const LaunchPlan& plan) {
@@ -127,14 +131,14 @@ int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precis
 }
 
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
-                              int region_copies, int curved_slots, int planes) {
+                              int region_copies, int curved_slots, int planes, int extra_planes) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
   const long long stored = static_cast<long long>(stored_size(precision));
   // The copies of the distributions as stored (16-bit codes with 16-bit
   // storage), sharing their memory with the reduction's sums (reals), in a
   // union aligned to a real; then the mask and a flag per row.
-  const long long shared = std::max(region_copies * planes * region * stored,
+  const long long shared = std::max((region_copies * planes + extra_planes) * region * stored,
                                     static_cast<long long>(steps) * sums_per_group * items * real);
   long long bytes = (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
   // Curved cells' slots: nine reals, a region cell and the links' forces
@@ -157,13 +161,15 @@ namespace {
 // first: rows stay coalesced) down to 8 cells until there is a tile for each
 // compute unit, since a compute unit without a tile costs more than a
 // smaller tile's extra halo.
+// With heat, the tile is kHeatTileWidth wide and as tall as fits (launch_plan.hpp).
 // Under MPI slabs (`ranks` of them), each slab is whole tile rows: an
 // automatic tile is made short enough for a tile row per rank, and a given
 // one that leaves fewer tile rows than ranks is refused.
 void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& device, const LaunchRequest& request,
                   Precision precision, int ranks) {
   const std::string what = "--kernel-variant blocked";
-  plan.block_steps = request.block_steps > 0 ? request.block_steps : kDefaultBlockSteps;
+  const bool heat = params.extensions.heat;
+  plan.block_steps = request.block_steps > 0 ? request.block_steps : heat ? kHeatBlockSteps : kDefaultBlockSteps;
   if (plan.block_steps > 64) throw DeviceError(what + " runs at most 64 steps per launch (--block-steps)");
   const int items = plan.local.x * plan.local.y;
   const int sums = params.extensions.sums_per_group();
@@ -171,7 +177,8 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
   const auto local_bytes = [&](LocalSize tile) {
     const int slots = blocked_curved_slots(params, tile, plan.block_steps, precision);
     return blocked_local_bytes(tile, plan.block_steps, items, precision, sums,
-                               blocked_region_copies(params.extensions, slots), slots, params.extensions.planes());
+                               blocked_region_copies(params.extensions, slots), slots, params.extensions.planes(),
+                               blocked_region_extra_planes(params.extensions));
   };
   if (!request.tile.is_auto()) {
     plan.tile = request.tile;
@@ -180,6 +187,11 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
     while (local_bytes({side + 1, side + 1}) <= device.local_mem_bytes) ++side;
     LocalSize& t = plan.tile;
     t = {std::min(side, params.nx), std::min(side, params.ny)};
+    if (heat && side < kHeatTileWidth && local_bytes({kHeatTileWidth, 1}) <= device.local_mem_bytes) {
+      int height = 1;
+      while (local_bytes({kHeatTileWidth, height + 1}) <= device.local_mem_bytes) ++height;
+      t = {std::min(kHeatTileWidth, params.nx), std::min(height, params.ny)};
+    }
     const auto tiles = [&] { return static_cast<long long>((params.nx + t.x - 1) / t.x) * ((params.ny + t.y - 1) / t.y); };
     if (tiles() < 2LL * device.compute_units) {
       int pow2 = 1;

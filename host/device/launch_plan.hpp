@@ -146,14 +146,18 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
 // (nine distributions; fourteen with heat) and the mask per region cell (the
 // tile and its halo of `steps` cells), a flag per region row.
 // `sums_per_group`: values each step's reduction sums (Extensions::sums_per_group).
-// With `curved_slots`, also the curved cells' side buffer (cl/d2q9_bgk.cl, CURVED_SLOTS).
+// With `curved_slots`, also the curved cells' side buffer (cl/d2q9_bgk.cl, CURVED_SLOTS);
+// `extra_planes` more values per region cell (blocked_region_extra_planes).
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group = 1,
-                              int region_copies = 1, int curved_slots = 0, int planes = 9);
+                              int region_copies = 1, int curved_slots = 0, int planes = 9, int extra_planes = 0);
 
 // Copies of its region the blocked kernel keeps: one, updated in place,
 // except with curved links and no slots for their cells, whose cells read
-// their own state of the step before (cl/d2q9_bgk.cl, REGION_COPIES).
+// their own state of the step before (cl/launch_blocked.cl, REGION_COPIES).
 int blocked_region_copies(const Extensions& extensions, int curved_slots = 0);
+// Values per region cell beside the copies: a heated outlet's cells' own
+// temperature of the step before (cl/launch_blocked.cl, OUTLET_OWN).
+int blocked_region_extra_planes(const Extensions& extensions);
 
 // The side buffer's slots for curved cells a tile's region (the tile and
 // `steps` cells round it) needs: the problem's bound per window
@@ -196,6 +200,12 @@ std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& ma
 // region in one copy, 4 is the fastest at every size and precision measured
 // (docs/performance.md, Kernel variants).
 constexpr int kDefaultBlockSteps = 4;
+// With heat (14 values a cell) the tile is smaller, and 3 steps on a tile
+// 32 cells wide (rows of 128 bytes in float), as tall as fits, measured
+// fastest (H200, 8192^2, float: 51.6 GLUPS against 46.8 for 4 steps on
+// the largest square; results/nvidia-h200/heat-tiles-1b38879/).
+constexpr int kHeatBlockSteps = 3;
+constexpr int kHeatTileWidth = 32;
 
 // The plan's variant for records: its name, with steps per launch and tile
 // for blocked ("blocked-4-17x17").
