@@ -66,15 +66,10 @@ void check_problem_runs(const Params& params, const std::string& problem_name, c
                         bool checkpointing) {
   const std::string name = problem_name.empty() ? "problem" : problem_name;
   check_params_fit_precision(params, options.precision, name);
-  if (params.extensions.heat) {
-    // What the temperature lattice does not reach yet (docs/heat.md).
-    if (is_16bit(options.precision))
-      throw InputError(name + ": a problem with [heat] runs in float or double; --precision " +
-                       to_string(options.precision) + " does not store the temperature lattice");
-    if (options.ranks && options.ranks->size() > 1)
-      throw InputError(name + ": a problem with [heat] runs on one process; under mpirun the slabs do not carry "
-                              "the temperature lattice");
-  }
+  // What the temperature lattice does not reach yet (docs/heat.md).
+  if (params.extensions.heat && is_16bit(options.precision))
+    throw InputError(name + ": a problem with [heat] runs in float or double; --precision " +
+                     to_string(options.precision) + " does not store the temperature lattice");
   check_host_memory(params, options.backend == Backend::Reference, options.precision, checkpointing);
 }
 
@@ -84,6 +79,7 @@ Simulation::Simulation(Problem problem, const SimulationOptions& options)
       params_(checked_params(problem, options)),
       mask_(std::move(problem.mask)),
       measure_(problem.measure),
+      ranks_(options.ranks),
       policy_(std::make_unique<LaunchPolicy>(options.backend, params_, mask_, solver_config(options),
                                              options.search_now, options.ranks)),
       clock_(wall_seconds),
@@ -269,6 +265,7 @@ FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->di
 
 std::vector<WallHeat> Simulation::heat_at_walls() {
   if (!params_.extensions.heat) return {};
+  if (ranks_ && ranks_->size() > 1) return wall_heat(*ranks_, params_, mask_, own_rows());
   return wall_heat(params_, mask_, solver_->distributions());
 }
 
