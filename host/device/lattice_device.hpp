@@ -116,7 +116,7 @@ class LatticeDevice {
   // Staging for a slab's halo exchange in host memory the device copies to
   // and from directly (pinned): edge_buffer_bytes each, speeds and rows as
   // halo_speeds lays them out. send_up: the top own rows' up planes;
-  // send_down: the bottom own rows' down speeds; from_below / from_above:
+  // send_down: the bottom own rows' down planes; from_below / from_above:
   // what the neighbours sent, for the bottom / top halo rows.
   struct EdgeBuffers {
     unsigned char* send_up = nullptr;
