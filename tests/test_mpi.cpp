@@ -9,11 +9,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
 #include "views_helpers.hpp"
@@ -123,11 +126,15 @@ std::vector<StateLine> read_state(const std::string& path, int nx, int ny) {
   return cells;
 }
 
+// Bit for bit: a wall's NaN temperature (heat) is its own.
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
 // final_state.dat prints 13 significant digits.
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::fmax(std::fabs(b), 1e-3); }
 
 // `dir`/NAME.pvti and its pieces against the one-process .vti of the same run
-// (`whole`, bit for bit) and final_state.dat (to its 13 digits): the pieces
+// (`whole`, bit for bit) and final_state.dat (to its 13 digits; `state`
+// empty: not read, as a problem with heat's eighth column is not): the pieces
 // lie in rank order on the rows `rows` gives, each sharing its last row with
 // the next one's first, and together cover the grid.
 void check_pvti(const std::string& dir, const std::string& name, const std::vector<std::pair<int, int>>& rows,
@@ -157,8 +164,9 @@ void check_pvti(const std::string& dir, const std::string& name, const std::vect
         for (const std::string& array : whole.names) {
           const int c = whole.arrays.at(array).components;
           for (int k = 0; k < c; ++k)
-            mismatches += v.image.arrays.at(array).values.at(c * local + k) != whole.arrays.at(array).values[c * global + k];
+            mismatches += !same_bits(v.image.arrays.at(array).values.at(c * local + k), whole.arrays.at(array).values[c * global + k]);
         }
+        if (state.empty()) continue;
         const auto& a = v.image.arrays;
         const StateLine& s = state[global];
         mismatches += !close(a.at("velocity").values[3 * local], s.ux) + !close(a.at("velocity").values[3 * local + 1], s.uy) +
@@ -385,9 +393,18 @@ TEST_CASE("mpi slabs: blocked slabs are whole tile rows with halo rows as deep a
   CHECK(lattice.obstacles.kinds[4 * 24] == 1);          // row 4: grid row 0
   CHECK(lattice.obstacles.kinds[19 * 24] == 16);        // row 19: grid row 15
   CHECK(device_lattice(p, mask, Precision::Float, fused, slabs[0]).lattice.ny == 12 + 2);
-  // Edge buffers: all nine speeds of 4 rows; fused keeps its three speeds of one row.
-  CHECK(edge_buffer_bytes(4, 96) == 9 * 4 * 96);
-  CHECK(edge_buffer_bytes(1, 96) == 3 * 96);
+  // Edge buffers: all nine planes of 4 rows; fused keeps its three speeds of one row.
+  CHECK(edge_buffer_bytes(4, 9, 96) == 9 * 4 * 96);
+  CHECK(edge_buffer_bytes(1, 9, 96) == 3 * 96);
+  // With heat: all fourteen planes of 4 rows; one row adds D2Q5's north- or south-going plane.
+  CHECK(edge_buffer_bytes(4, 14, 96) == 14 * 4 * 96);
+  CHECK(edge_buffer_bytes(1, 14, 96) == 4 * 96);
+  const HaloSpeeds heat = halo_speeds(1, 14);
+  CHECK(std::vector<int>(heat.up, heat.up + heat.count) == std::vector<int>{2, 5, 6, 11});
+  CHECK(std::vector<int>(heat.down, heat.down + heat.count) == std::vector<int>{4, 7, 8, 13});
+  const HaloSpeeds deep = halo_speeds(4, 14);
+  CHECK(std::vector<int>(deep.up, deep.up + deep.count) == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
+  CHECK_THROWS_AS(halo_speeds(1, 10), std::invalid_argument);
 }
 
 #ifndef D2Q9_MPIEXEC
@@ -1117,6 +1134,156 @@ TEST_CASE("mpi runs: a blocked checkpoint of 2 ranks, killed, restarts on 1 and 
     REQUIRE_MESSAGE(r.status == 0, r.err);
     CHECK(slurp(resumed.file("av_vels.dat")) == slurp(whole.file("av_vels.dat")));
     CHECK(slurp(resumed.file("final_state.dat")) == slurp(whole.file("final_state.dat")));
+  }
+}
+
+// Heat across the slabs (docs/heat.md): a warm inlet on the left and an
+// outlet on the right, a hot floor and a cold ceiling (held temperatures,
+// whose cells the periodic halo rows hold too), a heater letting heat in
+// (a heat flux) across every slab edge of 2 and 3 ranks, buoyancy, TRT on
+// the temperature, and probes, one on a slab edge.
+const char* const kHeatedChannel = R"(
+[grid]
+nx = 24
+ny = 24
+[flow]
+steps = 120
+viscosity = 0.05
+[edges]
+left = { inlet_velocity = [0.04, 0.0], temperature = 0.2 }
+right = { outlet_density = 1.0 }
+bottom = { temperature = 1.0 }
+top = { temperature = -0.5 }
+[[obstacle]]
+name = "heater"
+rectangle = { from = [8, 6], to = [11, 17] }
+heat_flux = 0.003
+[heat]
+diffusivity = 0.04
+collision = "trt"
+initial = 0.1
+gravity = [0.0, -0.002]
+expansion = 0.5
+[probes]
+every = 20
+edge = [14, 12]
+wake = [18, 20]
+)";
+
+// kHeatedChannel with `steps` steps, without probes (the blocked kernel
+// then builds once a slab, not with and without its sampling code).
+std::string heated_channel_without_probes(int steps) {
+  std::string text = kHeatedChannel;
+  text.erase(text.find("[probes]"));
+  text.replace(text.find("steps = 120"), 11, "steps = " + std::to_string(steps));
+  return text;
+}
+
+// The summary's thermal walls (name: heat in, faces, Nusselt number) of the
+// run whose --summary-json is `path`: equal only where every bit is.
+nlohmann::json heat_walls(const std::string& path) {
+  const nlohmann::json walls = nlohmann::json::parse(slurp(path)).at("heat").at("walls");
+  REQUIRE(walls.size() == 3);  // the heater, the floor and the ceiling
+  return walls;
+}
+
+// One process's files of a heated run (`one`, with `one`/s.json) against
+// `ranks` ranks' with the same options, and their thermal walls.
+void check_heat_identical(int ranks, const std::string& options, const std::string& toml, const TempDir& one) {
+  CAPTURE(ranks);
+  TempDir many;
+  const Result split = run_ranks(ranks, "-q " + options + " -o '" + many.path + "' --summary-json '" +
+                                            many.file("s.json") + "' '" + toml + "'");
+  REQUIRE_MESSAGE(split.status == 0, split.err);
+  CHECK(many.listing() == one.listing());
+  std::istringstream names(one.listing());
+  for (std::string name; std::getline(names, name);)
+    if (name != "s.json") CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
+  CHECK(heat_walls(many.file("s.json")) == heat_walls(one.file("s.json")));
+}
+
+// One process's run of `toml` with `options` into `one` (its summary s.json there).
+void run_heat_alone(const std::string& options, const std::string& toml, const TempDir& one) {
+  const Result single = run_alone("-q " + options + " -o '" + one.path + "' --summary-json '" + one.file("s.json") +
+                                  "' '" + toml + "'");
+  REQUIRE_MESSAGE(single.status == 0, single.err);
+  // The temperature moved: the final state's eighth column holds it, and the heater let heat in.
+  const std::string state = slurp(one.file("final_state.dat"));
+  REQUIRE(std::count(state.begin(), state.end(), '\n') == 24 * 24);
+  CHECK(heat_walls(one.file("s.json")).at("heater").at("heat_in").get<double>() > 0.0);
+}
+
+TEST_CASE("mpi runs: heat on 2 and 3 ranks with one-step slabs (fused in float and double) writes one process's bytes and Nusselt numbers") {
+  TempDir dir;
+  const std::string toml = dir.write("heat.toml", kHeatedChannel);
+  for (const char* precision : {"float", "double"}) {
+    CAPTURE(std::string(precision));
+    // Float draws the temperature and writes the fields, the temperature's among them (rank 0 gathers them).
+    const std::string options = std::string("-l 8x1 -p ") + precision +
+                                (std::string(precision) == "float" ? " --field temperature --vtk s.vti" : " --no-png");
+    TempDir one;
+    run_heat_alone(options + " --kernel-variant fused", toml, one);
+    const std::string probes = slurp(one.file("probes.csv"));
+    REQUIRE(std::count(probes.begin(), probes.end(), '\n') == 7);
+    for (int ranks : {2, 3}) check_heat_identical(ranks, options, toml, one);  // rows 12 | 12; 8 | 8 | 8
+    if (std::string(precision) != "float") continue;
+    // A .pvti: each rank's piece holds its rows' temperature, as the whole .vti does.
+    const test::VtiImage whole = test::read_vti(one.file("s.vti"));
+    REQUIRE(whole.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "temperature", "obstacle"});
+    TempDir pieces;
+    const Result split = run_ranks(3, "-q --no-png -l 8x1 -o '" + pieces.path + "' --vtk s.pvti '" + toml + "'");
+    REQUIRE_MESSAGE(split.status == 0, split.err);
+    check_pvti(pieces.path, "s", {{0, 8}, {8, 16}, {16, 23}}, whole, {});
+  }
+}
+
+TEST_CASE("mpi runs: heat on blocked slabs (halo rows two steps deep) writes one blocked process's bytes and Nusselt numbers") {
+  TempDir dir;
+  const std::string toml = dir.write("heat.toml", heated_channel_without_probes(120));
+  struct Case {
+    const char* precision;
+    std::vector<int> ranks;
+  };
+  // 3 ranks' middle slab has two neighbours; 2 ranks' slabs one, below and above.
+  for (const Case& c : {Case{"float", {3}}, Case{"double", {2}}}) {
+    CAPTURE(std::string(c.precision));
+    const std::string launch = std::string("--kernel-variant blocked --block-steps 2 --tile 8x4 -p ") + c.precision;
+    TempDir one;
+    run_heat_alone("--no-png " + launch, toml, one);
+    for (int ranks : c.ranks) check_heat_identical(ranks, "--no-png " + launch, toml, one);
+  }
+}
+
+TEST_CASE("mpi runs: a heat checkpoint of 2 ranks killed restarts on 1 and on 3 ranks to the uninterrupted bytes and Nusselt numbers") {
+  TempDir dir;
+  const std::string toml = dir.write("long.toml", heated_channel_without_probes(8000));
+  const std::string launch = "-q --no-png -l 8x1 ";
+  TempDir whole;
+  const Result uninterrupted =
+      run_ranks(2, launch + "-o '" + whole.path + "' --summary-json '" + whole.file("s.json") + "' '" + toml + "'");
+  REQUIRE_MESSAGE(uninterrupted.status == 0, uninterrupted.err);
+  TempDir killed;
+  const std::string checkpoint = killed.file("checkpoint.d2q9");
+  const Result stopped = run_shell("( " + d2q9::test::mpirun_command(2) + " '" + D2Q9_EXE + "' " + launch +
+                                   "--checkpoint-every 500 -o '" + killed.path + "' '" + toml +
+                                   "' & pid=$!; while [ ! -f '" + checkpoint +
+                                   "' ] && kill -0 $pid 2>/dev/null; do sleep 0.01; done; kill -TERM $pid; wait $pid )");
+  REQUIRE_MESSAGE(stopped.status != 0, "the run ended before it could be interrupted: give long.toml more steps");
+  const Checkpoint c = read_checkpoint(checkpoint);
+  CHECK(c.planes() == 14);  // the temperature's lattice with the flow's
+  CHECK(c.step() >= 500);
+  CHECK(c.step() < 8000);
+  MESSAGE("interrupted at step " << c.step());
+  for (int ranks : {1, 3}) {
+    CAPTURE(ranks);
+    TempDir resumed;
+    const std::string args = launch + "--restart '" + checkpoint + "' -o '" + resumed.path + "' --summary-json '" +
+                             resumed.file("s.json") + "' '" + toml + "'";
+    const Result r = ranks == 1 ? run_alone("--kernel-variant fused " + args) : run_ranks(ranks, args);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(slurp(resumed.file("av_vels.dat")) == slurp(whole.file("av_vels.dat")));
+    CHECK(slurp(resumed.file("final_state.dat")) == slurp(whole.file("final_state.dat")));
+    CHECK(heat_walls(resumed.file("s.json")) == heat_walls(whole.file("s.json")));
   }
 }
 

@@ -225,9 +225,15 @@ std::vector<double> to_doubles(const std::string& bytes) {
   return values;
 }
 
-// Every per-cell array of FlowFields, in one order for packing rows.
-constexpr std::vector<double> FlowFields::*kArrays[] = {&FlowFields::ux, &FlowFields::uy, &FlowFields::speed,
-                                                        &FlowFields::density, &FlowFields::vorticity};
+// Every per-cell array of FlowFields, in one order for packing rows: the
+// temperature's too where the problem has heat.
+using FieldArray = std::vector<double> FlowFields::*;
+std::vector<FieldArray> field_arrays(const FlowFields& fields) {
+  std::vector<FieldArray> arrays = {&FlowFields::ux, &FlowFields::uy, &FlowFields::speed, &FlowFields::density,
+                                    &FlowFields::vorticity};
+  if (!fields.temperature.empty()) arrays.push_back(&FlowFields::temperature);
+  return arrays;
+}
 
 // For the tests only: this rank fails while it writes its piece of a .pvti,
 // after final_state.dat and the pictures are written under their temporary names.
@@ -326,15 +332,16 @@ void ViewWriter::add_picture(OutputSet& outputs, Ranks& ranks, const PictureFile
 void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields) {
   // Neighbouring pieces share a row: each but the top one ends with the next
   // rank's first row, as that rank computed it (its fields, vorticity included).
+  const std::vector<FieldArray> arrays = field_arrays(fields);
   std::vector<double> first_row;
-  for (auto array : kArrays)
+  for (FieldArray array : arrays)
     first_row.insert(first_row.end(), (fields.*array).begin(), (fields.*array).begin() + fields.nx);
   const std::string next = ranks.exchange_with_neighbours(to_bytes(first_row), "").second;
   ranks.on_every_rank([&] {
     if (ranks.rank() + 1 == ranks.size()) return;
     const std::vector<double> row = to_doubles(next);
-    for (std::size_t a = 0; a < std::size(kArrays); ++a)
-      (fields.*kArrays[a]).insert((fields.*kArrays[a]).end(), row.begin() + a * fields.nx, row.begin() + (a + 1) * fields.nx);
+    for (std::size_t a = 0; a < arrays.size(); ++a)
+      (fields.*arrays[a]).insert((fields.*arrays[a]).end(), row.begin() + a * fields.nx, row.begin() + (a + 1) * fields.nx);
     fields.ny += 1;
   });
   // Rank 0 makes every file's temporary; each rank fills its piece's.
@@ -361,15 +368,15 @@ void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields
       std::sscanf(extents[r].c_str(), "%d %d", &p.first_row, &p.last_row);
       pieces.push_back(p);
     }
-    write_pvti(outputs.add(plan_.vtk), params_.nx, params_.ny, pieces);
+    write_pvti(outputs.add(plan_.vtk), params_.nx, params_.ny, pieces, !fields.temperature.empty());
   });
 }
 
 void ViewWriter::add_whole_vtk(OutputSet& outputs, Ranks& ranks, FlowFields& fields) {
   if (ranks.size() > 1) {
-    // Rank 0 gathers the fields of the whole grid (5 doubles a cell); a .pvti
-    // is the file for grids too large for that.
-    for (auto array : kArrays) {
+    // Rank 0 gathers the fields of the whole grid (5 doubles a cell, 6 with
+    // heat); a .pvti is the file for grids too large for that.
+    for (FieldArray array : field_arrays(fields)) {
       std::vector<double> all;
       ranks.on_every_rank([&] { all.resize(ranks.is_root() ? params_.cells() : 0); });
       ranks.gather_records((fields.*array).data(), fields.ny, sizeof(double) * params_.nx, all.data());

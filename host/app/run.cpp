@@ -486,8 +486,8 @@ void run(const Options& given, Ranks& ranks) {
   StopSignals signals;
   OutputSet outputs;
   add_run_outputs(outputs, ranks, o, extra, *sim, views, state);
-  // Heat runs on one process: `state` is the whole grid.
-  const std::vector<WallHeat> heat_walls = ranks.size() == 1 ? wall_heat(params, mask, state.f) : std::vector<WallHeat>{};
+  // From each rank's rows; rank 0's hold the grid's.
+  const std::vector<WallHeat> heat_walls = wall_heat(ranks, params, mask, state);
   state = StateRows();
   times.outputs_s = wall.lap();  // formatted and written, not yet in place
   if (const int sig = ranks.max(signals.received())) throw interrupted_while_writing(sig, o.output_dir);

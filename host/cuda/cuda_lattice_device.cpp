@@ -203,7 +203,7 @@ void CudaDevice::setup() {
   for (CUevent* e : {&kernels_done_, &edges_read_, &halos_written_, &samples_read_})
     CU_CALL(cuEventCreate, e, CU_EVENT_DISABLE_TIMING);
   if (halo_depth_ == 0) return;
-  const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, row_bytes_);
+  const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, lattice_.planes(), row_bytes_);
   void* staging = nullptr;
   CU_CALL(cuMemAllocHost, &staging, 4 * edge_bytes);
   staging_ = static_cast<unsigned char*>(staging);
@@ -462,7 +462,7 @@ void CudaDevice::copies_after_kernels() {
   CU_CALL(cuStreamWaitEvent, copies_, kernels_done_, 0);
 }
 
-// Each speed's halo_depth_ rows are consecutive in its plane: one copy each.
+// Each plane's halo_depth_ rows are consecutive in it: one copy each.
 void CudaDevice::read_edges(int state, const EdgeBuffers& into) {
   copies_after_kernels();  // direct too: the halo rows pull_halos writes are read until now
   if (direct_) {
@@ -471,7 +471,7 @@ void CudaDevice::read_edges(int state, const EdgeBuffers& into) {
     ++marks_made_;
     return;
   }
-  const HaloSpeeds speeds = halo_speeds(halo_depth_);
+  const HaloSpeeds speeds = halo_speeds(halo_depth_, lattice_.planes());
   const std::size_t bytes = halo_depth_ * row_bytes_;
   const int top = rows_;  // the first of the top own rows (halo_depth_ + rows_ - halo_depth_)
   for (int i = 0; i < speeds.count; ++i) {
@@ -483,7 +483,7 @@ void CudaDevice::read_edges(int state, const EdgeBuffers& into) {
 }
 
 void CudaDevice::write_halos(int state, const EdgeBuffers& from) {
-  const HaloSpeeds speeds = halo_speeds(halo_depth_);
+  const HaloSpeeds speeds = halo_speeds(halo_depth_, lattice_.planes());
   const std::size_t bytes = halo_depth_ * row_bytes_;
   const int top_halo = rows_ + halo_depth_;  // the first of the top halo rows
   for (int i = 0; i < speeds.count; ++i) {
@@ -618,7 +618,7 @@ void CudaDevice::pull_halos(int state) {
   ++halos_pulled_;
   CU_CALL(cuStreamWaitEvent, copies_, below_.marks[slot], 0);
   CU_CALL(cuStreamWaitEvent, copies_, above_.marks[slot], 0);
-  const HaloSpeeds speeds = halo_speeds(halo_depth_);
+  const HaloSpeeds speeds = halo_speeds(halo_depth_, lattice_.planes());
   const std::size_t bytes = halo_depth_ * row_bytes_;
   const int top_halo = rows_ + halo_depth_;  // the first of the top halo rows
   for (int i = 0; i < speeds.count; ++i) {

@@ -10,39 +10,49 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "device/launch_plan.hpp"
 #include "device/solver.hpp"
+#include "problem/lattice.hpp"
+#include "problem/problem.hpp"
 
 namespace d2q9 {
 
-// Speeds a slab's top row sends up (into the upper neighbour's bottom halo
+// Planes a slab's top row sends up (into the upper neighbour's bottom halo
 // row) and its bottom row sends down: exactly what the pull stencil reads
-// across a slab edge, in the order they sit in the edge buffers.
-inline constexpr int kNorthGoing[3] = {2, 5, 6};
-inline constexpr int kSouthGoing[3] = {4, 7, 8};
-inline constexpr int kAllSpeeds[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+// across a slab edge, in the order they sit in the edge buffers. D2Q9's
+// three, then with heat the temperature lattice's (planes 9-13, D2Q5's
+// speeds 0 rest, 1 E, 2 N, 3 W, 4 S: cl/heat.cl) north- or south-going one.
+inline constexpr int kHeatNorth = kSpeeds + 2, kHeatSouth = kSpeeds + 4;
+static_assert(kEy[2] == 1 && kEy[4] == -1, "D2Q5's speeds 2 and 4 are D2Q9's north and south");
+inline constexpr int kNorthGoing[4] = {2, 5, 6, kHeatNorth};
+inline constexpr int kSouthGoing[4] = {4, 7, 8, kHeatSouth};
+inline constexpr int kAllPlanes[kSpeeds + kHeatSpeeds] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
 
-// The speeds a slab's edge rows send to the halo rows of its neighbours,
-// given its halo depth (slab_halo_rows): with one halo row, which the
+// The planes a slab's edge rows send to the halo rows of its neighbours,
+// given its halo depth (slab_halo_rows) and the lattice's planes
+// (Extensions::planes: 9, or 14 with heat): with one halo row, which the
 // one-step kernels only pull from, those crossing the edge; with several,
-// whose cells the blocked kernel steps itself, all nine. In the edge
-// buffers, speed up[i] (or down[i]) holds `depth` rows from offset
+// whose cells the blocked kernel steps itself, every plane. In the edge
+// buffers, plane up[i] (or down[i]) holds `depth` rows from offset
 // i * depth rows, bottom row first, as a plane of the lattice holds them.
 struct HaloSpeeds {
   const int* up;
   const int* down;
   int count;
 };
-inline HaloSpeeds halo_speeds(int depth) {
-  if (depth > 1) return {kAllSpeeds, kAllSpeeds, 9};
-  return {kNorthGoing, kSouthGoing, 3};
+inline HaloSpeeds halo_speeds(int depth, int planes) {
+  if (planes != kSpeeds && planes != kSpeeds + kHeatSpeeds)
+    throw std::invalid_argument("halo_speeds: a lattice has 9 or 14 planes, not " + std::to_string(planes));
+  if (depth > 1) return {kAllPlanes, kAllPlanes, planes};
+  return {kNorthGoing, kSouthGoing, planes == kSpeeds ? 3 : 4};
 }
-// Bytes of each edge buffer for rows of `row_bytes`.
-inline std::size_t edge_buffer_bytes(int depth, std::size_t row_bytes) {
-  return static_cast<std::size_t>(halo_speeds(depth).count) * depth * row_bytes;
+// Bytes of each edge buffer for rows of `row_bytes` (one plane's row).
+inline std::size_t edge_buffer_bytes(int depth, int planes, std::size_t row_bytes) {
+  return static_cast<std::size_t>(halo_speeds(depth, planes).count) * depth * row_bytes;
 }
 
 // The lattice one device holds: the whole grid (periodic across its edges in
@@ -105,8 +115,8 @@ class LatticeDevice {
 
   // Staging for a slab's halo exchange in host memory the device copies to
   // and from directly (pinned): edge_buffer_bytes each, speeds and rows as
-  // halo_speeds lays them out. send_up: the top own rows' up speeds;
-  // send_down: the bottom own rows' down speeds; from_below / from_above:
+  // halo_speeds lays them out. send_up: the top own rows' up planes;
+  // send_down: the bottom own rows' down planes; from_below / from_above:
   // what the neighbours sent, for the bottom / top halo rows.
   struct EdgeBuffers {
     unsigned char* send_up = nullptr;
@@ -118,10 +128,10 @@ class LatticeDevice {
 
   // Blocking, after everything queued: lattice `state` at rest (on the
   // device: a large lattice's worth of doubles would cost the host
-  // gigabytes), or given (all nine planes of the lattice, halo rows
-  // included), or read (rows [first_row, first_row + rows) of all nine
-  // planes, as stored), or read at a few cells (lattice indices; the nine
-  // planes of cells.size() values, as stored).
+  // gigabytes), or given (every plane of the lattice, Extensions::planes,
+  // halo rows included), or read (rows [first_row, first_row + rows) of
+  // every plane, as stored), or read at a few cells (lattice indices; every
+  // plane's cells.size() values, as stored).
   virtual void fill_at_rest(int state) = 0;
   virtual void upload(int state, const std::vector<double>& f) = 0;
   virtual std::vector<unsigned char> read_rows(int state, int first_row, int rows) = 0;
@@ -130,7 +140,7 @@ class LatticeDevice {
   // Probes sampled on the device: set_sample_cells(cells, rows) makes room
   // for `rows` samples of `cells` (lattice indices); sample(state, row), on
   // the kernel stream, copies lattice `state`'s values at those cells into
-  // sample `row` (nine planes of cells.size() values, as stored), so that a
+  // sample `row` (every plane's cells.size() values, as stored), so that a
   // run samples between launches without waiting; read_samples(first, rows)
   // starts the read of samples [first, first + rows), after everything
   // queued, without waiting (the kernels go on); samples_read() waits for it

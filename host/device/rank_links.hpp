@@ -71,11 +71,11 @@ class RankLinks {
   // The top rank's `count` values onto every rank.
   virtual void broadcast_from_top(double* values, int count) = 0;
 
-  // Each rank's own rows of the nine planes (as stored, `value_bytes` per
-  // value) gathered onto rank 0 as the whole grid's nine planes; empty on the
-  // other ranks.
+  // Each rank's own rows of the lattice's `planes` planes (as stored,
+  // `value_bytes` per value) gathered onto rank 0 as the whole grid's;
+  // empty on the other ranks.
   virtual std::vector<unsigned char> gather_planes(const std::vector<unsigned char>& mine,
-                                                   const std::vector<Slab>& slabs, int nx,
+                                                   const std::vector<Slab>& slabs, int nx, int planes,
                                                    std::size_t value_bytes) = 0;
 };
 

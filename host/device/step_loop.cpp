@@ -81,7 +81,8 @@ StepLoop::StepLoop(Backend backend, Precision precision, const Params& params, c
       links_(std::move(decomposition.links)),
       fluid_cells_(mask.fluid_cells()),
       halo_depth_(slab_halo_rows(plan)),
-      edge_bytes_(edge_buffer_bytes(halo_depth_, static_cast<std::size_t>(params.nx) * stored_size(precision))),
+      edge_bytes_(edge_buffer_bytes(halo_depth_, params.extensions.planes(),
+                                    static_cast<std::size_t>(params.nx) * stored_size(precision))),
       device_(std::move(device)),
       edges_(device_->edge_buffers()),
       sample_buffer_bytes_(sample_buffer_bytes) {
@@ -488,7 +489,8 @@ std::vector<double> StepLoop::distributions() {
   const std::vector<unsigned char> mine = device_->read_rows(current_, halo_depth_, own_.rows);
   // Values as stored (16-bit codes too), so rank 0 converts them exactly as
   // one device's read-back would.
-  const std::vector<unsigned char> all = links_->gather_planes(mine, slabs_, params_.nx, stored_size(precision_));
+  const std::vector<unsigned char> all = links_->gather_planes(mine, slabs_, params_.nx, params_.extensions.planes(),
+                                                                   stored_size(precision_));
   if (rank_ != 0) return {};
   return from_device_reals(all.data(), params_.extensions.planes() * params_.cells(), precision_, params_.density);
 }

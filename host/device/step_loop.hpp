@@ -153,7 +153,7 @@ class StepLoop final : public Solver, public HoldsRows {
   // first if they would not fit after what it holds; and the launches' sample rows.
   int make_room_for_samples(int first, int steps);
   void sample_in(std::vector<StepLaunch>& launches);
-  // Split: rows of `cells` cells' nine values, each rank holding those of
+  // Split: rows of `cells` cells' values (values_per_cell), each rank holding those of
   // the cells it owns (`mine`), made whole on every rank: the values travel
   // up the ranks as the partial sums do (each rank adding the cells it owns
   // to those from below) and back from the top. Never the whole grid.

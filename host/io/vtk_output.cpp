@@ -172,7 +172,7 @@ void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& field
       out);
 }
 
-void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces) {
+void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces, bool temperature) {
   std::fprintf(out,
                "<?xml version=\"1.0\"?>\n"
                "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
@@ -181,10 +181,12 @@ void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pi
                "      <PDataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
                "      <PDataArray type=\"Float64\" Name=\"density\" NumberOfComponents=\"1\"/>\n"
                "      <PDataArray type=\"Float64\" Name=\"speed\" NumberOfComponents=\"1\"/>\n"
-               "      <PDataArray type=\"Float64\" Name=\"vorticity\" NumberOfComponents=\"1\"/>\n"
-               "      <PDataArray type=\"UInt8\" Name=\"obstacle\" NumberOfComponents=\"1\"/>\n"
-               "    </PPointData>\n",
+               "      <PDataArray type=\"Float64\" Name=\"vorticity\" NumberOfComponents=\"1\"/>\n",
                nx - 1, ny - 1);
+  if (temperature) std::fputs("      <PDataArray type=\"Float64\" Name=\"temperature\" NumberOfComponents=\"1\"/>\n", out);
+  std::fputs("      <PDataArray type=\"UInt8\" Name=\"obstacle\" NumberOfComponents=\"1\"/>\n"
+             "    </PPointData>\n",
+             out);
   for (const PvtiPiece& piece : pieces)
     std::fprintf(out, "    <Piece Extent=\"0 %d %d %d 0 0\" Source=\"%s\"/>\n", nx - 1, piece.first_row, piece.last_row,
                  xml_escaped(piece.file).c_str());

@@ -19,21 +19,22 @@ void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, c
 
 // XML ImageData, WholeExtent "0 nx-1 0 ny-1 0 0", origin 0, spacing 1; point
 // data velocity (Float64, 3 components: ux, uy, 0), density, speed,
-// vorticity (Float64) and obstacle (UInt8), each an inline base64 "binary"
+// vorticity, with heat temperature (Float64) and obstacle (UInt8), each an inline base64 "binary"
 // DataArray: a little-endian UInt64 byte count, then the values. Fields of
 // some rows only (a piece of a .pvti) give the extent of those rows:
 // "0 nx-1 first_row first_row+ny-1 0 0", an image of its own as well.
 void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& fields);
 
 // A ParaView parallel image (.pvti): the whole nx x ny extent, the arrays
-// write_vti writes, and one piece per file: global rows [first_row,
-// last_row], the file named relative to the .pvti. Pieces of neighbouring
-// rows share their boundary row, as VTK's point extents must.
+// write_vti writes (`temperature`: the pieces hold heat's), and one piece
+// per file: global rows [first_row, last_row], the file named relative to
+// the .pvti. Pieces of neighbouring rows share their boundary row, as VTK's
+// point extents must.
 struct PvtiPiece {
   int first_row, last_row;
   std::string file;
 };
-void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces);
+void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces, bool temperature);
 
 // A ParaView collection: one DataSet per frame, its step as timestep and its
 // file name relative to the .pvd.

@@ -208,7 +208,7 @@ class MpiLinks final : public RankLinks {
   }
 
   std::vector<unsigned char> gather_planes(const std::vector<unsigned char>& mine, const std::vector<Slab>& slabs,
-                                           int nx, std::size_t value_bytes) override {
+                                           int nx, int planes, std::size_t value_bytes) override {
     const std::size_t own = static_cast<std::size_t>(slabs.at(rank_).rows) * nx;
     const MPI_Datatype type = value_bytes == 2 ? MPI_UINT16_T : value_bytes == 4 ? MPI_FLOAT : MPI_DOUBLE;
     std::vector<int> counts(ranks_), displs(ranks_);
@@ -219,8 +219,8 @@ class MpiLinks final : public RankLinks {
       cells += static_cast<std::size_t>(counts[r]);
     }
     std::vector<unsigned char> all;
-    if (rank_ == 0) all.resize(kSpeeds * cells * value_bytes);
-    for (int k = 0; k < kSpeeds; ++k)
+    if (rank_ == 0) all.resize(planes * cells * value_bytes);
+    for (int k = 0; k < planes; ++k)
       MPI_Gatherv(mine.data() + k * own * value_bytes, static_cast<int>(own), type,
                   rank_ == 0 ? all.data() + k * cells * value_bytes : nullptr, counts.data(), displs.data(), type, 0,
                   comm_);

@@ -132,7 +132,7 @@ OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, c
     }
   });
   if (halo_depth_ == 0) return;
-  const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, row_bytes_);
+  const std::size_t edge_bytes = edge_buffer_bytes(halo_depth_, params_.extensions.planes(), row_bytes_);
   unsigned char* p = pinned(4 * edge_bytes).host;
   for (unsigned char** edge : {&edges_.send_up, &edges_.send_down, &edges_.from_below, &edges_.from_above}) {
     *edge = p;
@@ -319,8 +319,8 @@ void OpenCLDevice::launch(const std::vector<StepLaunch>& launches) {
   });
 }
 
-// Each speed's halo_depth_ rows are consecutive in its plane, and the
-// blocked kernel's halos (several rows) take all nine planes: one
+// Each plane's halo_depth_ rows are consecutive in it, and the blocked
+// kernel's halos (several rows) take every plane: one
 // rectangular copy for them, whose rows are the planes, so that a launch
 // queues one copy per edge instead of one per speed.
 void OpenCLDevice::copy_edge_rows(bool read, int state, int row, const int* speeds, int count, unsigned char* host,
@@ -355,7 +355,7 @@ void OpenCLDevice::copy_edge_rows(bool read, int state, int row, const int* spee
 void OpenCLDevice::read_edges(int state, const EdgeBuffers& into) {
   guarded("reading edge rows", [&] {
     const std::vector<cl::Event> after = kernels_so_far();
-    const HaloSpeeds speeds = halo_speeds(halo_depth_);
+    const HaloSpeeds speeds = halo_speeds(halo_depth_, params_.extensions.planes());
     const int top = params_.ny - 2 * halo_depth_;  // the first of the top own rows
     copy_edge_rows(true, state, top, speeds.up, speeds.count, into.send_up, &after, nullptr);
     copy_edge_rows(true, state, halo_depth_, speeds.down, speeds.count, into.send_down, &after, &edges_read_);
@@ -370,7 +370,7 @@ void OpenCLDevice::wait_edges() {
 void OpenCLDevice::write_halos(int state, const EdgeBuffers& from) {
   guarded("writing halo rows", [&] {
     cl::Event written;
-    const HaloSpeeds speeds = halo_speeds(halo_depth_);
+    const HaloSpeeds speeds = halo_speeds(halo_depth_, params_.extensions.planes());
     const int top_halo = params_.ny - halo_depth_;  // the first of the top halo rows
     copy_edge_rows(false, state, 0, speeds.up, speeds.count, from.from_below, nullptr, nullptr);
     copy_edge_rows(false, state, top_halo, speeds.down, speeds.count, from.from_above, nullptr, &written);

@@ -66,15 +66,10 @@ void check_problem_runs(const Params& params, const std::string& problem_name, c
                         bool checkpointing) {
   const std::string name = problem_name.empty() ? "problem" : problem_name;
   check_params_fit_precision(params, options.precision, name);
-  if (params.extensions.heat) {
-    // What the temperature lattice does not reach yet (docs/heat.md).
-    if (is_16bit(options.precision))
-      throw InputError(name + ": a problem with [heat] runs in float or double; --precision " +
-                       to_string(options.precision) + " does not store the temperature lattice");
-    if (options.ranks && options.ranks->size() > 1)
-      throw InputError(name + ": a problem with [heat] runs on one process; under mpirun the slabs do not carry "
-                              "the temperature lattice");
-  }
+  // What the temperature lattice does not reach yet (docs/heat.md).
+  if (params.extensions.heat && is_16bit(options.precision))
+    throw InputError(name + ": a problem with [heat] runs in float or double; --precision " +
+                     to_string(options.precision) + " does not store the temperature lattice");
   check_host_memory(params, options.backend == Backend::Reference, options.precision, checkpointing);
 }
 
@@ -84,6 +79,7 @@ Simulation::Simulation(Problem problem, const SimulationOptions& options)
       params_(checked_params(problem, options)),
       mask_(std::move(problem.mask)),
       measure_(problem.measure),
+      ranks_(options.ranks),
       policy_(std::make_unique<LaunchPolicy>(options.backend, params_, mask_, solver_config(options),
                                              options.search_now, options.ranks)),
       clock_(wall_seconds),
@@ -145,12 +141,12 @@ MeasurementLog Simulation::measurement_log(int first_step) const {
   return log;
 }
 
-// nusselt.csv's row after this step: collective across ranks (the lattice is gathered).
+// nusselt.csv's row after this step: collective across ranks (heat_at_walls).
 void Simulation::sample_nusselt() {
-  const std::vector<double> f = solver_->distributions();
-  if (f.empty()) return;  // another rank's
+  const std::vector<WallHeat> walls = heat_at_walls();
+  if (ranks_ && !ranks_->is_root()) return;  // rank 0 keeps the log
   std::vector<double> nusselt;
-  for (const WallHeat& w : wall_heat(params_, mask_, f)) nusselt.push_back(w.nusselt);
+  for (const WallHeat& w : walls) nusselt.push_back(w.nusselt);
   measurements_.add_nusselt(steps_done(), nusselt);
 }
 
@@ -292,6 +288,7 @@ FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->di
 
 std::vector<WallHeat> Simulation::heat_at_walls() {
   if (!params_.extensions.heat) return {};
+  if (ranks_ && ranks_->size() > 1) return wall_heat(*ranks_, params_, mask_, own_rows());
   return wall_heat(params_, mask_, solver_->distributions());
 }
 

@@ -115,7 +115,8 @@ class Simulation {
   // whole grid on rank 0 and nothing elsewhere.
   std::vector<double> distributions() { return solver_->distributions(); }
   // With heat: each thermal wall's heat into the fluid and Nusselt number
-  // now (sim/wall_heat.hpp); empty without.
+  // now (sim/wall_heat.hpp); empty without. Across ranks: collective, on
+  // rank 0 (from each rank's own rows: never the whole grid on one rank).
   std::vector<WallHeat> heat_at_walls();
   // This rank's rows of the state (the whole grid on one process).
   StateRows own_rows();
@@ -172,6 +173,7 @@ class Simulation {
   Params params_;
   ObstacleMask mask_;
   Measurements measure_;
+  Ranks* ranks_ = nullptr;                // SimulationOptions::ranks (null: one process)
   std::unique_ptr<LaunchPolicy> policy_;  // null for solvers made elsewhere
   std::unique_ptr<Solver> solver_;
   std::string start_reason_;

@@ -1,5 +1,7 @@
 #include "sim/wall_heat.hpp"
 
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 
 #include "problem/lattice.hpp"
@@ -8,8 +10,74 @@ namespace d2q9 {
 
 namespace {
 
-// Every wall number's entry, named, without faces or heat yet.
-std::vector<WallHeat> numbered_walls(const Extensions& x) {
+// The heat through one face of a wall number's cell and a fluid cell (no
+// padding: its bytes travel between the ranks).
+struct FaceHeat {
+  std::int64_t number;
+  double heat_in;
+};
+
+// The temperature planes (kSpeeds.. kSpeeds + kHeatSpeeds - 1) of the grid's
+// rows that `own` holds, and of the rows just below and above them (the
+// neighbours' edge rows, periodic: `below` and `above`, kHeatSpeeds rows of nx).
+class HeatRows {
+ public:
+  HeatRows(const Params& params, const StateRows& own, const std::vector<double>& below,
+           const std::vector<double>& above)
+      : nx_(params.nx), ny_(params.ny), own_(own), below_(below), above_(above) {}
+  // D2Q5 plane k (0-4) of cell (ii, jj) of the grid, jj within a row of own's rows or beside them.
+  double at(int k, int ii, int jj) const {
+    const std::size_t x = static_cast<std::size_t>(ii);
+    const int r = ((jj - own_.first_row) % ny_ + ny_) % ny_;  // past own's first row, periodic
+    if (r < own_.rows)
+      return own_.f[(kSpeeds + k) * plane() + static_cast<std::size_t>(r) * nx_ + x];
+    if (r == ny_ - 1) return below_.at(k * nx_ + x);
+    if (r == own_.rows) return above_.at(k * nx_ + x);
+    throw std::logic_error("wall_heat: row " + std::to_string(jj) + " is not beside the rows held");
+  }
+  // Row jj's (one of own's) temperature planes, as below and above hold them.
+  std::vector<double> edge_row(int jj) const {
+    std::vector<double> row(static_cast<std::size_t>(kHeatSpeeds) * nx_);
+    for (int k = 0; k < kHeatSpeeds; ++k)
+      for (int ii = 0; ii < nx_; ++ii) row[k * nx_ + ii] = at(k, ii, jj);
+    return row;
+  }
+
+ private:
+  std::size_t plane() const { return static_cast<std::size_t>(own_.rows) * nx_; }
+  int nx_, ny_;
+  const StateRows& own_;
+  const std::vector<double>& below_;
+  const std::vector<double>& above_;
+};
+
+// The heat through every face of a fluid cell in own's rows with a cell of
+// a wall number below `walls`, in the grid's order (row by row, across,
+// then D2Q5's speeds).
+template <class Heat>  // HeatRows, or what stands for it where only the faces count
+std::vector<FaceHeat> face_heat(const Params& params, const ObstacleMask& mask, const Heat& heat,
+                                const StateRows& own, std::size_t walls) {
+  constexpr int kOpposite5[5] = {0, 3, 4, 1, 2};
+  const int nx = params.nx, ny = params.ny;
+  std::vector<FaceHeat> faces;
+  for (int jj = own.first_row; jj < own.first_row + own.rows; ++jj)
+    for (int ii = 0; ii < nx; ++ii) {
+      if (is_obstacle(mask.kinds[ii + static_cast<std::size_t>(jj) * nx])) continue;
+      for (int k = 1; k < kHeatSpeeds; ++k) {
+        const int wx = (ii + kEx[k] + nx) % nx, wy = (jj + kEy[k] + ny) % ny;
+        const std::uint8_t b = mask.kinds[wx + static_cast<std::size_t>(wy) * nx];
+        if (!is_obstacle(b) || cell_kind(b) == kFreeSlip) continue;
+        const int number = cell_number(b);
+        if (number <= 0 || number >= static_cast<int>(walls)) continue;
+        faces.push_back({number, heat.at(kOpposite5[k], wx, wy) - heat.at(k, ii, jj)});
+      }
+    }
+  return faces;
+}
+
+// The walls' heat from their faces' (added in the order given) and their Nusselt numbers.
+std::vector<WallHeat> walls_of(const Params& params, const std::vector<FaceHeat>& faces) {
+  const Extensions& x = params.extensions;
   std::vector<WallHeat> walls(x.thermal_walls.size());
   for (std::size_t number = 0; number < walls.size(); ++number) {
     WallHeat& w = walls[number];
@@ -18,63 +86,88 @@ std::vector<WallHeat> numbered_walls(const Extensions& x) {
     const bool named = number < x.thermal_wall_names.size() && !x.thermal_wall_names[number].empty();
     w.name = named ? x.thermal_wall_names[number] : "wall " + std::to_string(number);
   }
-  return walls;
-}
-
-// Calls face(walls[number], fluid cell, wall cell, D2Q5 speed k from the
-// fluid into the wall) for each face between a fluid cell and a numbered,
-// non-free-slip wall cell.
-template <class Face>
-void for_each_wall_face(const Params& params, const ObstacleMask& mask, std::vector<WallHeat>& walls, Face face) {
-  const int nx = params.nx, ny = params.ny;
-  for (int jj = 0; jj < ny; ++jj)
-    for (int ii = 0; ii < nx; ++ii) {
-      const std::size_t fluid = ii + static_cast<std::size_t>(jj) * nx;
-      if (is_obstacle(mask.kinds[fluid])) continue;
-      for (int k = 1; k < kHeatSpeeds; ++k) {
-        const std::size_t wall = (ii + kEx[k] + nx) % nx + static_cast<std::size_t>((jj + kEy[k] + ny) % ny) * nx;
-        const std::uint8_t b = mask.kinds[wall];
-        if (!is_obstacle(b) || cell_kind(b) == kFreeSlip) continue;
-        const int number = cell_number(b);
-        if (number <= 0 || number >= static_cast<int>(walls.size())) continue;
-        face(walls[number], fluid, wall, k);
-      }
-    }
-}
-
-// Those that hold a temperature or a heat flux and touch fluid.
-std::vector<WallHeat> heat_carrying(const std::vector<WallHeat>& walls) {
+  for (const FaceHeat& face : faces) {
+    WallHeat& w = walls.at(static_cast<std::size_t>(face.number));
+    ++w.faces;
+    w.heat_in += face.heat_in;
+  }
   std::vector<WallHeat> out;
-  for (const WallHeat& w : walls)
-    if (w.wall.kind != ThermalWall::Kind::Adiabatic && w.faces > 0) out.push_back(w);
+  const double scale = x.heat_length / (x.diffusivity * x.temperature_difference);
+  for (WallHeat& w : walls) {
+    if (w.wall.kind == ThermalWall::Kind::Adiabatic || w.faces == 0) continue;
+    w.nusselt = w.heat_in / w.faces * scale;
+    out.push_back(w);
+  }
   return out;
+}
+
+template <typename T>
+std::string to_bytes(const std::vector<T>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+}
+template <typename T>
+std::vector<T> from_bytes(const std::string& bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+void check_planes(const Params& params, std::size_t values, std::size_t cells) {
+  if (values != static_cast<std::size_t>(params.extensions.planes()) * cells)
+    throw std::invalid_argument("wall_heat: the lattice needs its 14 planes");
 }
 
 }  // namespace
 
-std::vector<WallHeat> heated_walls(const Params& params, const ObstacleMask& mask) {
+std::vector<WallHeat> wall_heat(const Params& params, const ObstacleMask& mask, const std::vector<double>& f) {
   if (!params.extensions.heat) return {};
-  std::vector<WallHeat> walls = numbered_walls(params.extensions);
-  for_each_wall_face(params, mask, walls, [](WallHeat& w, std::size_t, std::size_t, int) { ++w.faces; });
-  return heat_carrying(walls);
+  check_planes(params, f.size(), params.cells());
+  const StateRows whole{0, params.ny, f};
+  const std::vector<double> none;
+  const HeatRows heat(params, whole, none, none);
+  return walls_of(params, face_heat(params, mask, heat, whole, params.extensions.thermal_walls.size()));
 }
 
-std::vector<WallHeat> wall_heat(const Params& params, const ObstacleMask& mask, const std::vector<double>& f) {
-  const Extensions& x = params.extensions;
-  if (!x.heat) return {};
-  const std::size_t n = params.cells();
-  if (f.size() != static_cast<std::size_t>(x.planes()) * n)
-    throw std::invalid_argument("wall_heat: the lattice needs its 14 planes");
-  constexpr int kOpposite5[5] = {0, 3, 4, 1, 2};
-  std::vector<WallHeat> walls = numbered_walls(x);
-  for_each_wall_face(params, mask, walls, [&](WallHeat& w, std::size_t fluid, std::size_t wall, int k) {
-    ++w.faces;
-    w.heat_in += f[(kSpeeds + kOpposite5[k]) * n + wall] - f[(kSpeeds + k) * n + fluid];
+std::vector<WallHeat> heated_walls(const Params& params, const ObstacleMask& mask) {
+  if (!params.extensions.heat) return {};
+  struct NoHeat {
+    double at(int, int, int) const { return 0.0; }
+  };
+  const StateRows whole{0, params.ny, {}};
+  return walls_of(params, face_heat(params, mask, NoHeat{}, whole, params.extensions.thermal_walls.size()));
+}
+
+std::vector<WallHeat> wall_heat(Ranks& ranks, const Params& params, const ObstacleMask& mask, const StateRows& own) {
+  if (!params.extensions.heat) return {};
+  if (ranks.size() == 1) return wall_heat(params, mask, own.f);
+  // The faces with a wall cell in a neighbour's rows need its edge row.
+  std::string down, up;
+  ranks.on_every_rank([&] {
+    check_planes(params, own.f.size(), static_cast<std::size_t>(own.rows) * params.nx);
+    const std::vector<double> none;
+    const HeatRows mine(params, own, none, none);
+    down = to_bytes(mine.edge_row(own.first_row));
+    up = to_bytes(mine.edge_row(own.first_row + own.rows - 1));
   });
-  const double scale = x.heat_length / (x.diffusivity * x.temperature_difference);
-  std::vector<WallHeat> out = heat_carrying(walls);
-  for (WallHeat& w : out) w.nusselt = w.heat_in / w.faces * scale;
-  return out;
+  const auto [from_below, from_above] = ranks.exchange_with_neighbours(down, up);
+  std::string faces;
+  ranks.on_every_rank([&] {
+    const std::vector<double> below = from_bytes<double>(from_below), above = from_bytes<double>(from_above);
+    faces = to_bytes(face_heat(params, mask, HeatRows(params, own, below, above), own,
+                               params.extensions.thermal_walls.size()));
+  });
+  // Rank 0 adds the faces rank by rank, bottom slab first: one process's order.
+  const std::vector<std::string> all = ranks.gather(faces);
+  std::vector<WallHeat> walls;
+  ranks.on_root([&] {
+    std::vector<FaceHeat> ordered;
+    for (const std::string& part : all) {
+      const std::vector<FaceHeat> rank_faces = from_bytes<FaceHeat>(part);
+      ordered.insert(ordered.end(), rank_faces.begin(), rank_faces.end());
+    }
+    walls = walls_of(params, ordered);
+  });
+  return walls;
 }
 
 }  // namespace d2q9

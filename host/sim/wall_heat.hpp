@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/ranks.hpp"
+#include "io/state_rows.hpp"
 #include "problem/problem.hpp"
 
 namespace d2q9 {
@@ -26,5 +28,12 @@ std::vector<WallHeat> wall_heat(const Params& params, const ObstacleMask& mask, 
 // The same walls, in the same order, with their faces but no heat: what
 // wall_heat will report on, known before any state.
 std::vector<WallHeat> heated_walls(const Params& params, const ObstacleMask& mask);
+
+// The same from each rank's own rows (the whole grid on one process),
+// collective: the ranks pass their edge rows' temperature planes to their
+// neighbours, each finds the heat through the faces of its fluid cells, and
+// rank 0 adds them up in the grid's order, so that its walls are one
+// process's to the bit; empty on the other ranks.
+std::vector<WallHeat> wall_heat(Ranks& ranks, const Params& params, const ObstacleMask& mask, const StateRows& own);
 
 }  // namespace d2q9
