@@ -1164,6 +1164,7 @@ collision = "trt"
 initial = 0.1
 gravity = [0.0, -0.002]
 expansion = 0.5
+nusselt_every = 40
 [probes]
 every = 20
 edge = [14, 12]
@@ -1211,6 +1212,10 @@ void run_heat_alone(const std::string& options, const std::string& toml, const T
   const std::string state = slurp(one.file("final_state.dat"));
   REQUIRE(std::count(state.begin(), state.end(), '\n') == 24 * 24);
   CHECK(heat_walls(one.file("s.json")).at("heater").at("heat_in").get<double>() > 0.0);
+  // nusselt.csv (compared with the ranks' with the other files): a header and a row each 40 steps.
+  const std::string nusselt = slurp(one.file("nusselt.csv"));
+  CHECK(nusselt.rfind("step,", 0) == 0);
+  CHECK(std::count(nusselt.begin(), nusselt.end(), '\n') == 1 + 3);
 }
 
 TEST_CASE("mpi runs: heat on 2 and 3 ranks with one-step slabs (fused in float and double) writes one process's bytes and Nusselt numbers") {
