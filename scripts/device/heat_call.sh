@@ -10,10 +10,11 @@
 #   - the Rayleigh-Benard onset and the BGK/TRT ringing, full versions.
 # Usage (repository root, on the device): heat_call.sh BUILD OUT
 #   NVRTC from CUDA_LIB (default /usr/local/cuda/lib64), then LIBS (default .dev/lib);
-#   BENCH=0 skips the boxes.
+#   BENCH=0 skips the boxes, VALIDATE=0 the validations; PRECISIONS (default
+#   float,double) the boxes' precisions.
 set -u
 if [ "${1:-}" = --help ] || [ $# -lt 2 ]; then
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
   [ "${1:-}" = --help ]; exit $?
 fi
 BUILD=$1 OUT=$2
@@ -25,7 +26,7 @@ pack() { (cd "$OUT" && tar czf /tmp/all.tgz --exclude all.tgz . && mv /tmp/all.t
 log "start: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 log "build: $("$BUILD/d2q9-bgk" --version 2>&1 | head -1)"
 for b in $([ "${BENCH:-1}" = 0 ] || echo cuda opencl); do
-  "$BUILD/d2q9-bench" -b $b --sizes 8192 --heat-sizes 8192 --no-coursework -p float,double -o "$OUT/bench-$b" \
+  "$BUILD/d2q9-bench" -b $b --sizes 8192 --heat-sizes 8192 --no-coursework -p "${PRECISIONS:-float,double}" -o "$OUT/bench-$b" \
     > "$OUT/bench-$b.log" 2>&1
   log "bench $b (rc $?)"
   "$BUILD/d2q9-bench" -b $b --sizes 8192 --heat-sizes 8192 --no-coursework -p float --kernel-variant fused \
@@ -33,6 +34,7 @@ for b in $([ "${BENCH:-1}" = 0 ] || echo cuda opencl); do
   log "bench fused $b (rc $?)"
 done
 pack
+[ "${VALIDATE:-1}" = 0 ] && { log "all done"; exit 0; }
 V="--backend cuda --exe $BUILD/d2q9-bgk"
 python3 validation/heated_cavity.py $V --ra all --out "$OUT/cavity" > "$OUT/cavity.log" 2>&1
 log "cavity all (rc $?)"; pack
