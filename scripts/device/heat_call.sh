@@ -14,7 +14,7 @@
 #   float,double) the boxes' precisions.
 set -u
 if [ "${1:-}" = --help ] || [ $# -lt 2 ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   [ "${1:-}" = --help ]; exit $?
 fi
 BUILD=$1 OUT=$2
