@@ -137,7 +137,14 @@ ALWAYS_INLINE real storage_inv_scale(const int k) {
 // once where the two operations would: the same bits in fewer instructions
 // (the 16-bit kernels are bound by instruction issue, not by memory).
 ALWAYS_INLINE real to_code_scale(const int k, const real value) {
-  return fma(value, storage_scale(k), -(rest_value(k) * storage_scale(k)));
+  const real code = fma(value, storage_scale(k), -(rest_value(k) * storage_scale(k)));
+#if defined(THERMAL_STORAGE_SCALE) && defined(STORAGE_FP16S)
+  // Links between walls of two temperatures pass values the fluid never
+  // reads, growing without bound: they saturate, as fp16c's codes do, where
+  // half would overflow to infinity.
+  if (k >= HEAT_PLANE) return fmin(fmax(code, -65504.0f), 65504.0f);
+#endif
+  return code;
 }
 #endif
 

@@ -115,9 +115,12 @@ Storage16::Storage16(Precision format, double density, const std::optional<Therm
 Storage16::Storage16(Precision format, const Params& params)
     : Storage16(format, params.density, thermal_codes(format, params)) {}
 
-std::uint16_t Storage16::encode(int k, float f) const {
-  const float x = (f - rest_[k]) * scale_[k];
-  return ieee_ ? float_to_half(x) : float_to_fp16c(x);
+std::uint16_t Storage16::encode(int k, float f) const { return code_of(k, (f - rest_[k]) * scale_[k]); }
+
+std::uint16_t Storage16::code_of(int k, float x) const {
+  if (!ieee_) return float_to_fp16c(x);
+  // The temperature's codes saturate in half too (lattice.cl: to_code_scale).
+  return float_to_half(k >= kSpeeds ? std::fmin(std::fmax(x, -65504.0f), 65504.0f) : x);
 }
 
 double Storage16::decode(int k, std::uint16_t code) const {
@@ -127,8 +130,7 @@ double Storage16::decode(int k, std::uint16_t code) const {
 }
 
 std::uint16_t Storage16::encode_exact(int k, double f) const {
-  const auto x = static_cast<float>((f - static_cast<double>(rest_[k])) * static_cast<double>(scale_[k]));
-  return ieee_ ? float_to_half(x) : float_to_fp16c(x);
+  return code_of(k, static_cast<float>((f - static_cast<double>(rest_[k])) * static_cast<double>(scale_[k])));
 }
 
 void Storage16::encode_planes(const double* f, std::size_t count, std::uint16_t* codes) const {

@@ -4,7 +4,7 @@
 // (f - w_k * density) * scale, with scale a power of two near 2^14 / density
 // (fp16s) or 1 / density (fp16c); with heat, one of the temperature's
 // (planes 9-13) is (h_k - w_k * T0) * its own scale (ThermalCodes):
-//   fp16s: IEEE half, rounded to nearest even;
+//   fp16s: IEEE half, rounded to nearest even (the temperature's saturate at 65504);
 //   fp16c: sign, 4 exponent bits, 11 mantissa bits for magnitudes in
 //          [2^-14, 2) (rounded half up), steps of 2^-25 below.
 #pragma once
@@ -66,6 +66,8 @@ class Storage16 {
   int planes() const { return thermal_ ? kSpeeds + kHeatSpeeds : kSpeeds; }
 
  private:
+  // Plane k's code of x, a value already shifted and scaled.
+  std::uint16_t code_of(int k, float x) const;
   bool ieee_;
   std::optional<ThermalCodes> thermal_;
   // Per plane: the flow's nine, then the temperature's five.
