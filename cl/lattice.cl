@@ -124,12 +124,14 @@ ALWAYS_INLINE real storage_scale(const int k) {
 #ifdef THERMAL_STORAGE_SCALE
   if (k >= HEAT_PLANE) return (real)THERMAL_STORAGE_SCALE;
 #endif
+  (void)k;
   return (real)STORAGE_SCALE;
 }
 ALWAYS_INLINE real storage_inv_scale(const int k) {
 #ifdef THERMAL_STORAGE_SCALE
   if (k >= HEAT_PLANE) return (real)THERMAL_STORAGE_INV_SCALE;
 #endif
+  (void)k;
   return (real)STORAGE_INV_SCALE;
 }
 // (value - rest) * scale and code * inv_scale + rest, each written as one fma:

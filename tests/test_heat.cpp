@@ -103,10 +103,10 @@ circle = { center = [12.3, 7.6], radius = 3.2 }
 
 namespace {
 
-// Every thermal boundary (a box, a channel), BGK and TRT, on every variant in
-// `precision`: OpenCL's lattice is the reference's, bit for bit.
-void check_every_boundary(Precision precision) {
-  for (CollisionOperator thermal : {CollisionOperator::Bgk, CollisionOperator::Trt}) {
+// Every thermal boundary (a box, a channel), with each of `thermals`, on
+// every variant in `precision`: OpenCL's lattice is the reference's, bit for bit.
+void check_every_boundary(Precision precision, const std::vector<CollisionOperator>& thermals) {
+  for (CollisionOperator thermal : thermals) {
     for (const Problem& pr : {heated_box(thermal), heated_channel(thermal)}) {
       CAPTURE(std::string(to_string(thermal)));
       CAPTURE(pr.params.nx);
@@ -133,11 +133,16 @@ void check_every_boundary(Precision precision) {
 }  // namespace
 
 TEST_CASE("heat: every thermal boundary on OpenCL is the reference's, bit for bit, every variant") {
-  for (Precision precision : {Precision::Float, Precision::Double}) check_every_boundary(precision);
+  for (Precision precision : {Precision::Float, Precision::Double})
+    check_every_boundary(precision, {CollisionOperator::Bgk, CollisionOperator::Trt});
 }
 
 TEST_CASE("heat: 16-bit storage carries the temperature, bit for bit the reference's, every variant, fp16s and fp16c") {
-  for (Precision precision : {Precision::Fp16s, Precision::Fp16c}) check_every_boundary(precision);
+  // The collision's arithmetic is float's, tested above; what 16 bits add is
+  // how each variant stores: one thermal operator per format halves the
+  // builds (PoCL compiles a 16-bit program about 2.5 times slower).
+  check_every_boundary(Precision::Fp16s, {CollisionOperator::Bgk});
+  check_every_boundary(Precision::Fp16c, {CollisionOperator::Trt});
 }
 
 TEST_CASE("heat: conduction between a hot and a cold wall is linear to rounding, BGK and TRT, at any rate") {
