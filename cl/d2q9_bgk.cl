@@ -18,6 +18,8 @@
 //                       kernel costs compile time before the first step
 //   STORAGE_FP16S or STORAGE_FP16C, with STORAGE_SCALE and STORAGE_INV_SCALE:
 //                       distributions stored in 16 bits (float arithmetic; see below)
+//     and with THERMAL THERMAL_REST, THERMAL_STORAGE_SCALE, THERMAL_STORAGE_INV_SCALE:
+//                       the temperature's planes' rest temperature and scale (lattice.cl)
 // and, only for one slab of a grid split across MPI ranks (host/mpi/), whose
 // local lattice has a halo row below (row 0) and above (row NY-1):
 //   FIRST_ROW, LAST_ROW  rows propagate_rebound_collide updates (default 0 and NY-1);

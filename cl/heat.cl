@@ -1,6 +1,7 @@
 // Cell physics: heat (THERMAL). A temperature carried by the flow on a D2Q5
 // lattice of its own, planes 9-13 of the distributions (speeds 0 rest, 1 E,
-// 2 N, 3 W, 4 S, as the flow's first five), stored as the flow's are.
+// 2 N, 3 W, 4 S, as the flow's first five), stored as the flow's are (16-bit
+// codes relative to the temperature's rest value and scale: lattice.cl).
 // docs/heat.md has the model; ReferenceSolver's heat_* functions mirror
 // every operation here (the arithmetic contract, docs/arithmetic.md).
 //   THERMAL_OMEGA        the odd (diffusive) rate: alpha = (1/omega - 1/2) / 3
@@ -13,11 +14,7 @@
 //   <EDGE>_INLET_T       an inlet's temperature (with OPEN_EDGES)
 
 #ifdef THERMAL
-#define HEAT_SPEEDS 5
-#define HEAT_PLANE 9  // speed k of the temperature lattice is plane HEAT_PLANE + k
-// D2Q5's weights (c_s^2 = 1/3).
-#define WT0 ((real)1 / (real)3)
-#define WT1 ((real)1 / (real)6)
+#define HEAT_SPEEDS 5  // (HEAT_PLANE, WT0 and WT1: lattice.cl)
 // A wall's thermal kind (host/problem/problem.hpp: ThermalWall::Kind).
 #define THERMAL_ADIABATIC 0
 #define THERMAL_TEMPERATURE 1

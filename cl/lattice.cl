@@ -14,6 +14,8 @@ typedef float real;
 // difference from its value at rest, w_k * DENSITY, times STORAGE_SCALE (a
 // power of two, so scaling is exact): the constant part costs no bits, and
 // the bits go to the flow (Lehmann et al., Phys. Rev. E 106, 015308, 2022).
+// With heat, the temperature's planes likewise hold h_k - w_k * THERMAL_REST
+// times THERMAL_STORAGE_SCALE (its own, from the temperatures the problem reaches).
 // FP16S is IEEE half. FP16C has a sign, 4 exponent bits and 11 mantissa bits
 // (one more than half) for magnitudes in [2^-14, 2), evenly spaced below.
 // host/problem/storage16.cpp converts exactly as these helpers do.
@@ -60,13 +62,21 @@ typedef int idx_t;
 // Values a cell holds in device memory: nine distributions, fourteen with heat.
 #ifdef THERMAL
 #define LATTICE_PLANES 14
+#define HEAT_PLANE 9  // speed k of the temperature lattice (D2Q5) is plane HEAT_PLANE + k
+// D2Q5's weights (c_s^2 = 1/3).
+#define WT0 ((real)1 / (real)3)
+#define WT1 ((real)1 / (real)6)
 #else
 #define LATTICE_PLANES 9
 #endif
 #define CELL(ii, jj) ((idx_t)(ii) + (idx_t)(jj) * NX)
 
-// The value of speed k at rest, the same float operations as the host's.
+// The value of plane k at rest, the same float operations as the host's
+// (Storage16): the flow's w_k * DENSITY, the temperature's w_k * THERMAL_REST.
 ALWAYS_INLINE real rest_value(const int k) {
+#ifdef THERMAL_STORAGE_SCALE
+  if (k >= HEAT_PLANE) return (k == HEAT_PLANE ? WT0 : WT1) * (real)THERMAL_REST;
+#endif
   const real w = k == 0 ? (real)4 / (real)9 : k < 5 ? (real)1 / (real)9 : (real)1 / (real)36;
   return w * (real)DENSITY;
 }
@@ -109,19 +119,41 @@ ALWAYS_INLINE float round16(const float x) { return decode16(encode16(x)); }
 #endif
 
 #ifdef STORAGE_16
-// (value - rest) * SCALE and code * INV_SCALE + rest, each written as one fma:
+// Plane k's scale and its inverse: the flow's, or the temperature's.
+ALWAYS_INLINE real storage_scale(const int k) {
+#ifdef THERMAL_STORAGE_SCALE
+  if (k >= HEAT_PLANE) return (real)THERMAL_STORAGE_SCALE;
+#endif
+  (void)k;
+  return (real)STORAGE_SCALE;
+}
+ALWAYS_INLINE real storage_inv_scale(const int k) {
+#ifdef THERMAL_STORAGE_SCALE
+  if (k >= HEAT_PLANE) return (real)THERMAL_STORAGE_INV_SCALE;
+#endif
+  (void)k;
+  return (real)STORAGE_INV_SCALE;
+}
+// (value - rest) * scale and code * inv_scale + rest, each written as one fma:
 // the scale is a power of two, so the products are exact and the fma rounds
 // once where the two operations would: the same bits in fewer instructions
 // (the 16-bit kernels are bound by instruction issue, not by memory).
 ALWAYS_INLINE real to_code_scale(const int k, const real value) {
-  return fma(value, (real)STORAGE_SCALE, -(rest_value(k) * (real)STORAGE_SCALE));
+  const real code = fma(value, storage_scale(k), -(rest_value(k) * storage_scale(k)));
+#if defined(THERMAL_STORAGE_SCALE) && defined(STORAGE_FP16S)
+  // Links between walls of two temperatures pass values the fluid never
+  // reads, growing without bound: they saturate, as fp16c's codes do, where
+  // half would overflow to infinity.
+  if (k >= HEAT_PLANE) return fmin(fmax(code, -65504.0f), 65504.0f);
+#endif
+  return code;
 }
 #endif
 
-// Speed k of a cell, read from and written to device memory.
+// Plane k of a cell, read from and written to device memory.
 ALWAYS_INLINE real load_f(__global const stored* p, const int k, const idx_t cell) {
 #ifdef STORAGE_16
-  return fma(load16(p, k * NCELLS + cell), (real)STORAGE_INV_SCALE, rest_value(k));
+  return fma(load16(p, k * NCELLS + cell), storage_inv_scale(k), rest_value(k));
 #else
   return p[k * NCELLS + cell];
 #endif
@@ -137,7 +169,7 @@ ALWAYS_INLINE void store_f(__global stored* p, const int k, const idx_t cell, co
 // value that another variant stores, it rounds it so, and all agree.
 ALWAYS_INLINE real as_stored(const int k, const real value) {
 #ifdef STORAGE_16
-  return fma(round16(to_code_scale(k, value)), (real)STORAGE_INV_SCALE, rest_value(k));
+  return fma(round16(to_code_scale(k, value)), storage_inv_scale(k), rest_value(k));
 #else
   return value;
 #endif

@@ -49,9 +49,9 @@ ALWAYS_INLINE tile_t tile_code(const int k, const real value) {
 }
 ALWAYS_INLINE real tile_value(const int k, const tile_t code) {
 #if defined(STORAGE_FP16S)
-  return fma(vload_half(0, (const half*)&code), (real)STORAGE_INV_SCALE, rest_value(k));
+  return fma(vload_half(0, (const half*)&code), storage_inv_scale(k), rest_value(k));
 #elif defined(STORAGE_FP16C)
-  return fma(decode16(code), (real)STORAGE_INV_SCALE, rest_value(k));
+  return fma(decode16(code), storage_inv_scale(k), rest_value(k));
 #else
   (void)k;
   return code;

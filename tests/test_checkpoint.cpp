@@ -20,6 +20,7 @@
 #include "reference/reference_solver.hpp"
 #include "app/run_loop.hpp"
 #include "problem/stability.hpp"
+#include "problem/storage16.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L unit
 TEST_SUITE_BEGIN("unit");
@@ -166,25 +167,49 @@ TEST_CASE("checkpoint: a lattice with heat (14 values per cell) is version 4 and
       CHECK(parse_error(damaged).rfind("ck: ", 0) == 0);
     }
   }
-  // 16-bit values hold the flow's nine only, on write and on read.
+  // 16-bit codes of a temperature lattice come with T0 and the scale, after the planes' count, and round-trip.
   Checkpoint half = sample_checkpoint(Precision::Float);
   half.precision = Precision::Fp16s;
-  half.f.resize(14 * half.params.cells(), 0.0);
+  half.params.extensions.heat = true;
+  half.params.extensions.initial_temperature = 0.25;
+  half.params.extensions.thermal_walls = {{}, {ThermalWall::Kind::Temperature, 1.25}};
+  const Storage16 codes(Precision::Fp16s, half.params);
+  half.f.resize(14 * half.params.cells());
+  for (std::size_t i = 0; i < half.f.size(); ++i)  // values codes stand for, a code unique to each
+    half.f[i] = codes.decode(static_cast<int>(i / half.params.cells()), static_cast<std::uint16_t>(0x3000 + 7 * i));
   TempDir dir;
-  CHECK_THROWS_AS(write_checkpoint(dir.file("half"), half), std::invalid_argument);
-  half.f.resize(10 * half.params.cells());
-  CHECK_THROWS_AS(write_checkpoint(dir.file("half"), half), std::invalid_argument);
+  CHECK_THROWS_AS(write_checkpoint(dir.file("half"), half), std::invalid_argument);  // no codes given
+  half.thermal_codes = thermal_codes(Precision::Fp16s, half.params);
+  REQUIRE(half.thermal_codes);
+  CHECK(half.thermal_codes->rest_temperature == 0.25);
+  CHECK(half.thermal_codes->scale == 4096.0);  // 2^14 / 4: T reaches 1 past T0, |T| 1.25
   CHECK(dir.listing() == "");
-  half.f.resize(9 * half.params.cells());
   write_checkpoint(dir.file("half"), half);
   std::string bytes = slurp(dir.file("half"));
-  bytes[8] = 4;
-  const std::uint32_t fourteen = 14;
-  bytes.insert(16, reinterpret_cast<const char*>(&fourteen), 4);
-  bytes.append(5 * half.params.cells() * 2, '\0');
+  CHECK(bytes.size() == 72 + 4 + 4 + 2 * 8 + 9 * 8 + 4 + 14 * 30 * 2 + 8);
+  const Checkpoint r = read_checkpoint(dir.file("half"));
+  CHECK(r.f == half.f);
+  CHECK(r.thermal_codes == half.thermal_codes);
+  const ObstacleMask mask = d2q9::test::test_obstacles(half.params);
+  CHECK(holds_checkpoint_of(dir.file("half"), half.params, mask, Precision::Fp16s));
+  check_checkpoint_matches(r, "ck", half.params, "in.toml", mask, "in.toml", Precision::Fp16s);
+  // A problem whose temperatures code otherwise (a hotter wall) is refused: its codes would mean other values.
+  Params hotter = half.params;
+  hotter.extensions.thermal_walls[1].value = 9.0;
+  CHECK(!holds_checkpoint_of(dir.file("half"), hotter, mask, Precision::Fp16s));
+  CHECK_THROWS_WITH_AS(check_checkpoint_matches(r, "ck", hotter, "in.toml", mask, "in.toml", Precision::Fp16s),
+                       "ck: checkpoint does not match the inputs: it codes the temperature from T0 = 0.25 times 4096, "
+                       "but in.toml's temperatures give T0 = 0.25 times 512",
+                       InputError);
+  // A scale that is no power of two is a damaged file.
+  const double three = 3.0;
+  std::memcpy(bytes.data() + 28, &three, 8);
   resum(bytes);
-  CHECK(parse_error(bytes) ==
-        "ck: corrupt checkpoint: 16-bit values hold no temperature lattice, but it holds 14 values per cell");
+  CHECK(parse_error(bytes) == "ck: corrupt checkpoint: the temperature's 16-bit codes (T0 0.25, scale 3) are no rest "
+                              "temperature and power of two");
+  // The flow's nine planes come without them.
+  half.f.resize(9 * half.params.cells());
+  CHECK_THROWS_AS(write_checkpoint(dir.file("flow"), half), std::invalid_argument);
 }
 
 TEST_CASE("checkpoint: a checkpoint without heat does not restart a problem with heat, nor the other way") {

@@ -128,7 +128,7 @@ class CudaDevice final : public LatticeDevice {
 
   const CudaDriver& drv_;
   Precision precision_;
-  double density_;
+  Params lattice_params_;  // the slab's problem: what 16-bit codes are relative to (Storage16)
   int nx_;
   int rows_;  // the lattice's own, halo rows not counted
   int halo_depth_;  // a slab's halo rows each side; 0: the whole grid
@@ -177,7 +177,7 @@ class CudaDevice final : public LatticeDevice {
 CudaDevice::CudaDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab, bool use_graphs)
     : drv_(cuda_driver()),
       precision_(config.precision),
-      density_(slab.lattice.density),
+      lattice_params_(slab.lattice),
       nx_(slab.lattice.nx),
       rows_(slab.rows()),
       halo_depth_(slab.halo_depth),
@@ -260,7 +260,7 @@ void CudaDevice::fill_at_rest(int state) {
 
 void CudaDevice::upload(int state, const std::vector<double>& f) {
   if (f.size() != lattice_.planes() * lattice_.cell_count()) throw std::invalid_argument("load_distributions: wrong number of values");
-  const std::vector<unsigned char> raw = to_device_reals(f, precision_, density_);
+  const std::vector<unsigned char> raw = to_device_reals(f, precision_, lattice_params_);
   lattice_.make_current();
   synchronize();
   CU_CALL(cuMemcpyHtoDAsync, lattice_.cells(state), raw.data(), raw.size(), kernels_);

@@ -227,10 +227,16 @@ void add_storage_defines(std::vector<std::string>& defines, const Params& params
   if (needs_64bit_indices(params)) defines.push_back("INDEX64=1");
   if (precision == Precision::Double) defines.push_back("REAL_IS_DOUBLE=1");
   if (is_16bit(precision)) {
-    const Storage16 storage(precision, params.density);
+    const Storage16 storage(precision, params);
     defines.push_back(precision == Precision::Fp16s ? "STORAGE_FP16S=1" : "STORAGE_FP16C=1");
     defines.push_back("STORAGE_SCALE=" + literal(storage.scale(), precision));
     defines.push_back("STORAGE_INV_SCALE=" + literal(storage.inv_scale(), precision));
+    if (const std::optional<ThermalCodes>& t = storage.thermal()) {
+      // The temperature's planes (lattice.cl: rest_value, storage_scale).
+      defines.push_back("THERMAL_REST=" + literal(t->rest_temperature, precision));
+      defines.push_back("THERMAL_STORAGE_SCALE=" + literal(t->scale, precision));
+      defines.push_back("THERMAL_STORAGE_INV_SCALE=" + literal(1.0 / t->scale, precision));
+    }
   }
 }
 
@@ -307,9 +313,6 @@ void add_moving_wall_defines(std::vector<std::string>& defines, const Extensions
 // number's thermal boundary and the inlets' temperatures.
 void add_heat_defines(std::vector<std::string>& defines, const Extensions& x, Precision precision) {
   if (!x.heat) return;
-  if (is_16bit(precision))
-    throw DeviceError(std::string("a problem with [heat] runs in float or double: ") + to_string(precision) +
-                      " storage does not hold the temperature lattice");
   defines.push_back("THERMAL=1");
   defines.push_back("THERMAL_OMEGA=" + literal(x.thermal_omega(), precision));
   if (x.thermal_collision == CollisionOperator::Trt) {

@@ -46,8 +46,8 @@ std::vector<double> Solver::cell_distributions(const std::vector<std::size_t>& c
 }
 
 void append_cells_from_device(const unsigned char* raw, std::size_t cells, int planes, Precision precision,
-                              double density, std::vector<double>& out) {
-  const std::vector<double> values = from_device_reals(raw, planes * cells, precision, density);
+                              const Params& lattice, std::vector<double>& out) {
+  const std::vector<double> values = from_device_reals(raw, planes * cells, precision, lattice);
   const std::size_t first = out.size();
   out.resize(first + values.size());
   for (std::size_t c = 0; c < cells; ++c)
@@ -55,9 +55,9 @@ void append_cells_from_device(const unsigned char* raw, std::size_t cells, int p
 }
 
 std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, int planes,
-                                      Precision precision, double density) {
+                                      Precision precision, const Params& lattice) {
   std::vector<double> out;
-  append_cells_from_device(raw.data(), cells, planes, precision, density, out);
+  append_cells_from_device(raw.data(), cells, planes, precision, lattice, out);
   return out;
 }
 
@@ -83,12 +83,12 @@ void append_average_velocities(const void* partials, Precision precision, int st
   }
 }
 
-std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, double density) {
+std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, const Params& lattice) {
   std::vector<unsigned char> out(f.size() * stored_size(precision));
   if (precision == Precision::Double) {
     std::memcpy(out.data(), f.data(), out.size());
   } else if (is_16bit(precision)) {
-    Storage16(precision, density).encode_planes(f.data(), f.size(), reinterpret_cast<std::uint16_t*>(out.data()));
+    Storage16(precision, lattice).encode_planes(f.data(), f.size(), reinterpret_cast<std::uint16_t*>(out.data()));
   } else {
     float* p = reinterpret_cast<float*>(out.data());
     for (std::size_t i = 0; i < f.size(); ++i) p[i] = static_cast<float>(f[i]);
@@ -96,7 +96,7 @@ std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precisi
   return out;
 }
 
-std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, double density) {
+std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, const Params& lattice) {
   std::vector<double> f(count);
   // A large lattice (a 4000x2400 grid's 86 million values) converts in
   // pieces on several threads: each value alone, so the bytes are the same.
@@ -104,10 +104,10 @@ std::vector<double> from_device_reals(const void* reals, std::size_t count, Prec
     if (precision == Precision::Double) {
       std::memcpy(f.data() + first, static_cast<const double*>(reals) + first, n * sizeof(double));
     } else if (is_16bit(precision)) {
-      // Nine planes: value i is speed i / plane's (decode_planes' rule, over a piece).
-      const Storage16 storage(precision, density);
+      // Value i is plane i / plane's (decode_planes' rule, over a piece).
+      const Storage16 storage(precision, lattice);
       const std::uint16_t* codes = static_cast<const std::uint16_t*>(reals);
-      const std::size_t plane = count / kSpeeds;
+      const std::size_t plane = count / storage.planes();
       for (std::size_t i = first; i < first + n; ++i) f[i] = storage.decode(static_cast<int>(i / plane), codes[i]);
     } else {
       const float* p = static_cast<const float*>(reals) + first;

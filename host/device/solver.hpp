@@ -150,19 +150,21 @@ void append_average_velocities(const void* partials, Precision precision, int st
                                std::size_t fluid_cells, std::vector<double>& av_vels, int sums_per_group = 1,
                                std::vector<double>* body_forces = nullptr);
 
-// Distributions (all nine planes) as a device holds them (the run's
-// precision; 16-bit formats need the problem's density) and back.
+// Distributions (all the lattice's planes) as a device holds them (the run's
+// precision; 16-bit codes are relative to `lattice`'s density and, with
+// heat, its temperatures: Storage16) and back.
 // The values a backend read for Solver::cell_distributions, as stored, plane
 // by plane (`raw`: `planes` planes of cells.size() values), as the `planes`
 // values of each cell in turn.
 std::vector<double> cells_from_device(const std::vector<unsigned char>& raw, std::size_t cells, int planes,
-                                      Precision precision, double density);
+                                      Precision precision, const Params& lattice);
 // The same from `raw` in place, appended to `out` (probe rows, read in
 // thousands: no copy of each row first).
 void append_cells_from_device(const unsigned char* raw, std::size_t cells, int planes, Precision precision,
-                              double density, std::vector<double>& out);
+                              const Params& lattice, std::vector<double>& out);
 
-std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, double density);
-std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, double density);
+std::vector<unsigned char> to_device_reals(const std::vector<double>& f, Precision precision, const Params& lattice);
+// `count`: lattice.extensions.planes() planes of equal size.
+std::vector<double> from_device_reals(const void* reals, std::size_t count, Precision precision, const Params& lattice);
 
 }  // namespace d2q9

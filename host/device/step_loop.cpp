@@ -481,7 +481,7 @@ StateRows StepLoop::own_rows() {
   // Converted as one device's read-back converts them (16-bit codes too).
   return {own_.first_row, own_.rows,
           from_device_reals(mine.data(), params_.extensions.planes() * static_cast<std::size_t>(own_.rows) * params_.nx, precision_,
-                            params_.density)};
+                            params_)};
 }
 
 std::vector<double> StepLoop::distributions() {
@@ -492,7 +492,7 @@ std::vector<double> StepLoop::distributions() {
   const std::vector<unsigned char> all = links_->gather_planes(mine, slabs_, params_.nx, params_.extensions.planes(),
                                                                    stored_size(precision_));
   if (rank_ != 0) return {};
-  return from_device_reals(all.data(), params_.extensions.planes() * params_.cells(), precision_, params_.density);
+  return from_device_reals(all.data(), params_.extensions.planes() * params_.cells(), precision_, params_);
 }
 
 // Nine small reads per cell, not the whole lattice (probes every few steps).
@@ -507,7 +507,7 @@ std::optional<std::size_t> StepLoop::lattice_cell(std::size_t cell) const {
 
 std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>& cells) {
   const int planes = values_per_cell();
-  if (!split()) return cells_from_device(device_->read_cells(current_, cells), cells.size(), planes, precision_, params_.density);
+  if (!split()) return cells_from_device(device_->read_cells(current_, cells), cells.size(), planes, precision_, params_);
   std::vector<std::size_t> local;
   std::vector<bool> mine(cells.size(), false);
   for (std::size_t i = 0; i < cells.size(); ++i)
@@ -518,7 +518,7 @@ std::vector<double> StepLoop::cell_distributions(const std::vector<std::size_t>&
   std::vector<double> values(planes * cells.size(), 0.0);
   if (!local.empty()) {
     const std::vector<double> f = cells_from_device(device_->read_cells(current_, local), local.size(), planes,
-                                                    precision_, params_.density);
+                                                    precision_, params_);
     for (std::size_t i = 0, j = 0; i < cells.size(); ++i)
       if (mine[i]) std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(planes * j++), planes,
                                values.begin() + static_cast<std::ptrdiff_t>(planes * i));
@@ -644,7 +644,7 @@ void StepLoop::take_samples_read() {
     // (Row by row in place, because a vector per row, and a file read per
     // row finding the threads to convert with, would leave the device idle.)
     if (device_samples_ > 0)
-      append_cells_from_device(raw.data() + r * row_bytes, device_samples_, planes, precision_, params_.density,
+      append_cells_from_device(raw.data() + r * row_bytes, device_samples_, planes, precision_, params_,
                                samples_.values);
     samples_.steps.push_back(reading_steps_[r]);
   }

@@ -105,7 +105,7 @@ void write_values(HashingWriter& w, const std::vector<double>& values) {
 
 void write_codes(HashingWriter& w, const Checkpoint& c) {
   std::vector<std::uint16_t> codes(c.f.size());  // a quarter of c.f's size: no need for blocks
-  Storage16(c.precision, c.params.density).encode_planes(c.f.data(), c.f.size(), codes.data());
+  Storage16(c.precision, c.params.density, c.thermal_codes).encode_planes(c.f.data(), c.f.size(), codes.data());
   w.write(codes.data(), codes.size() * sizeof(std::uint16_t));
 }
 
@@ -321,14 +321,18 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     throw std::invalid_argument(path + ": a checkpoint holds 9 or 14 values per cell of its " +
                                 std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid, not " +
                                 std::to_string(c.f.size()) + " values");
-  if (is_16bit(c.precision) && planes != kFlowPlanes)
-    throw std::invalid_argument(path + ": 16-bit values hold no temperature lattice");
+  if (is_16bit(c.precision) && (planes != kFlowPlanes) != c.thermal_codes.has_value())
+    throw std::invalid_argument(path + ": 16-bit values of a temperature lattice, and only they, come with its codes");
   DurableFile file(path);
   HashingWriter w(file.get(), path);
   w.write(kMagic, sizeof kMagic);
   w.put<std::uint32_t>(write_version(planes));
   w.put<std::uint32_t>(value_format(c.precision));
   if (planes != kFlowPlanes) w.put<std::uint32_t>(planes);
+  if (c.thermal_codes) {
+    w.put<double>(c.thermal_codes->rest_temperature);
+    w.put<double>(c.thermal_codes->scale);
+  }
   for (int v : {c.params.nx, c.params.ny, c.params.max_iters, c.params.reynolds_dim}) w.put<std::int32_t>(v);
   for (double v : {c.params.density, c.params.accel, c.params.omega}) w.put<double>(v);
   w.put<std::uint64_t>(c.mask_hash);
@@ -358,7 +362,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 
 bool holds_checkpoint_of(const std::string& path, const Params& params, const ObstacleMask& mask, Precision precision) {
   // The header up to the mask's hash, as write_checkpoint writes it; the steps after it may differ.
-  unsigned char expected[8 + 4 + 4 + 4 + 4 * 4 + 3 * 8 + 8], found[sizeof expected];
+  unsigned char expected[8 + 4 + 4 + 4 + 2 * 8 + 4 * 4 + 3 * 8 + 8], found[sizeof expected];
   unsigned char* at = expected;
   const auto put = [&](const auto& v) {
     std::memcpy(at, &v, sizeof v);
@@ -370,6 +374,10 @@ bool holds_checkpoint_of(const std::string& path, const Params& params, const Ob
   put(write_version(planes));
   put(static_cast<std::uint32_t>(value_format(precision)));
   if (planes != kFlowPlanes) put(planes);
+  if (const std::optional<ThermalCodes> t = thermal_codes(precision, params)) {
+    put(t->rest_temperature);
+    put(t->scale);
+  }
   const std::size_t length = static_cast<std::size_t>(at - expected) + 4 * 4 + 3 * 8 + 8;
   for (int v : {params.nx, params.ny, params.max_iters, params.reynolds_dim}) put(static_cast<std::int32_t>(v));
   for (double v : {params.density, params.accel, params.omega}) put(v);
@@ -395,6 +403,21 @@ struct Header {
   std::uint64_t steps = 0;         // av_vels' values
   std::uint32_t record_bytes = 0;  // the run record's (version 2 on)
 };
+
+// The temperature planes' codes of a 16-bit heat checkpoint: T0 finite, the scale a power of two.
+void read_thermal_codes(Reader& r, Checkpoint& c, const std::string& filename) {
+  if (r.remaining() < 2 * sizeof(double) + kHeaderBytes - (8 + 4 + 4))
+    throw checkpoint_error(filename, "truncated checkpoint: it ends inside the header");
+  ThermalCodes t;
+  t.rest_temperature = r.get<double>();
+  t.scale = r.get<double>();
+  int exponent = 0;
+  if (!std::isfinite(t.rest_temperature) || !(std::frexp(t.scale, &exponent) == 0.5) || std::abs(exponent) > 101)
+    throw checkpoint_error(filename, "corrupt checkpoint: the temperature's 16-bit codes (T0 " +
+                                         shortest_text(t.rest_temperature) + ", scale " + shortest_text(t.scale) +
+                                         ") are no rest temperature and power of two");
+  c.thermal_codes = t;
+}
 
 // The header's problem, precision and mask hash go into c; r is left at the run record.
 Header read_header(Reader& r, Checkpoint& c, const std::string& filename) {
@@ -424,9 +447,7 @@ Header read_header(Reader& r, Checkpoint& c, const std::string& filename) {
       throw checkpoint_error(filename, "corrupt checkpoint: " + std::to_string(h.planes) +
                                            " values per cell is neither 9 (the flow's) nor 14 (the flow's and the "
                                            "temperature's)");
-    if (is_16bit(c.precision) && h.planes != kFlowPlanes)
-      throw checkpoint_error(filename, "corrupt checkpoint: 16-bit values hold no temperature lattice, but it holds " +
-                                           std::to_string(h.planes) + " values per cell");
+    if (is_16bit(c.precision) && h.planes != kFlowPlanes) read_thermal_codes(r, c, filename);
   }
   c.params.nx = r.get<std::int32_t>();
   c.params.ny = r.get<std::int32_t>();
@@ -530,7 +551,7 @@ void read_distributions(Reader& r, Checkpoint& c, std::uint64_t values) {
     std::vector<std::uint16_t> codes(values);
     r.get_bytes(codes.data(), codes.size() * sizeof(std::uint16_t));
     c.f.resize(codes.size());
-    Storage16(c.precision, c.params.density).decode_planes(codes.data(), codes.size(), c.f.data());
+    Storage16(c.precision, c.params.density, c.thermal_codes).decode_planes(codes.data(), codes.size(), c.f.data());
   } else if (c.precision == Precision::Float) {
     r.get_values<float>(c.f, values);
   } else {
@@ -556,7 +577,7 @@ Checkpoint parse_checkpoint(const unsigned char* bytes, std::size_t size, const 
   const std::uint64_t av_bytes = h.steps * sizeof(double);
   // 128 bits: cells * per_cell can exceed 64 bits for a forged header.
   unsigned __int128 needed = static_cast<unsigned __int128>(cells) * per_cell + av_bytes + kHeaderBytes +
-                             (h.version >= kPlanesVersion ? sizeof h.planes : 0) +
+                             (h.version >= kPlanesVersion ? sizeof h.planes : 0) + (c.thermal_codes ? 2 * sizeof(double) : 0) +
                              (h.version >= 2 ? sizeof h.record_bytes + h.record_bytes : 0) + kChecksumBytes;
   SeriesLayout series;
   if (h.version >= 3) series = scan_series(bytes, size, needed, cells * per_cell, filename);
@@ -630,6 +651,12 @@ void check_checkpoint_matches(const Checkpoint& c, const std::string& checkpoint
   if (c.precision != precision)
     throw InputError(checkpoint_file + ": checkpoint does not match the inputs: it holds a " + to_string(c.precision) +
                      " run, but this run is --precision " + to_string(precision));
+  const std::optional<ThermalCodes> codes = thermal_codes(precision, params);
+  if (c.thermal_codes && codes && *c.thermal_codes != *codes)
+    throw InputError(checkpoint_file + ": checkpoint does not match the inputs: it codes the temperature from T0 = " +
+                     shortest_text(c.thermal_codes->rest_temperature) + " times " + shortest_text(c.thermal_codes->scale) +
+                     ", but " + param_file + "'s temperatures give T0 = " + shortest_text(codes->rest_temperature) +
+                     " times " + shortest_text(codes->scale));
 }
 
 }  // namespace d2q9

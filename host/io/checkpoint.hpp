@@ -10,7 +10,9 @@
 //   u32      the values' format: 4 (float run), 8 (double run), or the stored
 //            16-bit codes of a 16-bit run: 2 (fp16s) or 2 + 65536 (fp16c)
 //   u32      (version 4 only) P, values per cell: 14 (9 + kHeatSpeeds); a
-//            file of any older version holds 9. 16-bit values hold 9 only.
+//            file of any older version holds 9
+//   f64 x2   (16-bit codes with P = 14 only) the temperature planes' codes:
+//            T0 and the scale (ThermalCodes: a code is (h_k - w_k T0) * scale)
 //   i32 x4   nx, ny, maxIters, reynolds_dim
 //   f64 x3   density, accel, omega
 //   u64      hash of the obstacle mask (obstacle_mask_hash)
@@ -35,6 +37,7 @@
 #include "problem/problem.hpp"
 #include "core/types.hpp"
 #include "problem/lattice.hpp"
+#include "problem/storage16.hpp"
 
 namespace d2q9 {
 
@@ -68,6 +71,9 @@ struct Checkpoint {
   // (MeasurementLog: forces and probes); empty in version 1 and 2 files.
   std::vector<std::pair<std::string, std::vector<double>>> series;
   std::vector<double> f;        // as Solver::distributions() gives them: every plane
+  // 16-bit with heat: how the temperature's planes are coded, so that the
+  // file keeps their codes (thermal_codes of the run's problem); else none.
+  std::optional<ThermalCodes> thermal_codes;
 
   int step() const { return static_cast<int>(av_vels.size()); }
   // Values per cell that f holds: 9, or 14 with heat (Extensions::planes()).

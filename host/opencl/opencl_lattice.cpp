@@ -89,7 +89,7 @@ static cl::Context shared_context(const cl::Device& device, bool* reused) {
 OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const LaunchPlan& plan, Precision p,
                              const std::string& kernels_dir, const std::vector<std::string>& defines,
                              std::size_t partial_values, const ObstacleMask& mask)
-    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), density(lattice.density), cells(lattice.cells()), planes(lattice.extensions.planes()) {
+    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), lattice(lattice), cells(lattice.cells()), planes(lattice.extensions.planes()) {
   if (precision == Precision::Double && device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name + " does not support double precision (cl_khr_fp64); use --precision float");
   const std::size_t lattice_bytes = planes * plane_bytes();
@@ -164,12 +164,12 @@ std::vector<double> OpenCLLattice::download(int which) {
   } catch (const cl::Error& e) {
     rethrow_cl(e, "reading results from " + device_name);
   }
-  return from_device_reals(raw.data(), planes * cells, precision, density);
+  return from_device_reals(raw.data(), planes * cells, precision, lattice);
 }
 
 void OpenCLLattice::upload(int which, const std::vector<double>& f) {
   if (f.size() != planes * cells) throw std::invalid_argument("load_distributions: wrong number of values");
-  const std::vector<unsigned char> raw = to_device_reals(f, precision, density);
+  const std::vector<unsigned char> raw = to_device_reals(f, precision, lattice);
   try {
     queue.enqueueWriteBuffer(lattices[which], CL_TRUE, 0, raw.size(), raw.data());
   } catch (const cl::Error& e) {
@@ -184,7 +184,7 @@ void OpenCLLattice::fill_at_rest(int which, const Params& params) {
   block_cells.nx = static_cast<int>(std::min<std::size_t>(cells, 1 << 20));
   block_cells.ny = 1;
   const std::size_t block = block_cells.cells();
-  const std::vector<unsigned char> values = to_device_reals(initial_distributions(block_cells), precision, density);
+  const std::vector<unsigned char> values = to_device_reals(initial_distributions(block_cells), precision, lattice);
   const std::size_t value_bytes = stored_size(precision);
   try {
     for (int k = 0; k < planes; ++k)

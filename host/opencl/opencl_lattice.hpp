@@ -28,7 +28,7 @@ struct OpenCLLattice {
   cl::Device device;
   std::string device_name;
   Precision precision;
-  double density;     // the problem's (16-bit storage is relative to it)
+  Params lattice;     // the grid held and its problem (16-bit codes: relative to its density and temperatures)
   std::size_t cells;  // of the lattice held
   int planes;         // values per cell (Extensions::planes: 9, or 14 with heat)
   cl::Context context;

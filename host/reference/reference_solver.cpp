@@ -25,11 +25,11 @@ ReferenceSolver<Real>::ReferenceSolver(const Params& params, const ObstacleMask&
     if (!is_16bit(*storage) || sizeof(Real) != sizeof(float))
       throw std::invalid_argument("ReferenceSolver: 16-bit storage needs float arithmetic");
     storage_format_ = storage;
-    storage_.emplace(*storage, params.density);
+    storage_.emplace(*storage, params);
     codes_.resize(cells_.size());
   }
   if (params.extensions.heat) {
-    if (storage) throw std::invalid_argument("ReferenceSolver: heat is stored in float or double");
+    if (storage) heat_codes_.resize(cells_.size());
     heat_.resize(cells_.size());
     tmp_heat_.resize(cells_.size());
     temperature_.resize(cells_.size());
@@ -52,13 +52,27 @@ void ReferenceSolver<Real>::load_distributions(const std::vector<double>& f) {
       }
     }
   for (std::size_t i = 0; i < heat_.size(); ++i)
-    for (int k = 0; k < kHeatSpeeds; ++k) heat_[i][k] = static_cast<Real>(f[(kSpeeds + k) * n + i]);
+    for (int k = 0; k < kHeatSpeeds; ++k) {
+      const double h = f[(kSpeeds + k) * n + i];
+      if (storage_) {
+        heat_codes_[i][k] = storage_->encode_exact(kSpeeds + k, h);
+        heat_[i][k] = static_cast<Real>(storage_->load(kSpeeds + k, heat_codes_[i][k]));
+      } else {
+        heat_[i][k] = static_cast<Real>(h);
+      }
+    }
 }
 
 template <typename Real>
 void ReferenceSolver<Real>::store(std::size_t i, int k) {
   codes_[i][k] = storage_->encode(k, static_cast<float>(cells_[i][k]));
   cells_[i][k] = static_cast<Real>(storage_->load(k, codes_[i][k]));
+}
+
+template <typename Real>
+void ReferenceSolver<Real>::store_heat(std::size_t i, int k) {
+  heat_codes_[i][k] = storage_->encode(kSpeeds + k, static_cast<float>(heat_[i][k]));
+  heat_[i][k] = static_cast<Real>(storage_->load(kSpeeds + k, heat_codes_[i][k]));
 }
 
 template <typename Real>
@@ -79,9 +93,11 @@ void ReferenceSolver<Real>::run(int steps, std::vector<double>& av_vels) {
     av_vels.push_back(static_cast<double>(av_velocity()));
     check_average_velocity(av_vels.back(), av_vels.size() - 1);
     // The kernels measure |u| before they store the new state.
-    if (storage_)
-      for (std::size_t i = 0; i < cells_.size(); ++i)
-        for (int k = 0; k < kSpeeds; ++k) store(i, k);
+    if (!storage_) continue;
+    for (std::size_t i = 0; i < cells_.size(); ++i)
+      for (int k = 0; k < kSpeeds; ++k) store(i, k);
+    for (std::size_t i = 0; i < heat_.size(); ++i)
+      for (int k = 0; k < kHeatSpeeds; ++k) store_heat(i, k);
   }
 }
 
@@ -604,7 +620,9 @@ std::vector<double> ReferenceSolver<Real>::distributions() {
     for (int k = 0; k < kSpeeds; ++k)
       f[k * n + i] = storage_ ? storage_->decode(k, codes_[i][k]) : static_cast<double>(cells_[i][k]);
   for (std::size_t i = 0; i < heat_.size(); ++i)
-    for (int k = 0; k < kHeatSpeeds; ++k) f[(kSpeeds + k) * n + i] = static_cast<double>(heat_[i][k]);
+    for (int k = 0; k < kHeatSpeeds; ++k)
+      f[(kSpeeds + k) * n + i] =
+          storage_ ? storage_->decode(kSpeeds + k, heat_codes_[i][k]) : static_cast<double>(heat_[i][k]);
   return f;
 }
 

@@ -52,8 +52,10 @@ class ReferenceSolver final : public Solver {
 
  private:
   using Cell = std::array<Real, kSpeeds>;
-  // 16-bit storage: speed k of cell i stored, and read back as the kernels do.
+  // 16-bit storage: speed k of cell i stored, and read back as the kernels do;
+  // the same for the temperature's speed k (plane 9 + k).
   void store(std::size_t i, int k);
+  void store_heat(std::size_t i, int k);
   // An inlet's velocity (u.n, u.t) at cell s along its edge this step: its profile and ramp.
   std::array<Real, 2> inflow(const OpenBoundary& b, int s) const;
   // Moving wall `number`'s velocity (x, y) at cell i: its own, and its rotation's.
@@ -72,6 +74,7 @@ class ReferenceSolver final : public Solver {
   std::vector<Real> speed_;  // |u| each fluid cell collided with, for av_velocity()
   using HeatCell = std::array<Real, kHeatSpeeds>;
   std::vector<HeatCell> heat_, tmp_heat_;  // with heat: the state, and what each cell pulled
+  std::vector<std::array<std::uint16_t, kHeatSpeeds>> heat_codes_;  // with heat and 16-bit storage: heat_'s codes
   std::vector<Real> temperature_, ux_, uy_;  // each cell's temperature and the velocity it collided with
 };
 

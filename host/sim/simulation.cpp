@@ -66,10 +66,6 @@ void check_problem_runs(const Params& params, const std::string& problem_name, c
                         bool checkpointing) {
   const std::string name = problem_name.empty() ? "problem" : problem_name;
   check_params_fit_precision(params, options.precision, name);
-  // What the temperature lattice does not reach yet (docs/heat.md).
-  if (params.extensions.heat && is_16bit(options.precision))
-    throw InputError(name + ": a problem with [heat] runs in float or double; --precision " +
-                     to_string(options.precision) + " does not store the temperature lattice");
   check_host_memory(params, options.backend == Backend::Reference, options.precision, checkpointing);
 }
 
@@ -256,6 +252,7 @@ Checkpoint Simulation::checkpoint() {
   c.av_vels = av_vels_;
   c.series = measurements_.saved_series();
   c.f = solver_->distributions();
+  c.thermal_codes = thermal_codes(c.precision, params_);
   return c;
 }
 
