@@ -321,7 +321,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     throw std::invalid_argument(path + ": a checkpoint holds 9 or 14 values per cell of its " +
                                 std::to_string(c.params.nx) + "x" + std::to_string(c.params.ny) + " grid, not " +
                                 std::to_string(c.f.size()) + " values");
-  if (is_16bit(c.precision) && (planes != kFlowPlanes) != c.thermal_codes.has_value())
+  if ((is_16bit(c.precision) && planes != kFlowPlanes) != c.thermal_codes.has_value())
     throw std::invalid_argument(path + ": 16-bit values of a temperature lattice, and only they, come with its codes");
   DurableFile file(path);
   HashingWriter w(file.get(), path);

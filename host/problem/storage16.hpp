@@ -34,8 +34,8 @@ struct ThermalCodes {
 
 // A problem's temperature codes in a 16-bit format (none without heat or in
 // float and double): T0 its initial temperature, so that a lattice at rest
-// stores zeros as the flow's does, and the scale from the temperatures its
-// walls, inlets and start hold (storage16.cpp says how).
+// stores codes at or next to zero as the flow's does, and the scale from the
+// temperatures its walls, inlets and start hold (storage16.cpp says how).
 std::optional<ThermalCodes> thermal_codes(Precision format, const Params& params);
 
 class Storage16 {
