@@ -90,6 +90,7 @@ const std::map<std::string, Edit> kEdits = {
     // Heat: the temperature's model, then what each wall does to it (by wall number, so the cells keep theirs).
     {"heat.diffusivity", {Heat, "prandtl = 0.8", "diffusivity = 0.05", "heat"}},
     {"heat.prandtl", {Heat, "prandtl = 0.8", "prandtl = 0.9", "heat"}},
+    {"heat.nusselt_every", {Heat, "prandtl = 0.8", "prandtl = 0.8\nnusselt_every = 10", "heat"}},
     {"heat.collision", {Heat, "collision = \"trt\"\nmagic = 0.3\n", "collision = \"bgk\"\n", "heat"}},
     {"heat.magic", {Heat, "magic = 0.3", "magic = 0.35", "heat"}},
     {"heat.initial", {Heat, "initial = 0.1", "initial = 0.2", "heat"}},

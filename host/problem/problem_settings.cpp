@@ -76,13 +76,15 @@ const std::vector<ProblemSetting> kSettings = {
     {"boundary", [](const Extensions& e, const Measurements&) { return std::string(e.curved_walls ? "interpolated" : "staircase"); }},
     // Heat ([heat]): "none" without it, as records from before heat have it.
     {"heat",
-     [](const Extensions& e, const Measurements&) {
+     [](const Extensions& e, const Measurements& m) {
        if (!e.heat) return std::string("none");
        return "diffusivity = " + shortest_text(e.diffusivity) + ", collision = " + to_string(e.thermal_collision) +
               (e.thermal_collision == CollisionOperator::Trt ? ", magic = " + shortest_text(e.thermal_magic) : "") +
               ", buoyancy = " + vec(e.buoyancy) + ", reference = " + shortest_text(e.reference_temperature) +
               ", initial = " + shortest_text(e.initial_temperature) + ", length = " + shortest_text(e.heat_length) +
-              ", temperature_difference = " + shortest_text(e.temperature_difference);
+              ", temperature_difference = " + shortest_text(e.temperature_difference) +
+              // nusselt.csv's series continues as its rows were taken (absent before the key was).
+              (m.nusselt_every > 0 ? ", nusselt_every = " + std::to_string(m.nusselt_every) : "");
      }},
     // By wall number, those that are not adiabatic.
     {"thermal_walls",
