@@ -200,10 +200,9 @@ std::vector<int> blocked_tile_order(const Params& params, const ObstacleMask& ma
 // region in one copy, 4 is the fastest at every size and precision measured
 // (docs/performance.md, Kernel variants).
 constexpr int kDefaultBlockSteps = 4;
-// With heat (14 values a cell) the tile is smaller, and 3 steps on a tile
-// 32 cells wide (rows of 128 bytes in float), as tall as fits, measured
-// fastest (H200, 8192^2, float: 51.6 GLUPS against 46.8 for 4 steps on
-// the largest square; results/nvidia-h200/heat-tiles-1b38879/).
+// With heat (14 values a cell) the tile is smaller, and fewer steps on a
+// tile 32 cells wide (rows of 128 bytes in float), as tall as fits, waste
+// less of it on halo than the largest square (docs/heat.md, Speed).
 constexpr int kHeatBlockSteps = 3;
 constexpr int kHeatTileWidth = 32;
 
