@@ -14,6 +14,15 @@
 #define W1 ((real)1 / (real)9)
 #define W2 ((real)1 / (real)36)
 
+// A component of the force that is +0 on every cell (the host's FORCE_X_ZERO,
+// FORCE_Y_ZERO), which the forcing leaves out (unit_times).
+#ifndef FORCE_X_ZERO
+#define FORCE_X_ZERO 0
+#endif
+#ifndef FORCE_Y_ZERO
+#define FORCE_Y_ZERO 0
+#endif
+
 // What every collision operator needs of a fluid cell's incoming distributions.
 typedef struct {
   real rho;     // density
@@ -39,14 +48,15 @@ ALWAYS_INLINE cell_moments moments_of(const real* g, const real temperature) {
   real my = g[2] + g[5] + g[6] - (g[4] + g[7] + g[8]);
 #ifdef BODY_FORCE
 #ifdef BUOYANCY
-  m.fx = fma((real)BUOYANCY_X, temperature - (real)T_REF, (real)FORCE_X);
-  m.fy = fma((real)BUOYANCY_Y, temperature - (real)T_REF, (real)FORCE_Y);
+  m.fx = FORCE_X_ZERO ? (real)0 : fma((real)BUOYANCY_X, temperature - (real)T_REF, (real)FORCE_X);
+  m.fy = FORCE_Y_ZERO ? (real)0 : fma((real)BUOYANCY_Y, temperature - (real)T_REF, (real)FORCE_Y);
 #else
   m.fx = (real)FORCE_X;
   m.fy = (real)FORCE_Y;
 #endif
-  mx += (real)0.5 * m.fx;  // the velocity is the momentum plus half the force
-  my += (real)0.5 * m.fy;
+  // The velocity is the momentum plus half the force (a known +0 component: + 0, its value).
+  mx += FORCE_X_ZERO ? (real)0 : (real)0.5 * m.fx;
+  my += FORCE_Y_ZERO ? (real)0 : (real)0.5 * m.fy;
 #endif
   m.ux = mx * inv_rho;
   m.uy = my * inv_rho;
@@ -159,12 +169,33 @@ ALWAYS_INLINE void collide_trt(const real* g, const cell_moments m, const real o
 // together with the half-force shift of the velocity (moments_of). Each
 // operator takes the term in its own form, added to its post-collision state.
 #ifdef BODY_FORCE
-// Guo's term of speed (ex, ey) of weight w for the cell m.
+// A force component the host knows to be +0 (FORCE_X_ZERO, FORCE_Y_ZERO: no
+// body force and no buoyancy along it) takes no products, nor does a lattice
+// component 0: a compiler must keep 0 * a (it is -0 for negative a), which
+// is most of the forcing's arithmetic when the force is along an axis. The
+// terms equal the products but for the sign of a zero, which adding them to
+// a distribution never shows (docs/arithmetic.md); -0 adds nothing.
+// e a for a lattice vector's component e (-1, 0 or 1, known when compiled).
+ALWAYS_INLINE real unit_times(const int e, const real a) { return e == 0 ? (real)-0.0 : e > 0 ? a : -a; }
+ALWAYS_INLINE real times_fx(const real a, const cell_moments m) { return FORCE_X_ZERO ? (real)-0.0 : a * m.fx; }
+ALWAYS_INLINE real times_fy(const real a, const cell_moments m) { return FORCE_Y_ZERO ? (real)-0.0 : a * m.fy; }
+// Whether e.F is a known zero for speed (ex, ey), and e.F.
+ALWAYS_INLINE int force_across(const int ex, const int ey) {
+  return (ex == 0 || FORCE_X_ZERO) && (ey == 0 || FORCE_Y_ZERO);
+}
+ALWAYS_INLINE real e_dot_force(const int ex, const int ey, const cell_moments m) {
+  return unit_times(FORCE_X_ZERO ? 0 : ex, m.fx) + unit_times(FORCE_Y_ZERO ? 0 : ey, m.fy);
+}
+ALWAYS_INLINE real e_dot_u(const int ex, const int ey, const cell_moments m) {
+  return unit_times(ex, m.ux) + unit_times(ey, m.uy);
+}
+
+// Guo's term of speed (ex, ey) of weight w for the cell m:
+// (1 - omega/2) w (3 (e - u).F + 9 (e.u)(e.F)).
 ALWAYS_INLINE real guo_term(const real w, const int ex, const int ey, const cell_moments m, const real omega) {
-  const real fx = m.fx, fy = m.fy, ux = m.ux, uy = m.uy;
-  const real eu = (real)ex * ux + (real)ey * uy;
-  const real ef = (real)ex * fx + (real)ey * fy;
-  return ((real)1 - (real)0.5 * omega) * w * ((real)3 * (((real)ex - ux) * fx + ((real)ey - uy) * fy) + (real)9 * eu * ef);
+  const real push = times_fx((real)ex - m.ux, m) + times_fy((real)ey - m.uy, m);
+  const real along = force_across(ex, ey) ? (real)-0.0 : (real)9 * e_dot_u(ex, ey, m) * e_dot_force(ex, ey, m);
+  return ((real)1 - (real)0.5 * omega) * w * ((real)3 * push + along);
 }
 
 ALWAYS_INLINE void add_guo_forcing(const cell_moments m, const real omega, real* f) {
@@ -183,7 +214,7 @@ ALWAYS_INLINE void add_guo_forcing(const cell_moments m, const real omega, real*
 // so must the regularised state, which keeps no part of g as it is; kw is
 // (1 - omega) w_k.
 ALWAYS_INLINE real kept_force(const real kw, const int ex, const int ey, const cell_moments m) {
-  return kw * ((real)-1.5 * ((real)ex * m.fx + (real)ey * m.fy));
+  return force_across(ex, ey) ? (real)-0.0 : kw * ((real)-1.5 * e_dot_force(ex, ey, m));
 }
 
 ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, const real omega, real* f) {
@@ -202,24 +233,27 @@ ALWAYS_INLINE void add_regularised_forcing(const cell_moments m, const real omeg
 
 #ifdef COLLISION_TRT
 // TRT splits Guo's term as it splits the state: for the pair k, o = opposite(k)
-// (eu = e_k.u, ef = e_k.F, uf = u.F) its even part is scaled by 1 - omega/2,
-// its odd part by 1 - omega_minus/2.
-ALWAYS_INLINE void add_trt_pair_forcing(real* f, const int k, const int o, const real w, const real eu, const real ef,
-                                        const real uf, const real omega, const real omega_minus) {
-  const real fe = ((real)1 - (real)0.5 * omega) * (w * ((real)9 * eu * ef - (real)3 * uf));
-  const real fo = ((real)1 - (real)0.5 * omega_minus) * (w * ((real)3 * ef));
+// of speed (ex, ey) (eu = e_k.u, ef = e_k.F, uf = u.F) its even part is
+// scaled by 1 - omega/2, its odd part by 1 - omega_minus/2.
+ALWAYS_INLINE void add_trt_pair_forcing(real* f, const int k, const int o, const real w, const int ex, const int ey,
+                                        const cell_moments m, const real uf, const real omega,
+                                        const real omega_minus) {
+  const int across = force_across(ex, ey);
+  const real ef = e_dot_force(ex, ey, m);
+  const real along = across ? (real)-0.0 : (real)9 * e_dot_u(ex, ey, m) * ef;
+  const real fe = ((real)1 - (real)0.5 * omega) * (w * (along - (real)3 * uf));
+  const real fo = across ? (real)-0.0 : ((real)1 - (real)0.5 * omega_minus) * (w * ((real)3 * ef));
   f[k] += fe + fo;
-  f[o] += fe - fo;
+  f[o] += across ? fe : fe - fo;
 }
 
 ALWAYS_INLINE void add_trt_forcing(const cell_moments m, const real omega, const real omega_minus, real* f) {
-  const real fx = m.fx, fy = m.fy;
-  const real uf = m.ux * fx + m.uy * fy;
+  const real uf = times_fx(m.ux, m) + times_fy(m.uy, m);
   f[0] += ((real)1 - (real)0.5 * omega) * (W0 * ((real)-3 * uf));
-  add_trt_pair_forcing(f, 1, 3, W1, m.ux, fx, uf, omega, omega_minus);
-  add_trt_pair_forcing(f, 2, 4, W1, m.uy, fy, uf, omega, omega_minus);
-  add_trt_pair_forcing(f, 5, 7, W2, m.ux + m.uy, fx + fy, uf, omega, omega_minus);
-  add_trt_pair_forcing(f, 6, 8, W2, m.uy - m.ux, fy - fx, uf, omega, omega_minus);
+  add_trt_pair_forcing(f, 1, 3, W1, 1, 0, m, uf, omega, omega_minus);
+  add_trt_pair_forcing(f, 2, 4, W1, 0, 1, m, uf, omega, omega_minus);
+  add_trt_pair_forcing(f, 5, 7, W2, 1, 1, m, uf, omega, omega_minus);
+  add_trt_pair_forcing(f, 6, 8, W2, -1, 1, m, uf, omega, omega_minus);
 }
 #endif
 #else

@@ -18,6 +18,9 @@
 // A function parameter pointing into local memory: CUDA takes a plain (generic)
 // pointer, which inlining resolves to shared memory.
 #define LOCAL_ARG
+// A local array sized at launch: dynamic shared memory, which a kernel may
+// take past 48 KB on request (the blocked kernel's region, LaunchPlan::region_bytes).
+#define LAUNCH_SIZED_LOCAL(type, name) extern __shared__ type name[]
 #define __private
 #define restrict __restrict__
 #define ALWAYS_INLINE __forceinline__

@@ -14,8 +14,13 @@
 #define REGION_X (TILE_X + 2 * BLOCK_STEPS)
 #define REGION_Y (TILE_Y + 2 * BLOCK_STEPS)
 #define REGION_CELLS (REGION_X * REGION_Y)
-#ifdef STORAGE_16
-#define BLOCKED_COMPACT 1  // walk each step's window only (see the step loop)
+// Which cells a step walks (see the step loop): 16-bit storage and heat walk
+// each step's window only; float and double without heat walk the whole
+// region, which keeps the coursework's av_vels bytes (the walk decides which
+// item sums which |u|). The window walk measured 2-4% faster with heat
+// (docs/heat.md), whose outputs have no earlier bytes to keep.
+#if defined(STORAGE_16) || defined(THERMAL)
+#define BLOCKED_COMPACT 1
 #else
 #define BLOCKED_COMPACT 0
 #endif
@@ -164,6 +169,12 @@ ALWAYS_INLINE int wrap(const int v, const int n) { return (v % n + n) % n; }
 // CUDA (cl/cuda_prelude.h) takes a plain pointer.
 #ifndef LOCAL_ARG
 #define LOCAL_ARG __local
+#endif
+// A kernel's one local array whose size the host gives at launch: CUDA's
+// dynamic shared memory (cl/cuda_prelude.h), which may pass the 48 KB that
+// static arrays get; in OpenCL a static array of one.
+#ifndef LAUNCH_SIZED_LOCAL
+#define LAUNCH_SIZED_LOCAL(type, name) __local type name[1]
 #endif
 
 // Tiles of two classes: a region holding a cell of the problem's special
@@ -320,9 +331,9 @@ ALWAYS_INLINE void blocked_step(const int full, const int s, const int steps, co
   if (s > steps) return;
   const int last = s == steps;
   // After step s a cell is exact if it is s cells inside the region (the
-  // last step: the tile). 16-bit storage walks exactly that window, so that
-  // no warp idles on stale halo cells; float and double walk the whole region
-  // and skip the rest, as the walk fixes which item sums which |u| (av_vels).
+  // last step: the tile). BLOCKED_COMPACT walks exactly that window, so that
+  // no warp idles on stale halo cells; else the walk covers the whole region
+  // and skips the rest.
   const int margin = last ? BLOCK_STEPS : s;
 #ifdef CURVED_SIDE
   if (full) correct_curved_pulls(s, margin, x0, y0, lid, obstacles, region, region_mask CURVED_SIDE_ARGS_IN_STEP);
@@ -572,7 +583,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
                                                 __global const int* restrict sample_index, const int sample_count,
                                                 const int sample_first, const int sample_every,
                                                 const int sample_row, __global const int* restrict tile_order) {
-  __local blocked_region region;
+  LAUNCH_SIZED_LOCAL(blocked_region, region);
   __local uchar region_mask[REGION_CELLS];
   __local uchar accelerated_row[REGION_Y];  // whether region row y is the grid's row ACCEL_ROW
 #ifdef CURVED_SIDE
@@ -614,7 +625,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
 #endif
 #endif
   const int special_found =
-      load_region(src, obstacles, x0, y0, lid, &region, region_mask, accelerated_row CURVED_LOAD_ARGS);
+      load_region(src, obstacles, x0, y0, lid, region, region_mask, accelerated_row CURVED_LOAD_ARGS);
 #ifdef TILE_CLASSES
   special |= special_found;
   if (special) atomic_inc(&special_cells);
@@ -630,7 +641,7 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   // body's force) of step s at sums[(s - 1) * SUMS_PER_GROUP].
   real sums[BLOCK_STEPS * SUMS_PER_GROUP];
 #define BLOCKED_STEP_ARGS                                                                                     \
-  s, steps, step, accelerate_next, x0, y0, lid, dst, obstacles, &region, region_mask, accelerated_row, sums \
+  s, steps, step, accelerate_next, x0, y0, lid, dst, obstacles, region, region_mask, accelerated_row, sums \
       CURVED_SIDE_ARGS PROBE_ARGS
   // Unrolled so that each step's slots (odd or even in the AA order) are
   // known when compiled and the sums stay in registers.
@@ -659,6 +670,6 @@ BLOCKED_KERNEL void propagate_rebound_collide_blocked(__global const stored* res
   if (curved_cells > CURVED_SLOTS)
     for (int s = 0; s < BLOCK_STEPS; ++s) sums[s * SUMS_PER_GROUP] = (real)NAN;
 #endif
-  reduce_launch_sums(sums, steps, lid, num_groups, group, partial_sums, partial_offset, &region);
+  reduce_launch_sums(sums, steps, lid, num_groups, group, partial_sums, partial_offset, region);
 }
 #endif

@@ -73,37 +73,51 @@ void write_kernels_dir(const TempDir& dir, const std::string& kernel_source) {
 
 }  // namespace
 
-TEST_CASE("CUDA: NVRTC compiles the blocked kernel, its shared arrays sized by the plan") {
+TEST_CASE("CUDA: NVRTC compiles the blocked kernel, its region sized at launch by the plan") {
   const Params p = d2q9::test::make_params(128, 64, 10);
+  DeviceLimits h200;
+  h200.name = "H200";
+  h200.platform = "CUDA";
+  h200.local_mem_bytes = 48 * 1024;
+  h200.opt_in_local_mem_bytes = 227 * 1024;
+  h200.compute_units = 132;
+  LaunchRequest request;
+  request.variant = KernelVariant::Blocked;
+  request.local = {256, 1};
+  request.block_steps = 4;
+  request.tile = {16, 8};
   for (Precision precision : {Precision::Float, Precision::Double, Precision::Fp16s}) {
     CAPTURE(std::string(to_string(precision)));
-    LaunchPlan plan;
-    plan.variant = KernelVariant::Blocked;
-    plan.local = {256, 1};
-    plan.block_steps = 4;
-    plan.tile = {16, 8};
+    const LaunchPlan plan = decide_launch(p, h200, request, precision).plan;
     const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile, kernel_defines(p, precision, plan),
                                                     NvrtcTarget{9, 0, false});
     CHECK(count_of(k.image, ".entry propagate_rebound_collide_blocked(") == 1);
     CHECK(count_of(k.image, ".entry sample_cells(") == 1);  // every build: probes are sampled on the device
     // and accelerate_flow: a run's build holds its plan's kernels only
     CHECK(count_of(k.image, ".entry ") == 3);
-    // A 24x16 region: one copy of nine distributions as stored (16-bit
-    // codes with 16-bit storage), the reduction's sums in the same memory;
-    // two copies with curved links (blocked_region_copies).
-    const std::size_t stored_size = precision == Precision::Double ? 8 : precision == Precision::Fp16s ? 2 : 4;
-    CHECK(contains(k.image, "region[" + std::to_string(9 * 24 * 16 * stored_size) + "]"));
+    // The region is dynamic shared memory, its size the plan's: a 24x16
+    // region, one copy of nine distributions as stored (16-bit codes with
+    // 16-bit storage), the reduction's sums in the same memory; two copies
+    // with curved links (blocked_region_copies).
+    CHECK(contains(k.image, ".extern .shared"));
+    CHECK(contains(k.image, "region[];"));
+    const long long stored_size = precision == Precision::Double ? 8 : precision == Precision::Fp16s ? 2 : 4;
+    CHECK(plan.region_bytes == 9 * 24 * 16 * stored_size);
     Params curved = p;
     curved.extensions.curved_walls = true;
     REQUIRE(blocked_region_copies(curved.extensions) == 2);
-    const CompiledKernels kc = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile,
-                                                     kernel_defines(curved, precision, plan), NvrtcTarget{9, 0, false});
-    CHECK(contains(kc.image, "region[" + std::to_string(18 * 24 * 16 * stored_size) + "]"));
+    CHECK(decide_launch(curved, h200, request, precision).plan.region_bytes == 18 * 24 * 16 * stored_size);
     CHECK(contains(k.image, "region_mask[" + std::to_string(24 * 16) + "]"));
     CHECK(contains(k.image, "fma.rn."));  // the collision's explicit fmas (docs/arithmetic.md)
     // The one approximation: |u|'s square root in float, which only av_vels sees.
     CHECK(count_of(k.image, ".approx") == count_of(k.image, "sqrt.approx.f32"));
   }
+  // A tile past 48 KB is the device's opt-in memory's, which it has.
+  request.tile = {64, 64};
+  const LaunchPlan big = decide_launch(p, h200, request, Precision::Float).plan;
+  CHECK(big.region_bytes == 9 * 72 * 72 * 4);
+  h200.opt_in_local_mem_bytes = 0;
+  CHECK_THROWS_WITH_AS(decide_launch(p, h200, request, Precision::Float), doctest::Contains("49152"), DeviceError);
 }
 
 TEST_CASE("CUDA: a run's build holds the kernels of its plan and no others") {
@@ -394,3 +408,4 @@ TEST_CASE("CUDA: the four coursework problems agree with the OpenCL backend with
 }
 
 TEST_SUITE_END();
+

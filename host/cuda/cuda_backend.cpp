@@ -37,6 +37,9 @@ DeviceLimits cuda_limits(int device_index) {
   // Static shared arrays: 48 KB per block whatever the device has.
   l.local_mem_bytes =
       cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  // Past that, the blocked kernel's region (dynamic shared memory) on request.
+  l.opt_in_local_mem_bytes =
+      cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   l.compute_units = cuda_device_attribute(drv, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   return l;
 }

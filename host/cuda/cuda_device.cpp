@@ -171,6 +171,11 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
       CU_CALL(cuModuleLoadData, &module_plain_, twin.image.data());
       CU_CALL(cuModuleGetFunction, &collide_plain_, module_plain_, plan_.step_kernel());
     }
+    // The blocked kernel's region is dynamic shared memory (cl/cuda_prelude.h): past 48 KB only on request.
+    if (plan_.region_bytes > 0)
+      for (CUfunction f : {collide_, collide_plain_})
+        CU_CALL(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                static_cast<int>(plan_.region_bytes));
     int kernel_max = 0;
     CU_CALL(cuFuncGetAttribute, &kernel_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, collide_);
     check_kernel_group_limit(plan_, kernel_max, "propagate_rebound_collide", device_name_);
@@ -228,7 +233,7 @@ void CudaLattice::launch_step(CUstream stream, int state, int group_rows, int fi
                   &tile_order_};
   CU_CALL(cuLaunchKernel, samples.inside ? collide_ : collide_plain_, static_cast<unsigned>(plan_.groups_x),
           static_cast<unsigned>(group_rows), 1, static_cast<unsigned>(plan_.local.x),
-          static_cast<unsigned>(plan_.local.y), 1, 0, stream, args, nullptr);
+          static_cast<unsigned>(plan_.local.y), 1, static_cast<unsigned>(plan_.region_bytes), stream, args, nullptr);
 }
 
 void CudaLattice::launch_sample(CUstream stream, int state, CUdeviceptr which, CUdeviceptr samples, int count,

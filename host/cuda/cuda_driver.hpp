@@ -31,6 +31,7 @@ namespace d2q9 {
   X(cuModuleUnload)                  \
   X(cuModuleGetFunction)             \
   X(cuFuncGetAttribute)              \
+  X(cuFuncSetAttribute)              \
   X(cuMemAlloc)                      \
   X(cuMemFree)                       \
   X(cuMemAllocHost)                  \

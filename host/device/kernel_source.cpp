@@ -9,7 +9,7 @@
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
-#include <cstdlib>
+#include <cmath>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -353,6 +353,12 @@ void add_extension_defines(std::vector<std::string>& defines, const Params& para
     defines.push_back("BODY_FORCE=1");
     defines.push_back("FORCE_X=" + literal(x.body_force.x, precision));
     defines.push_back("FORCE_Y=" + literal(x.body_force.y, precision));
+    // A component that is +0 on every cell: the forcing's products by it are left out (cl/cell_physics.cl).
+    const auto zero = [&](double force, double buoyancy) {
+      return force == 0 && !std::signbit(force) && (!x.buoyant() || buoyancy == 0);
+    };
+    if (zero(x.body_force.x, x.buoyancy.x)) defines.push_back("FORCE_X_ZERO=1");
+    if (zero(x.body_force.y, x.buoyancy.y)) defines.push_back("FORCE_Y_ZERO=1");
   }
   if (x.measured_bodies > 0) defines.push_back("FORCE_BODIES=" + std::to_string(x.measured_bodies));
   if (x.curved_walls) defines.push_back("CURVED_LINKS=1");

@@ -130,17 +130,27 @@ int blocked_curved_slots(const Params& params, LocalSize tile, int steps, Precis
   return static_cast<int>(slots);
 }
 
-long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
-                              int region_copies, int curved_slots, int planes, int extra_planes) {
+long long blocked_region_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
+                               int region_copies, int planes, int extra_planes) {
   const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
   const long long real = static_cast<long long>(real_size(precision));
   const long long stored = static_cast<long long>(stored_size(precision));
   // The copies of the distributions as stored (16-bit codes with 16-bit
   // storage), sharing their memory with the reduction's sums (reals), in a
-  // union aligned to a real; then the mask and a flag per row.
+  // union aligned to a real.
   const long long shared = std::max((region_copies * planes + extra_planes) * region * stored,
                                     static_cast<long long>(steps) * sums_per_group * items * real);
-  long long bytes = (shared + real - 1) / real * real + region + (tile.y + 2 * steps);
+  return (shared + real - 1) / real * real;
+}
+
+long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
+                              int region_copies, int curved_slots, int planes, int extra_planes) {
+  const long long region = static_cast<long long>(tile.x + 2 * steps) * (tile.y + 2 * steps);
+  const long long real = static_cast<long long>(real_size(precision));
+  // The region, then the mask and a flag per row.
+  long long bytes = blocked_region_bytes(tile, steps, items, precision, sums_per_group, region_copies, planes,
+                                         extra_planes) +
+                    region + (tile.y + 2 * steps);
   // Curved cells' slots: nine reals, a region cell and the links' forces
   // (one real unused without bodies) each; a slot index per region cell
   // and their count (each array aligned to 8).
@@ -214,12 +224,16 @@ void plan_blocked(LaunchPlan& plan, const Params& params, const DeviceLimits& de
                       std::to_string(ranks) + " MPI ranks, and each rank's slab must be whole tile rows: "
                       "use a lower --tile height or fewer ranks");
   plan.curved_slots = blocked_curved_slots(params, plan.tile, plan.block_steps, precision);
+  plan.region_bytes = blocked_region_bytes(plan.tile, plan.block_steps, items, precision, sums,
+                                           blocked_region_copies(params.extensions, plan.curved_slots),
+                                           params.extensions.planes(), blocked_region_extra_planes(params.extensions));
   const long long bytes = local_bytes(plan.tile);
-  if (bytes > device.local_mem_bytes)
+  const long long most = std::max(device.local_mem_bytes, device.opt_in_local_mem_bytes);
+  if (bytes > most)
     throw DeviceError(what + " with tile " + plan.tile.text() + ", " + std::to_string(plan.block_steps) +
                       " steps per launch and work-groups of " + std::to_string(items) + " needs " +
                       std::to_string(bytes) + " bytes of local memory, but " + device.name + " has " +
-                      std::to_string(device.local_mem_bytes) + ": use a smaller --tile or fewer --block-steps");
+                      std::to_string(most) + ": use a smaller --tile or fewer --block-steps");
 }
 
 }  // namespace

@@ -41,6 +41,9 @@ struct DeviceLimits {
   long long max_groups_y = 1LL << 31;
   bool has_rows_kernel = true;     // propagate_rebound_collide_rows can be built (OpenCL)
   long long local_mem_bytes = 48 * 1024;  // local (shared) memory a work-group may use
+  // More that a kernel may ask for at launch (CUDA's opt-in shared memory;
+  // 0: none): an explicit blocked tile may use it.
+  long long opt_in_local_mem_bytes = 0;
   int compute_units = 1;                  // work-groups that run at once, at least
   bool fp64 = true;                       // double precision (cl_khr_fp64; every CUDA device)
 };
@@ -90,6 +93,8 @@ struct LaunchPlan {
   LocalSize tile;
   // Curved walls: slots of the side buffer for curved cells (0: two region copies).
   int curved_slots = 0;
+  // Blocked: bytes of the region's array, sized at launch (blocked_region_bytes).
+  long long region_bytes = 0;
 
   int num_groups() const { return groups_x * groups_y; }
   // Rows of cells one row of work-groups covers (blocked: a tile's).
@@ -150,6 +155,11 @@ LaunchDecision decide_launch(const Params& params, const DeviceLimits& device, c
 // `extra_planes` more values per region cell (blocked_region_extra_planes).
 long long blocked_local_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group = 1,
                               int region_copies = 1, int curved_slots = 0, int planes = 9, int extra_planes = 0);
+// Of those, the region's own (its values sharing their memory with the
+// reduction's sums, rounded up to a real): the array CUDA sizes at launch
+// (LaunchPlan::region_bytes, cl/launch_blocked.cl).
+long long blocked_region_bytes(LocalSize tile, int steps, int items, Precision precision, int sums_per_group,
+                               int region_copies, int planes, int extra_planes);
 
 // Copies of its region the blocked kernel keeps: one, updated in place,
 // except with curved links and no slots for their cells, whose cells read
