@@ -59,7 +59,7 @@ std::string no_cuda_device_reason() {
 // A CUDA solver with graphs on or off (runs use them unless told otherwise).
 std::unique_ptr<Solver> cuda_solver(const Params& p, const ObstacleMask& m, const SolverConfig& c, bool graphs) {
   SolverConfig with_graphs = c;
-  with_graphs.cuda_graphs = graphs;
+  with_graphs.device.launch_graphs = graphs;
   return make_solver(Backend::Cuda, p, m, with_graphs);
 }
 

@@ -22,7 +22,7 @@ po::options_description visible_options() {
     ("help,h", "show this help and exit")
     ("version", "print the version, the commit it was built from and the backends built in, and exit")
     ("list-devices", "list every device with its index for --device, and exit")
-    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda (NVIDIA GPUs, when built) | reference (serial CPU oracle)")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), backend_choices(true).c_str())
     ("device,d", po::value<std::string>(), "device index from --list-devices, among the chosen backend's devices (default: first GPU, else first device)")
     ("local-size,l", po::value<std::string>()->default_value("auto"),
      "work-group shape WxH, e.g. 128x1, or auto: the cached fastest launch for this device, problem size and "

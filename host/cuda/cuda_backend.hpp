@@ -18,11 +18,10 @@ namespace d2q9 {
 const BackendEntry& cuda_backend_entry();
 
 // A device holding `lattice` (DeviceError when it cannot hold it or build its
-// kernels). `use_graphs`: replay each prepared sequence as a CUDA graph
-// (launch overhead ~1 us per kernel instead of ~4 us); false launches
-// kernels one by one.
+// kernels). With config.launch_graphs it replays each prepared sequence as
+// a CUDA graph (a kernel's launch costs less than with plain launches).
 std::unique_ptr<LatticeDevice> make_cuda_device(const DeviceConfig& config, const LaunchPlan& plan,
-                                                const DeviceLattice& lattice, bool use_graphs = true);
+                                                const DeviceLattice& lattice);
 
 struct CudaDeviceInfo {
   int index;  // as --device takes it with --backend cuda

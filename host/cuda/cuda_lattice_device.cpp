@@ -674,8 +674,8 @@ void CudaDevice::reuse_partials(std::size_t first) {
 }  // namespace
 
 std::unique_ptr<LatticeDevice> make_cuda_device(const DeviceConfig& config, const LaunchPlan& plan,
-                                                const DeviceLattice& slab, bool use_graphs) {
-  return std::make_unique<CudaDevice>(config, plan, slab, use_graphs);
+                                                const DeviceLattice& slab) {
+  return std::make_unique<CudaDevice>(config, plan, slab, config.launch_graphs);
 }
 
 }  // namespace d2q9

@@ -32,9 +32,9 @@ struct BackendEntry {
   // The whole grid in one serial solver of `precision` (the reference).
   std::unique_ptr<Solver> (*make_serial_solver)(const Params& params, const ObstacleMask& mask, Precision precision);
   // A device holding `lattice`, launched as `plan` (a decide_launch plan
-  // for that device); `cuda_graphs` is read by the CUDA backend alone.
+  // for that device).
   std::unique_ptr<LatticeDevice> (*make_device)(const DeviceConfig& config, const LaunchPlan& plan,
-                                                const DeviceLattice& lattice, bool cuda_graphs);
+                                                const DeviceLattice& lattice);
   // What device `device` (-1: the default) allows, all the launch decision reads of it.
   DeviceLimits (*limits)(int device);
   DeviceDescription (*describe)(int device);

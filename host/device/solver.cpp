@@ -18,6 +18,17 @@ const char* to_string(Backend b) {
   return "?";
 }
 
+std::string backend_choices(bool reference) {
+  std::string text;
+  for (Backend b : kBackends) {
+    if (b == Backend::Reference && !reference) continue;
+    text += std::string(text.empty() ? "" : " | ") + to_string(b);
+    if (b == Backend::Cuda) text += " (NVIDIA GPUs, when built)";
+    if (b == Backend::Reference) text += " (serial CPU oracle)";
+  }
+  return text;
+}
+
 std::optional<Backend> parse_backend(const std::string& text) {
   for (Backend b : kBackends)
     if (text == to_string(b)) return b;

@@ -21,6 +21,9 @@ enum class Backend { Reference, OpenCL, Cuda };
 constexpr Backend kBackends[] = {Backend::OpenCL, Backend::Cuda, Backend::Reference};
 
 const char* to_string(Backend b);
+// The --backend choices of the programs' help, from kBackends: "opencl |
+// cuda (NVIDIA GPUs, when built)", then "| reference (...)" with `reference`.
+std::string backend_choices(bool reference);
 // "reference", "opencl" or "cuda" (built or not); nullopt otherwise.
 std::optional<Backend> parse_backend(const std::string& text);
 // The backends' names for a message: "opencl, cuda or reference"; with
@@ -36,6 +39,9 @@ struct DeviceConfig {
   // (0: the default, 16 MiB; StepLoop::sample_cells_every). Tests set a few
   // rows' worth, for halves that fill in a few chunks.
   std::size_t sample_buffer_bytes = 0;
+  // Replay each chunk of steps as one recorded graph where the backend can
+  // (CUDA); false: launch the kernels one by one.
+  bool launch_graphs = true;
 };
 
 // Where a solver's set-up went (seconds), for the run's summary: the

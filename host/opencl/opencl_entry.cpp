@@ -12,7 +12,7 @@ namespace d2q9 {
 namespace {
 
 std::unique_ptr<LatticeDevice> make_device(const DeviceConfig& config, const LaunchPlan& plan,
-                                           const DeviceLattice& lattice, bool) {
+                                           const DeviceLattice& lattice) {
   return make_opencl_device(config, plan, lattice);
 }
 

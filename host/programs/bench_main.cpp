@@ -518,7 +518,7 @@ int main(int argc, char* argv[]) {
   // clang-format off
   desc.add_options()
     ("help,h", "show this help")
-    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), backend_choices(false).c_str())
     ("device,d", po::value<int>()->default_value(-1), "OpenCL device index (default: first GPU, else first device)")
     ("precision,p", po::value<std::string>()->default_value("float"),
      "float | double | fp16s | fp16c, or a comma list (e.g. float,fp16s): every case in each, in one process, "

@@ -52,7 +52,7 @@ BenchOptions parse(int argc, char* argv[]) {
     ("kernel-variant", po::value<std::string>()->default_value("auto"), "auto | fused | fused-rows | blocked (the slabs' kernel; auto: the launch decision's, blocked on GPUs)")
     ("tile", po::value<std::string>(), "blocked: cells each work-group owns, WxH (default: the launch plan's)")
     ("block-steps", po::value<int>(), "blocked: steps per launch (default: the launch plan's)")
-    ("backend,b", po::value<std::string>()->default_value("opencl"), "opencl | cuda")
+    ("backend,b", po::value<std::string>()->default_value("opencl"), backend_choices(false).c_str())
     ("device,d", po::value<int>(), "device for every rank (default: one GPU per rank of a host)")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl")
     ("slabs-on-one-rank", "with one rank, run the slab solver (halo exchange with itself) instead of the single-device one")

@@ -44,7 +44,7 @@ std::unique_ptr<LatticeDevice> make_device(Backend b, const SolverConfig& config
                                            const DeviceLattice& lattice) {
   const BackendEntry& e = entry_of(b);
   if (!e.make_device) no_devices(b);
-  return e.make_device(config.device, plan, lattice, config.cuda_graphs);
+  return e.make_device(config.device, plan, lattice);
 }
 
 #ifdef D2Q9_WITH_MPI
@@ -162,13 +162,12 @@ std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const Solver
 }
 
 std::unique_ptr<Solver> make_planned_solver(Backend b, const Params& params, const ObstacleMask& mask,
-                                            const DeviceConfig& device, const LaunchPlan& plan, bool cuda_graphs) {
+                                            const DeviceConfig& device, const LaunchPlan& plan) {
   const BackendEntry& e = entry_of(b);
   if (e.make_serial_solver) return e.make_serial_solver(params, mask, device.precision);
   // One device holds the whole grid, in the same step loop as slabs.
   SolverConfig config;
   config.device = device;
-  config.cuda_graphs = cuda_graphs;
   std::unique_ptr<LatticeDevice> lattice_device =
       make_device(b, config, plan, device_lattice(params, mask, device.precision, plan));
   return std::make_unique<StepLoop>(b, device.precision, params, mask, plan, Decomposition{},
@@ -187,7 +186,7 @@ std::unique_ptr<Solver> make_solver(Backend b, const Params& params, const Obsta
   if (!config.slab_rows.empty() && (config.slab_rows.size() != 1 || config.slab_rows[0] != params.ny))
     throw InputError("--slab-rows splits the grid between MPI ranks: give it under mpirun with one height per rank");
   if (e.make_serial_solver) return make_planned_solver(b, params, mask, config.device, LaunchPlan{});
-  return make_planned_solver(b, params, mask, config.device, *plan_for(b, params, config), config.cuda_graphs);
+  return make_planned_solver(b, params, mask, config.device, *plan_for(b, params, config));
 }
 
 DeviceDescription describe_device(Backend b, int device) { return entry_of(b).describe(device); }

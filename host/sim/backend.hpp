@@ -31,7 +31,6 @@ struct SolverConfig {
   LaunchRequest launch;
   std::vector<int> slab_rows;  // split across ranks: rows per rank, bottom to top (empty: even split)
   bool slabs_on_one_rank = false;  // one rank still runs a slab, exchanging halos with itself (benchmarks)
-  bool cuda_graphs = true;         // CUDA: replay each chunk of steps as a graph (false: launch kernels one by one)
 };
 
 // The launch decision (decide_launch) for `b` on the configured device, one
@@ -43,7 +42,7 @@ std::optional<LaunchPlan> plan_for(Backend b, const Params& params, const Solver
 // A solver of `b` for the whole grid on one device, launched as `plan` (a
 // decide_launch plan for that device; ignored by the reference).
 std::unique_ptr<Solver> make_planned_solver(Backend b, const Params& params, const ObstacleMask& mask,
-                                            const DeviceConfig& device, const LaunchPlan& plan, bool cuda_graphs = true);
+                                            const DeviceConfig& device, const LaunchPlan& plan);
 
 // A solver of `b` for the whole grid on one device; with `ranks` of more
 // than one process, this rank's slab of it (DeviceError for the reference).
