@@ -540,7 +540,7 @@ int main(int argc, char* argv[]) {
     ("no-coursework", "skip the coursework problems")
     ("sizes", po::value<std::string>()->default_value("128,256,512,1024,2048,4096,8192"), "square box sizes")
     ("heat-sizes", po::value<std::string>(), "also thermal boxes of these sizes (heatbox_N: the box with a temperature "
-     "lattice, a hot and a cold wall and buoyancy; float and double only)")
+     "lattice, a hot and a cold wall and buoyancy), in every precision")
     ("coursework-steps", po::value<int>()->default_value(0),
      "steps for the coursework problems (0: their own); with --sweep-local-size, steps timed per shape "
      "(0: about 30 ms)")
