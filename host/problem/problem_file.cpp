@@ -210,7 +210,6 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
-
 std::string vec_text(const Vec2& v) { return "[" + shortest_text(v.x) + ", " + shortest_text(v.y) + "]"; }
 
 // A value as the file gave it, or what kind of thing it is.
@@ -310,9 +309,13 @@ std::string thermal_text(const ThermalWall& w) {
   return std::string(thermal_key(w)) + " = " + shortest_text(w.value);
 }
 
-class Parser {
- public:
-  Parser(const std::string& text, const std::string& filename) : file_(filename) {
+// A problem file read in stages, each a class that reads one part of it given
+// what the stages before it read (Parser, the last, runs them in order).
+// The first: the TOML document, its typed values and the errors that name
+// their line.
+class TomlReader {
+ protected:
+  TomlReader(const std::string& text, const std::string& filename) : file_(filename) {
     try {
       doc_ = toml::parse(std::string_view(text), std::string_view(filename));
     } catch (const toml::parse_error& e) {
@@ -320,38 +323,6 @@ class Parser {
     }
   }
 
-  Problem parse(const ParamsCheck& check) {
-    check_top_level();
-    read_grid();
-    read_flow();
-    check_limits();
-    read_heat();
-    read_edges();
-    read_obstacles();
-    default_temperature_difference();
-    read_forces();
-    assign_wall_numbers();
-    name_thermal_walls();
-    check_nusselt_walls();
-    read_probes();
-    if (check) check(params_);
-    Problem problem;
-    problem.params = params_;
-    problem.mask = build_mask();
-    if (!problem.mask.links.empty())
-      problem.params.extensions.curved_window_cells =
-          curved_cells_in_windows(problem.mask, Extensions::kCurvedWindow);
-    for (const Probe& p : measure_.probes)
-      if (problem.mask.at(p.i, p.j))
-        fail(probe_lines_.at(p.name), "probe " + p.name + " at [" + std::to_string(p.i) + ", " + std::to_string(p.j) +
-                                          "] is inside an obstacle: a probe measures the fluid");
-    problem.measure = measure_;
-    problem.until_steady = until_steady_;
-    problem.read_files = read_files_;
-    return problem;
-  }
-
- private:
   [[noreturn]] void fail(unsigned line, const std::string& what) const {
     throw InputError(file_ + ":" + std::to_string(line == 0 ? 1 : line) + ": " + what);
   }
@@ -464,6 +435,29 @@ class Parser {
     return v;
   }
 
+  // A name for CSV columns and JSON keys: letters, digits, '_' and '-'.
+  std::string checked_name(const std::string& text, unsigned line, const std::string& what) const {
+    const bool ok = !text.empty() && text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    if (!ok) fail(line, what + " '" + text + "' must be 1 to 64 letters, digits, '_' or '-' (it heads CSV columns)");
+    return text;
+  }
+  std::string body_name(const toml::node& n, const std::string& what) const {
+    const auto* s = n.as_string();
+    if (!s) fail(line_of(n), what + " must be a string, got " + describe(n));
+    return checked_name(s->get(), line_of(n), what);
+  }
+
+  std::string file_;
+  toml::table doc_;
+};
+
+// [grid], [flow] and [heat]: the grid, the fluid and its temperature lattice.
+class FlowReader : protected TomlReader {
+ protected:
+  using TomlReader::TomlReader;
+
   void read_grid() {
     grid_ = top_table("grid", "[grid] with nx and ny");
     if (!grid_) fail(1, "no [grid] table: a problem file needs [grid] with nx and ny");
@@ -569,15 +563,6 @@ class Parser {
   // [heat]: the temperature lattice (docs/heat.md): its diffusivity, its
   // collision, the temperatures it starts at and refers to, the buoyancy it
   // puts on the flow, and the Nusselt number's scales.
-  // nusselt.csv needs a wall that holds a temperature or lets heat in.
-  void check_nusselt_walls() {
-    const auto& walls = params_.extensions.thermal_walls;
-    if (measure_.nusselt_every > 0 &&
-        std::none_of(walls.begin(), walls.end(), [](const ThermalWall& w) { return w.kind != ThermalWall::Kind::Adiabatic; }))
-      fail(nusselt_line_, "nusselt_every: no wall or obstacle holds a temperature or a heat flux, so there is no "
-                          "Nusselt number to record");
-  }
-
   void read_heat() {
     heat_ = top_table("heat", "[heat] with diffusivity or prandtl");
     if (!heat_) return;
@@ -700,21 +685,34 @@ class Parser {
                                         (expansion ? "expansion or gravity is too large" : std::string(rayleigh_formula)));
   }
 
-  // [heat]'s temperature_difference when not given: the largest less the
-  // smallest temperature held by a wall or an obstacle or brought by an
-  // inlet, where that is positive; else 1.
-  void default_temperature_difference() {
-    if (!heat_ || heat_->get("temperature_difference")) return;
-    std::vector<double> given;
-    for (const EdgeSpec& e : edges_)
-      if (e.thermal.kind == ThermalWall::Kind::Temperature) given.push_back(e.thermal.value);
-    for (const ShapeSpec& s : shapes_)
-      if (s.thermal.kind == ThermalWall::Kind::Temperature) given.push_back(s.thermal.value);
-    if (given.empty()) return;
-    const auto [lowest, highest] = std::minmax_element(given.begin(), given.end());
-    const double difference = *highest - *lowest;
-    if (difference > 0.0 && std::isfinite(difference)) params_.extensions.temperature_difference = difference;
+  // A cell [i, j] inside the grid.
+  void cell(const toml::node& n, const std::string& name, long long out[2]) const {
+    const toml::array& a = pair(n, name, "[i, j]");
+    out[0] = integer(*a.get(0), name + "[0]");
+    out[1] = integer(*a.get(1), name + "[1]");
+    if (out[0] < 0 || out[0] >= params_.nx || out[1] < 0 || out[1] >= params_.ny)
+      fail(line_of(n), "rectangle " + name + " = " + describe(n) + " is outside the grid: i must lie in [0, " +
+                           std::to_string(params_.nx - 1) + "] and j in [0, " + std::to_string(params_.ny - 1) + "]");
   }
+
+  Params params_;
+  const toml::table* grid_ = nullptr;
+  const toml::table* flow_ = nullptr;
+  const toml::node *nx_ = nullptr, *ny_ = nullptr, *steps_ = nullptr, *length_ = nullptr, *density_ = nullptr;
+  const toml::node* relaxation_ = nullptr;
+  std::string relaxation_key_;
+  double viscosity_ = 0.0;
+  Measurements measure_;
+  const toml::node* inlet_ramp_ = nullptr;
+  const toml::table* heat_ = nullptr;  // [heat], or none
+  unsigned nusselt_line_ = 0;          // [heat] nusselt_every's line
+  std::optional<double> until_steady_;
+};
+
+// [edges]: each edge's kind, its wall, inlet or outlet, sponge and thermal boundary.
+class EdgeReader : protected FlowReader {
+ protected:
+  using FlowReader::FlowReader;
 
   void read_edges() {
     for (int e = 0; e < 4; ++e) edges_[e].name = kEdgeKeys[e].c_str();
@@ -892,6 +890,31 @@ class Parser {
                                  edge.what());
   }
 
+  std::array<EdgeSpec, 4> edges_;
+};
+
+// [[obstacle]] and [forces]: the shapes, their motion and thermal boundaries,
+// and the bodies whose forces are measured.
+class ObstacleReader : protected EdgeReader {
+ protected:
+  using EdgeReader::EdgeReader;
+
+  // [heat]'s temperature_difference when not given: the largest less the
+  // smallest temperature held by a wall or an obstacle or brought by an
+  // inlet, where that is positive; else 1.
+  void default_temperature_difference() {
+    if (!heat_ || heat_->get("temperature_difference")) return;
+    std::vector<double> given;
+    for (const EdgeSpec& e : edges_)
+      if (e.thermal.kind == ThermalWall::Kind::Temperature) given.push_back(e.thermal.value);
+    for (const ShapeSpec& s : shapes_)
+      if (s.thermal.kind == ThermalWall::Kind::Temperature) given.push_back(s.thermal.value);
+    if (given.empty()) return;
+    const auto [lowest, highest] = std::minmax_element(given.begin(), given.end());
+    const double difference = *highest - *lowest;
+    if (difference > 0.0 && std::isfinite(difference)) params_.extensions.temperature_difference = difference;
+  }
+
   void read_obstacles() {
     const toml::node* n = doc_.get("obstacle");
     if (!n) return;
@@ -995,20 +1018,6 @@ class Parser {
     return static_cast<int>(known - measure_.bodies.begin()) + 1;
   }
 
-  // A name for CSV columns and JSON keys: letters, digits, '_' and '-'.
-  std::string checked_name(const std::string& text, unsigned line, const std::string& what) const {
-    const bool ok = !text.empty() && text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-    });
-    if (!ok) fail(line, what + " '" + text + "' must be 1 to 64 letters, digits, '_' or '-' (it heads CSV columns)");
-    return text;
-  }
-  std::string body_name(const toml::node& n, const std::string& what) const {
-    const auto* s = n.as_string();
-    if (!s) fail(line_of(n), what + " must be a string, got " + describe(n));
-    return checked_name(s->get(), line_of(n), what);
-  }
-
   // [forces]: the coefficients' reference values. With no named obstacle,
   // every [[obstacle]] is one body, "obstacles".
   void read_forces() {
@@ -1056,6 +1065,23 @@ class Parser {
     if (!(fastest < kSoundSpeed))
       fail(line_of(n), "angular_velocity " + shortest_text(shape.angular_velocity) + " moves the shape's edge at up to " +
                            shortest_text(fastest) + ", not below the lattice speed of sound 1/sqrt(3) = 0.57735");
+  }
+
+  std::vector<ShapeSpec> shapes_;
+};
+
+// The numbers the kernels look walls up by, their names, and [probes].
+class WallNumbering : protected ObstacleReader {
+ protected:
+  using ObstacleReader::ObstacleReader;
+
+  // nusselt.csv needs a wall that holds a temperature or lets heat in.
+  void check_nusselt_walls() {
+    const auto& walls = params_.extensions.thermal_walls;
+    if (measure_.nusselt_every > 0 &&
+        std::none_of(walls.begin(), walls.end(), [](const ThermalWall& w) { return w.kind != ThermalWall::Kind::Adiabatic; }))
+      fail(nusselt_line_, "nusselt_every: no wall or obstacle holds a temperature or a heat flux, so there is no "
+                          "Nusselt number to record");
   }
 
   // Every moving wall's cells carry a number whose velocity the kernels look
@@ -1190,15 +1216,13 @@ class Parser {
     if (measure_.probes.empty()) fail(line_of(*t), "[probes] names no probe: add name = [i, j]");
   }
 
-  // A cell [i, j] inside the grid.
-  void cell(const toml::node& n, const std::string& name, long long out[2]) const {
-    const toml::array& a = pair(n, name, "[i, j]");
-    out[0] = integer(*a.get(0), name + "[0]");
-    out[1] = integer(*a.get(1), name + "[1]");
-    if (out[0] < 0 || out[0] >= params_.nx || out[1] < 0 || out[1] >= params_.ny)
-      fail(line_of(n), "rectangle " + name + " = " + describe(n) + " is outside the grid: i must lie in [0, " +
-                           std::to_string(params_.nx - 1) + "] and j in [0, " + std::to_string(params_.ny - 1) + "]");
-  }
+  std::map<std::string, unsigned> probe_lines_;
+};
+
+// The obstacle mask: every cell's kind, from the edges and the shapes.
+class MaskBuilder : protected WallNumbering {
+ protected:
+  using WallNumbering::WallNumbering;
 
   ObstacleMask build_mask() const {
     ObstacleMask mask = grid_mask();
@@ -1347,24 +1371,43 @@ class Parser {
     }
   }
 
-  std::string file_;
-  toml::table doc_;
-  Params params_;
-  const toml::table* grid_ = nullptr;
-  const toml::table* flow_ = nullptr;
-  const toml::node *nx_ = nullptr, *ny_ = nullptr, *steps_ = nullptr, *length_ = nullptr, *density_ = nullptr;
-  const toml::node* relaxation_ = nullptr;
-  std::string relaxation_key_;
-  double viscosity_ = 0.0;
-  std::array<EdgeSpec, 4> edges_;
-  std::vector<ShapeSpec> shapes_;
-  Measurements measure_;
-  std::map<std::string, unsigned> probe_lines_;
-  const toml::node* inlet_ramp_ = nullptr;
-  const toml::table* heat_ = nullptr;  // [heat], or none
-  unsigned nusselt_line_ = 0;          // [heat] nusselt_every's line
-  std::optional<double> until_steady_;
   mutable std::vector<std::string> read_files_;  // build_mask is const
+};
+
+class Parser : MaskBuilder {
+ public:
+  Parser(const std::string& text, const std::string& filename) : MaskBuilder(text, filename) {}
+
+  Problem parse(const ParamsCheck& check) {
+    check_top_level();
+    read_grid();
+    read_flow();
+    check_limits();
+    read_heat();
+    read_edges();
+    read_obstacles();
+    default_temperature_difference();
+    read_forces();
+    assign_wall_numbers();
+    name_thermal_walls();
+    check_nusselt_walls();
+    read_probes();
+    if (check) check(params_);
+    Problem problem;
+    problem.params = params_;
+    problem.mask = build_mask();
+    if (!problem.mask.links.empty())
+      problem.params.extensions.curved_window_cells =
+          curved_cells_in_windows(problem.mask, Extensions::kCurvedWindow);
+    for (const Probe& p : measure_.probes)
+      if (problem.mask.at(p.i, p.j))
+        fail(probe_lines_.at(p.name), "probe " + p.name + " at [" + std::to_string(p.i) + ", " + std::to_string(p.j) +
+                                          "] is inside an obstacle: a probe measures the fluid");
+    problem.measure = measure_;
+    problem.until_steady = until_steady_;
+    problem.read_files = read_files_;
+    return problem;
+  }
 };
 
 }  // namespace
