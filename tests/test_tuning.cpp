@@ -456,7 +456,7 @@ TEST_CASE("a simulation's launch search runs on the simulation's own steps, acro
   const int done = sim.steps_done();
   CHECK(done < 40000);
   CHECK(built == 1 + static_cast<int>(candidates.size()));
-  CHECK(sim.solver().launch_plan()->variant == KernelVariant::Split);
+  CHECK(sim.run_info().kernel_variant == "split");
   CHECK(load_tuned_launch(search.key)->text() == "split 128x1");
   CHECK(sim.launch_reason() == "split 128x1: the fastest of " + std::to_string(1 + candidates.size()) +
                                    " launches timed on the run's first steps, cached");

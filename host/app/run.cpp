@@ -79,9 +79,9 @@ int injected_failure_rank() {
   return value && *value ? std::atoi(value) : -1;
 }
 
-void print_tuning_table(const Solver& solver, const std::vector<TuningResult>& table, const std::string& reason) {
-  std::printf("Launch search on %s (%s, %s), the default first:\n", solver.device_name().c_str(),
-              solver.backend_name().c_str(), to_string(solver.precision()));
+void print_tuning_table(const RunInfo& run, const std::vector<TuningResult>& table, const std::string& reason) {
+  std::printf("Launch search on %s (%s, %s), the default first:\n", run.device.c_str(), run.backend.c_str(),
+              to_string(run.precision));
   std::printf("  %-20s %12s\n", "launch", "us per step");
   for (const auto& r : table) {
     if (r.seconds_per_step > 0)
@@ -142,7 +142,7 @@ std::string absolute(const std::string& path) {
 // A problem file (.toml) is recorded as the obstacle file too, and in place of
 // that file's hash the fingerprint of its Extensions, which the checkpoint's
 // header does not hold (see check_settings_match).
-RunRecord run_record(const Options& o, const Solver& solver, const Extensions& file_extensions,
+RunRecord run_record(const Options& o, const RunInfo& run, const Extensions& file_extensions,
                      const Extensions& effective, const Measurements& measure) {
   RunRecord r;
   r.settings = problem_setting_values(effective, measure);
@@ -160,12 +160,12 @@ RunRecord run_record(const Options& o, const Solver& solver, const Extensions& f
   }
   r.options.emplace_back("output-dir", absolute(o.output_dir));
   if (!o.kernels_dir.empty()) r.options.emplace_back("kernels-dir", absolute(o.kernels_dir));
-  if (const auto plan = solver.launch_plan()) {
-    r.options.emplace_back("local-size", solver.local_size().text());
-    r.options.emplace_back("kernel-variant", to_string(plan->variant));
-    if (plan->variant == KernelVariant::Blocked) {
-      r.options.emplace_back("block-steps", std::to_string(plan->block_steps));
-      r.options.emplace_back("tile", plan->tile.text());
+  if (!run.kernel_variant.empty()) {
+    r.options.emplace_back("local-size", run.local_size.text());
+    r.options.emplace_back("kernel-variant", run.kernel_variant);
+    if (run.block_steps > 0) {
+      r.options.emplace_back("block-steps", std::to_string(run.block_steps));
+      r.options.emplace_back("tile", run.tile.text());
     }
   }
   return r;
@@ -294,21 +294,17 @@ RunSummary make_summary(const Options& o, const Simulation& sim, const std::vect
   summary.obstacle_file = o.obstacle_file;
   summary.params = sim.params();
   summary.fluid_cells = sim.mask().fluid_cells();
-  const Solver& solver = sim.solver();
+  const RunInfo run = sim.run_info();
   summary.device = devices_text(devices);
-  summary.backend = solver.backend_name();
-  summary.precision = solver.precision();
-  summary.local_size = solver.local_size();
-  if (const auto plan = solver.launch_plan()) {
-    summary.kernel_variant = to_string(plan->variant);
-    if (plan->variant == KernelVariant::Blocked) {
-      summary.block_steps = plan->block_steps;
-      summary.tile = plan->tile;
-    }
-  }
+  summary.backend = run.backend;
+  summary.precision = run.precision;
+  summary.local_size = run.local_size;
+  summary.kernel_variant = run.kernel_variant;
+  summary.block_steps = run.block_steps;
+  summary.tile = run.tile;
   summary.launch_reason = sim.launch_reason();
-  summary.decomposition = solver.decomposition();
-  summary.halos = solver.halo_times();
+  summary.decomposition = run.decomposition;
+  summary.halos = run.halos;
   times.search_s = sim.search_seconds();
   times.wall_s = wall.total();  // all but the renames and this summary
   times.loop = {sim.stepping_seconds(), sim.measuring_seconds(), result.checkpoints_s, result.snapshots_s,
@@ -382,7 +378,7 @@ std::unique_ptr<Simulation> start_simulation(RunInputs& in, const Options& given
   std::exception_ptr failure;
   try {
     sim = std::make_unique<Simulation>(std::move(in.problem), simulation_options(o, given, ranks));
-    if (o.tune && !o.quiet) print_tuning_table(sim->solver(), sim->search_now_table(), sim->launch_reason());
+    if (o.tune && !o.quiet) print_tuning_table(sim->run_info(), sim->search_now_table(), sim->launch_reason());
     if (!o.restart_file.empty()) sim->resume(std::move(in.restart), o.restart_file);
   } catch (...) {
     failure = std::current_exception();
@@ -467,8 +463,9 @@ void run(const Options& given, Ranks& ranks) {
   const Params& params = sim->params();
   const ObstacleMask& mask = sim->mask();
   times.setup_s = wall.lap();
-  times.setup = sim->solver().setup_times();
-  const std::vector<std::string> devices = ranks.gather(sim->solver().device_name());
+  const RunInfo run = sim->run_info();
+  times.setup = run.setup;
+  const std::vector<std::string> devices = ranks.gather(run.device);
 
   ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet && ranks.is_root());
   ViewWriter views(extra, params, mask);
@@ -477,7 +474,7 @@ void run(const Options& given, Ranks& ranks) {
   RunLoopOptions loop = loop_options(o, *sim, ranks, progress, views, steady, steady_check);
   loop.live = live.get();
   if (o.checkpoint_every > 0 || live)
-    loop.run_record = [&] { return run_record(o, sim->solver(), in.file_extensions, params.extensions, measure); };
+    loop.run_record = [&] { return run_record(o, sim->run_info(), in.file_extensions, params.extensions, measure); };
   RunLoopResult result;
   // This rank's rows of the final state: never the whole grid on one rank of several.
   StateRows state = run_to_end(*sim, loop, steady, steady_check, ranks, result, times, wall);

@@ -127,6 +127,25 @@ void Simulation::resume(Checkpoint checkpoint, const std::string& path) {
 
 const std::string& Simulation::launch_reason() const { return search_ ? search_->reason() : start_reason_; }
 
+RunInfo Simulation::run_info() const {
+  RunInfo r;
+  r.backend = solver_->backend_name();
+  r.device = solver_->device_name();
+  r.precision = solver_->precision();
+  r.local_size = solver_->local_size();
+  if (const auto plan = solver_->launch_plan()) {
+    r.kernel_variant = to_string(plan->variant);
+    if (plan->variant == KernelVariant::Blocked) {
+      r.block_steps = plan->block_steps;
+      r.tile = plan->tile;
+    }
+  }
+  r.decomposition = solver_->decomposition();
+  r.halos = solver_->halo_times();
+  r.setup = solver_->setup_times();
+  return r;
+}
+
 MeasurementLog Simulation::measurement_log(int first_step) const {
   MeasurementLog log(measure_, params_, first_step);
   if (measure_.nusselt_every > 0) {

@@ -57,6 +57,21 @@ struct SimulationOptions {
   std::vector<int> slab_rows;  // the ranks' rows, bottom to top (empty: an even split)
 };
 
+// How a simulation runs, as its summary and views report it (the device
+// layer's Solver stays the library's own).
+struct RunInfo {
+  std::string backend;  // "reference", "opencl" or "cuda"
+  std::string device;   // this process's device
+  Precision precision = Precision::Float;
+  std::string kernel_variant;  // the launch's variant; empty for the reference
+  LocalSize local_size{1, 1};  // its work-group shape
+  int block_steps = 0;         // blocked: steps per launch, and each work-group's tile
+  LocalSize tile;
+  std::string decomposition;  // under MPI, the slabs; else empty
+  HaloTimes halos;            // under MPI, the halo exchanges' times so far
+  SetupTimes setup;           // the device's set-up
+};
+
 class Simulation {
  public:
   Simulation(Problem problem, const SimulationOptions& options);
@@ -96,7 +111,7 @@ class Simulation {
 
   const Params& params() const { return params_; }
   const ObstacleMask& mask() const { return mask_; }
-  const Solver& solver() const { return *solver_; }
+  RunInfo run_info() const;
   // Why the steps are launched as they are now.
   const std::string& launch_reason() const;
   // The launches a search before the first step timed, the default first (empty without one).
