@@ -17,8 +17,8 @@
 // Which cells a step walks (see the step loop): 16-bit storage and heat walk
 // each step's window only; float and double without heat walk the whole
 // region, which keeps the coursework's av_vels bytes (the walk decides which
-// item sums which |u|). The window walk measured 2-4% faster with heat
-// (docs/heat.md), whose outputs have no earlier bytes to keep.
+// item sums which |u|). The window walk is the faster (docs/heat.md), and
+// heat's outputs have no earlier bytes to keep.
 #if defined(STORAGE_16) || defined(THERMAL)
 #define BLOCKED_COMPACT 1
 #else
