@@ -143,7 +143,7 @@ TEST_CASE("a PNG written with libpng decodes to the same pixels") {
   CHECK(plain.pixels != image.pixels);
 }
 
-TEST_CASE("VTK: legacy binary image data with density, velocity, speed and obstacle per cell") {
+TEST_CASE("VTK: legacy binary image data with density, velocity, speed, obstacle and with heat temperature per cell") {
   const SmallState s;
   TempDir dir;
   {
@@ -168,6 +168,18 @@ TEST_CASE("VTK: legacy binary image data with density, velocity, speed and obsta
   }
   CHECK(v.arrays.at("density")[0] == doctest::Approx(s.params.density).epsilon(1e-15));
   CHECK(v.arrays.at("speed")[11] > 0.0);
+  // With heat, the temperature too.
+  FlowFields heated = flow_fields(s.params, s.mask, s.f);
+  for (std::size_t cell = 0; cell < 12; ++cell) heated.temperature.push_back(0.25 * static_cast<double>(cell) - 1.0);
+  {
+    AtomicFile out(dir.file("h.vtk"));
+    write_vtk(out.get(), s.params, s.mask, heated);
+    out.commit();
+  }
+  const auto h = d2q9::test::read_vtk(dir.file("h.vtk"));
+  REQUIRE(h.arrays.size() == 5);
+  CHECK(h.arrays.at("temperature") == heated.temperature);
+  CHECK(h.arrays.at("speed") == v.arrays.at("speed"));
 }
 
 TEST_CASE("the diverging colour map runs from blue through white to red and is never the obstacle grey") {

@@ -77,8 +77,9 @@ inline std::vector<std::string> kernel_defines(const Params& params, Precision p
 // was saved to, since a log is many lines and an error is one.
 std::string build_failure_message(const std::string& where, const std::string& options, const std::string& log);
 
-// Whether the kernels need 64-bit indices (INDEX64): 9 * nx * ny values do
-// not fit an int. Smaller grids keep int indices, which cost less.
+// Whether the kernels need 64-bit indices (INDEX64): the lattice's values
+// (9 a cell, 14 with heat) do not fit an int. Smaller grids keep int
+// indices, which cost less.
 bool needs_64bit_indices(const Params& params);
 
 }  // namespace d2q9

@@ -98,7 +98,7 @@ std::string base64(const std::string& bytes) {
 
 void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, const FlowFields& fields) {
   const std::size_t n = params.cells();
-  std::string density, velocity, speed, obstacle;
+  std::string density, velocity, speed, temperature, obstacle;
   density.reserve(8 * n);
   velocity.reserve(24 * n);
   speed.reserve(8 * n);
@@ -109,6 +109,7 @@ void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, c
     append_big_endian(velocity, fields.uy[cell]);
     append_big_endian(velocity, 0.0);
     append_big_endian(speed, fields.speed[cell]);
+    if (!fields.temperature.empty()) append_big_endian(temperature, fields.temperature[cell]);
     obstacle.push_back(is_obstacle(mask.kinds[cell]) ? 1 : 0);
   }
   std::fprintf(out,
@@ -129,6 +130,7 @@ void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, c
   section("SCALARS density double 1\nLOOKUP_TABLE default\n", density);
   section("VECTORS velocity double\n", velocity);
   section("SCALARS speed double 1\nLOOKUP_TABLE default\n", speed);
+  if (!fields.temperature.empty()) section("SCALARS temperature double 1\nLOOKUP_TABLE default\n", temperature);
   section("SCALARS obstacle unsigned_char 1\nLOOKUP_TABLE default\n", obstacle);
 }
 

@@ -14,7 +14,8 @@ namespace d2q9 {
 
 // Legacy point data, all big-endian double as the format requires except the
 // flag: density (params density on obstacles, as final_state.dat reports
-// them), velocity (ux, uy, 0), speed |u|, obstacle (unsigned char, 1 = blocked).
+// them), velocity (ux, uy, 0), speed |u|, with heat temperature, obstacle
+// (unsigned char, 1 = blocked).
 void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, const FlowFields& fields);
 
 // XML ImageData, WholeExtent "0 nx-1 0 ny-1 0 0", origin 0, spacing 1; point
