@@ -359,6 +359,31 @@ TEST_CASE("heat: nusselt.csv holds each heated wall's Nusselt number every nusse
                        doctest::Contains("nusselt_every: no wall or obstacle holds a temperature or a heat flux"), InputError);
 }
 
+TEST_CASE("heat: a Nusselt row read from the walls' cells alone is the whole lattice's, to the bit") {
+  // A hot circle, a heat flux through the bottom, the cold right wall; OpenCL (PoCL) and the reference.
+  Problem pr = problem(kHeatedCavity + "nusselt_every = 10\n[[obstacle]]\ncircle = { center = [9.5, 9.5], radius = 3 }\n"
+                                       "temperature = 0.25\n");
+  for (Backend b : {Backend::Reference, Backend::OpenCL}) {
+    CAPTURE(to_string(b));
+    Simulation sim(pr, SimulationOptions(b));
+    sim.step(60);
+    const std::vector<WallHeat> cells = sim.heat_at_walls();
+    const std::vector<WallHeat> whole = wall_heat(sim.params(), sim.mask(), sim.distributions());
+    REQUIRE(cells.size() == 3);
+    REQUIRE(whole.size() == cells.size());
+    for (std::size_t w = 0; w < whole.size(); ++w) {
+      CAPTURE(whole[w].name);
+      CHECK(cells[w].name == whole[w].name);
+      CHECK(cells[w].faces == whole[w].faces);
+      CHECK(cells[w].heat_in == whole[w].heat_in);
+      CHECK(cells[w].nusselt == whole[w].nusselt);
+      CHECK(cells[w].heat_in != 0.0);
+    }
+    // The log's last row is those numbers.
+    CHECK(sim.measurements().nusselt_series().back() == whole.back().nusselt);
+  }
+}
+
 TEST_CASE("heat: the command line runs a heated cavity end to end, in float and fp16s, and refuses --field temperature without heat") {
   d2q9::test::TempDir dir;
   dir.write("cavity.toml", kHeatedCavity + "nusselt_every = 100\n[probes]\nevery = 100\nmid = [10, 10]\n");

@@ -305,7 +305,8 @@ FlowFields Simulation::fields() { return flow_fields(params_, mask_, solver_->di
 std::vector<WallHeat> Simulation::heat_at_walls() {
   if (!params_.extensions.heat) return {};
   if (ranks_ && ranks_->size() > 1) return wall_heat(*ranks_, params_, mask_, own_rows());
-  return wall_heat(params_, mask_, solver_->distributions());
+  if (!heat_cells_) heat_cells_ = std::make_unique<WallHeatCells>(params_, mask_);
+  return heat_cells_->heat(solver_->cell_distributions(heat_cells_->cells()));
 }
 
 FieldImage Simulation::picture(const FieldImageRequest& request) {

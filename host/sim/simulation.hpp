@@ -191,6 +191,7 @@ class Simulation {
   Ranks* ranks_ = nullptr;                // SimulationOptions::ranks (null: one process)
   std::unique_ptr<LaunchPolicy> policy_;  // null for solvers made elsewhere
   std::unique_ptr<Solver> solver_;
+  std::unique_ptr<WallHeatCells> heat_cells_;  // heat_at_walls' cells on one process, found at its first call
   std::string start_reason_;
   std::vector<TuningResult> search_now_table_;
   // The search during the run, made at the first step (which knows the run's steps).

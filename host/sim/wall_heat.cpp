@@ -1,5 +1,6 @@
 #include "sim/wall_heat.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -51,16 +52,21 @@ class HeatRows {
   const std::vector<double>& above_;
 };
 
-// The heat through every face of a fluid cell in own's rows with a cell of
-// a wall number below `walls`, in the grid's order (row by row, across,
-// then D2Q5's speeds).
-template <class Heat>  // HeatRows, or what stands for it where only the faces count
-std::vector<FaceHeat> face_heat(const Params& params, const ObstacleMask& mask, const Heat& heat,
-                                const StateRows& own, std::size_t walls) {
-  constexpr int kOpposite5[5] = {0, 3, 4, 1, 2};
+// A face between a fluid cell (ii, jj) and the cell of a heated wall number
+// (wx, wy) that D2Q5's speed k (1-4) crosses, from the fluid cell.
+struct Face {
+  std::int64_t number;
+  int k, ii, jj, wx, wy;
+};
+
+// Every face of a fluid cell in rows [first_row, first_row + rows) with a
+// cell of a wall number below `walls`, in the grid's order (row by row,
+// across, then D2Q5's speeds): the order the heat is added in.
+std::vector<Face> faces_in_rows(const Params& params, const ObstacleMask& mask, int first_row, int rows,
+                                std::size_t walls) {
   const int nx = params.nx, ny = params.ny;
-  std::vector<FaceHeat> faces;
-  for (int jj = own.first_row; jj < own.first_row + own.rows; ++jj)
+  std::vector<Face> faces;
+  for (int jj = first_row; jj < first_row + rows; ++jj)
     for (int ii = 0; ii < nx; ++ii) {
       if (is_obstacle(mask.kinds[ii + static_cast<std::size_t>(jj) * nx])) continue;
       for (int k = 1; k < kHeatSpeeds; ++k) {
@@ -69,10 +75,26 @@ std::vector<FaceHeat> face_heat(const Params& params, const ObstacleMask& mask, 
         if (!is_obstacle(b) || cell_kind(b) == kFreeSlip) continue;
         const int number = cell_number(b);
         if (number <= 0 || number >= static_cast<int>(walls)) continue;
-        faces.push_back({number, heat.at(kOpposite5[k], wx, wy) - heat.at(k, ii, jj)});
+        faces.push_back({number, k, ii, jj, wx, wy});
       }
     }
   return faces;
+}
+
+// The heat through each face: what the wall cell sends back less what the fluid cell sent it.
+template <class Heat>  // HeatRows, CellHeat, or what stands for them where only the faces count
+std::vector<FaceHeat> face_heat(const std::vector<Face>& faces, const Heat& heat) {
+  constexpr int kOpposite5[5] = {0, 3, 4, 1, 2};
+  std::vector<FaceHeat> out;
+  out.reserve(faces.size());
+  for (const Face& f : faces) out.push_back({f.number, heat.at(kOpposite5[f.k], f.wx, f.wy) - heat.at(f.k, f.ii, f.jj)});
+  return out;
+}
+
+template <class Heat>
+std::vector<FaceHeat> face_heat(const Params& params, const ObstacleMask& mask, const Heat& heat,
+                                const StateRows& own, std::size_t walls) {
+  return face_heat(faces_in_rows(params, mask, own.first_row, own.rows, walls), heat);
 }
 
 // The walls' heat from their faces' (added in the order given) and their Nusselt numbers.
@@ -126,6 +148,36 @@ std::vector<WallHeat> wall_heat(const Params& params, const ObstacleMask& mask, 
   const std::vector<double> none;
   const HeatRows heat(params, whole, none, none);
   return walls_of(params, face_heat(params, mask, heat, whole, params.extensions.thermal_walls.size()));
+}
+
+WallHeatCells::WallHeatCells(const Params& params, const ObstacleMask& mask) : params_(params) {
+  if (!params.extensions.heat) return;
+  constexpr int kOpposite5[5] = {0, 3, 4, 1, 2};
+  const std::vector<Face> faces = faces_in_rows(params, mask, 0, params.ny, params.extensions.thermal_walls.size());
+  const auto cell = [&](int ii, int jj) { return static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx; };
+  for (const Face& f : faces) {
+    cells_.push_back(cell(f.ii, f.jj));
+    cells_.push_back(cell(f.wx, f.wy));
+  }
+  std::sort(cells_.begin(), cells_.end());
+  cells_.erase(std::unique(cells_.begin(), cells_.end()), cells_.end());
+  const std::size_t planes = static_cast<std::size_t>(params.extensions.planes());
+  const auto value = [&](std::size_t c, int k) {
+    const std::size_t at = static_cast<std::size_t>(std::lower_bound(cells_.begin(), cells_.end(), c) - cells_.begin());
+    return at * planes + kSpeeds + static_cast<std::size_t>(k);
+  };
+  for (const Face& f : faces)
+    links_.push_back({f.number, value(cell(f.ii, f.jj), f.k), value(cell(f.wx, f.wy), kOpposite5[f.k])});
+}
+
+std::vector<WallHeat> WallHeatCells::heat(const std::vector<double>& values) const {
+  if (!params_.extensions.heat) return {};
+  if (values.size() != cells_.size() * static_cast<std::size_t>(params_.extensions.planes()))
+    throw std::invalid_argument("WallHeatCells: the values of its cells, 14 a cell");
+  std::vector<FaceHeat> faces;
+  faces.reserve(links_.size());
+  for (const Link& l : links_) faces.push_back({l.number, values[l.wall] - values[l.fluid]});
+  return walls_of(params_, faces);
 }
 
 std::vector<WallHeat> heated_walls(const Params& params, const ObstacleMask& mask) {
