@@ -1443,6 +1443,19 @@ TEST_CASE("mpi bench: by default the launch decision's variant and shape, on one
   CHECK(given.at("local_size") == "8x2");
 }
 
+TEST_CASE("mpi bench: --heat times the thermal box, on slabs to one rank's velocity, and it moves otherwise than the box") {
+  const std::string bench = std::string("'") + D2Q9_MPI_BENCH_EXE + "' --header --nx 48 --ny 40 --steps 30 --warmup 2 ";
+  const auto velocity = [&](int ranks, const std::string& extra) {
+    const Result r = run_shell(d2q9::test::mpirun_command(ranks) + " " + bench + extra);
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    return bench_row(r.out).at("final_av_velocity");
+  };
+  const std::string alone = velocity(1, "--heat");
+  CHECK(velocity(2, "--heat") == alone);  // the slabs add the sums in one device's order
+  CHECK(velocity(1, "") != alone);        // the buoyant, heated walls move the flow otherwise
+  CHECK(std::strtod(alone.c_str(), nullptr) > 1e-5);
+}
+
 TEST_CASE("mpi bench: --halo-times counts each rank's exchanges of the timed steps and their parts") {
   // Fused: one exchange before a run()'s first step and one after each step but its last.
   const std::string bench = std::string("'") + D2Q9_MPI_BENCH_EXE +

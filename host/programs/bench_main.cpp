@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/printable.hpp"
+#include "app/bench_boxes.hpp"
 #include "app/cli.hpp"
 #include "app/sweep.hpp"
 #include "app/version.hpp"
@@ -48,48 +49,10 @@ struct CaseResult {
   std::string skipped;  // why the case did not run
 };
 
-Params box_params(int n) {
-  Params p;
-  p.nx = p.ny = n;
-  p.max_iters = 1000;
-  p.reynolds_dim = 10;
-  p.density = 0.1;
-  p.accel = 0.005;
-  p.omega = 1.85;
-  return p;
-}
-
-// The box with heat: a D2Q5 temperature lattice beside the flow's (14 values
-// a cell), the left wall held at +0.5 and the right at -0.5, buoyant.
-Params heat_box_params(int n) {
-  Params p = box_params(n);
-  Extensions& x = p.extensions;
-  x.heat = true;
-  x.diffusivity = 0.02;
-  x.buoyancy = {0.0, 1e-6};
-  x.thermal_walls = {{}, {ThermalWall::Kind::Temperature, 0.5}, {ThermalWall::Kind::Temperature, -0.5}};
-  x.heat_length = n - 2;
-  return p;
-}
-
-ObstacleMask box_mask(int n) {
-  ObstacleMask m(n, n);
-  for (int i = 0; i < n; ++i) {
-    m.kinds[i] = m.kinds[i + static_cast<std::size_t>(n - 1) * n] = 1;
-    m.kinds[static_cast<std::size_t>(i) * n] = m.kinds[n - 1 + static_cast<std::size_t>(i) * n] = 1;
-  }
-  return m;
-}
-
-// box_mask with its left wall cells numbered 1 and its right 2 (heat_box_params' walls).
-ObstacleMask heat_box_mask(int n) {
-  ObstacleMask m = box_mask(n);
-  for (int j = 1; j < n - 1; ++j) {
-    m.kinds[static_cast<std::size_t>(j) * n] = cell_byte(kWall, 1);
-    m.kinds[n - 1 + static_cast<std::size_t>(j) * n] = cell_byte(kWall, 2);
-  }
-  return m;
-}
+Params box_params(int n) { return d2q9::box_params(n, n, 1000, 10); }
+Params heat_box_params(int n) { return d2q9::heat_box_params(n, n, 1000, 10); }
+ObstacleMask box_mask(int n) { return d2q9::box_mask(n, n); }
+ObstacleMask heat_box_mask(int n) { return d2q9::heat_box_mask(n, n); }
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

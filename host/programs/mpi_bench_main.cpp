@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/printable.hpp"
+#include "app/bench_boxes.hpp"
 #include "app/cli.hpp"
 #include "sim/backend.hpp"
 #include "device/kernel_source.hpp"
@@ -35,6 +36,7 @@ struct BenchOptions {
   bool header = false;
   bool slabs_on_one_rank = false;
   bool halo_times = false;
+  bool heat = false;  // the thermal box (bench_boxes.hpp)
   std::string kernels_dir;
 };
 
@@ -56,6 +58,7 @@ BenchOptions parse(int argc, char* argv[]) {
     ("device,d", po::value<int>(), "device for every rank (default: one GPU per rank of a host)")
     ("kernels-dir", po::value<std::string>(), "folder holding d2q9_bgk.cl")
     ("slabs-on-one-rank", "with one rank, run the slab solver (halo exchange with itself) instead of the single-device one")
+    ("heat", "the thermal box: a temperature lattice, a hot and a cold wall, buoyancy (d2q9-bench's heatbox_N)")
     ("header", "print the CSV header line first")
     ("halo-times", "staged halos: print where each rank's host time in the timed steps' exchanges went, to stderr");
   // clang-format on
@@ -100,15 +103,8 @@ BenchOptions parse(int argc, char* argv[]) {
   o.header = vm.count("header") > 0;
   o.slabs_on_one_rank = vm.count("slabs-on-one-rank") > 0;
   o.halo_times = vm.count("halo-times") > 0;
+  o.heat = vm.count("heat") > 0;
   return o;
-}
-
-// The coursework's closed box: walls on all four edges.
-ObstacleMask box(const Params& p) {
-  ObstacleMask m(p.nx, p.ny);
-  for (int x = 0; x < p.nx; ++x) m.kinds[x] = m.kinds[x + static_cast<std::size_t>(p.ny - 1) * p.nx] = 1;
-  for (int y = 0; y < p.ny; ++y) m.kinds[static_cast<std::size_t>(y) * p.nx] = m.kinds[p.nx - 1 + static_cast<std::size_t>(y) * p.nx] = 1;
-  return m;
 }
 
 // One line per rank, from rank 0: the timed steps' exchanges and the host's
@@ -146,15 +142,9 @@ int main(int argc, char* argv[]) {
     return 2;
   }
   try {
-    Params params;
-    params.nx = o.nx;
-    params.ny = o.ny;
-    params.max_iters = o.warmup + o.steps;
-    params.reynolds_dim = o.nx;
-    params.density = 0.1;
-    params.accel = 0.005;
-    params.omega = 1.85;
-    const ObstacleMask mask = box(params);
+    const Params params = o.heat ? heat_box_params(o.nx, o.ny, o.warmup + o.steps, o.nx)
+                                 : box_params(o.nx, o.ny, o.warmup + o.steps, o.nx);
+    const ObstacleMask mask = o.heat ? heat_box_mask(o.nx, o.ny) : box_mask(o.nx, o.ny);
     SolverConfig config;
     config.device = {o.device, o.precision, find_kernels_dir(o.kernels_dir)};
     config.launch.variant = o.variant;
