@@ -53,7 +53,8 @@ class HeatRows {
 };
 
 // A face between a fluid cell (ii, jj) and the cell of a heated wall number
-// (wx, wy) that D2Q5's speed k (1-4) crosses, from the fluid cell.
+// (wx, wy) that D2Q5's speed k (1-4) crosses, from the fluid cell (D2Q5's
+// speeds are D2Q9's first five, so kOpposite reverses them too).
 struct Face {
   std::int64_t number;
   int k, ii, jj, wx, wy;
@@ -84,10 +85,9 @@ std::vector<Face> faces_in_rows(const Params& params, const ObstacleMask& mask, 
 // The heat through each face: what the wall cell sends back less what the fluid cell sent it.
 template <class Heat>  // HeatRows, CellHeat, or what stands for them where only the faces count
 std::vector<FaceHeat> face_heat(const std::vector<Face>& faces, const Heat& heat) {
-  constexpr int kOpposite5[5] = {0, 3, 4, 1, 2};
   std::vector<FaceHeat> out;
   out.reserve(faces.size());
-  for (const Face& f : faces) out.push_back({f.number, heat.at(kOpposite5[f.k], f.wx, f.wy) - heat.at(f.k, f.ii, f.jj)});
+  for (const Face& f : faces) out.push_back({f.number, heat.at(kOpposite[f.k], f.wx, f.wy) - heat.at(f.k, f.ii, f.jj)});
   return out;
 }
 
@@ -152,7 +152,6 @@ std::vector<WallHeat> wall_heat(const Params& params, const ObstacleMask& mask, 
 
 WallHeatCells::WallHeatCells(const Params& params, const ObstacleMask& mask) : params_(params) {
   if (!params.extensions.heat) return;
-  constexpr int kOpposite5[5] = {0, 3, 4, 1, 2};
   const std::vector<Face> faces = faces_in_rows(params, mask, 0, params.ny, params.extensions.thermal_walls.size());
   const auto cell = [&](int ii, int jj) { return static_cast<std::size_t>(ii) + static_cast<std::size_t>(jj) * params.nx; };
   for (const Face& f : faces) {
@@ -167,7 +166,7 @@ WallHeatCells::WallHeatCells(const Params& params, const ObstacleMask& mask) : p
     return at * planes + kSpeeds + static_cast<std::size_t>(k);
   };
   for (const Face& f : faces)
-    links_.push_back({f.number, value(cell(f.ii, f.jj), f.k), value(cell(f.wx, f.wy), kOpposite5[f.k])});
+    links_.push_back({f.number, value(cell(f.ii, f.jj), f.k), value(cell(f.wx, f.wy), kOpposite[f.k])});
 }
 
 std::vector<WallHeat> WallHeatCells::heat(const std::vector<double>& values) const {
