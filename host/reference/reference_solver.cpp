@@ -387,11 +387,13 @@ inline __attribute__((always_inline)) Real force_along(const CellMoments<Real>& 
   return Real(kEx[k]) * m.fx + Real(kEy[k]) * m.fy;
 }
 
-// Guo, Zheng & Shi 2002 (BGK and regularised).
+// Guo, Zheng & Shi 2002 (BGK and regularised), as the kernels' guo_term takes
+// it: (1 - omega/2) w_k ((e_k.F)(3 + 9 e_k.u) - 3 u.F).
 template <typename Real>
 inline __attribute__((always_inline)) Real guo(const CellMoments<Real>& m, int k) {
+  const Real m3uf = Real(-3) * (m.ux * m.fx + m.uy * m.fy);
   return (Real(1) - Real(0.5) * m.omega) * kWeight<Real>[k] *
-         (Real(3) * ((Real(kEx[k]) - m.ux) * m.fx + (Real(kEy[k]) - m.uy) * m.fy) + Real(9) * m.eu(k) * force_along(m, k));
+         std::fma(force_along(m, k), std::fma(Real(9), m.eu(k), Real(3)), m3uf);
 }
 
 template <typename Real>
@@ -401,8 +403,9 @@ inline __attribute__((always_inline)) void bgk_cell(const Collision<Real>& c, co
   for (int k = 0; k < kSpeeds; ++k) {
     const Real e = m.eu(k);
     const Real r = m.omega * kWeight<Real>[k] * m.rho;
-    f[k] = std::fma(keep, g[k], r * std::fma(e, std::fma(e, Real(4.5), Real(3)), m.a));
-    if (c.forced) f[k] += guo(m, k);
+    const Real p = std::fma(e, std::fma(e, Real(4.5), Real(3)), m.a);
+    // The kernels' fma(r, p, -0) without a force is r p.
+    f[k] = std::fma(keep, g[k], c.forced ? std::fma(r, p, guo(m, k)) : r * p);
   }
 }
 
