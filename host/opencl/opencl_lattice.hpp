@@ -46,6 +46,19 @@ struct OpenCLLattice {
   SetupTimes setup;          // the context, the build, the obstacles' upload (a solver adds its state's)
 
   std::size_t plane_bytes() const { return cells * stored_size(precision); }
+  // Where row `row` of plane `speed` starts in a lattice buffer, in bytes.
+  std::size_t offset_bytes(int speed, int row) const {
+    return (static_cast<std::size_t>(speed) * cells + static_cast<std::size_t>(row) * lattice.nx) * stored_size(precision);
+  }
+  // f(), its OpenCL errors rethrown as DeviceErrors naming `what` on this device.
+  template <class F>
+  auto guarded(const char* what, F&& f) {
+    try {
+      return f();
+    } catch (const cl::Error& e) {
+      rethrow_cl(e, std::string(what) + " on " + device_name);
+    }
+  }
   // The step kernel on lattice `which` for `launch` (its twin where it samples none).
   cl::Kernel& step_kernel(int which, const StepLaunch& launch) {
     return launch.samples_inside() ? collide[which] : collide_plain[which];
