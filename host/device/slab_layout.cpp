@@ -77,6 +77,10 @@ SlabRows slab_kernel_rows(const Slab& s, int ny, int halo_rows) {
   return {halo_rows, s.rows + halo_rows - 1, owns ? accel - s.first_row + halo_rows : -1, s.first_row - halo_rows, ny};
 }
 
+std::size_t grid_row_of(const Slab& slab, int halo, int row, int ny) {
+  return static_cast<std::size_t>(((slab.first_row - halo + row) % ny + ny) % ny);
+}
+
 std::string heights_text(const std::vector<Slab>& slabs) {
   std::string out;
   for (const Slab& s : slabs) out += (out.empty() ? "" : ",") + std::to_string(s.rows);

@@ -2,6 +2,7 @@
 // no MPI, so it is tested on its own.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ void check_slabs_hold_halos(const std::vector<Slab>& slabs, int halo_rows);
 // s.rows + 2 * halo_rows rows (halo rows [0, halo_rows) and above its own),
 // and where row ny-2 is.
 SlabRows slab_kernel_rows(const Slab& s, int ny, int halo_rows = 1);
+
+// The grid's row of row `row` of a slab's lattice with `halo` halo rows each
+// side (the grid wraps around: the bottom slab's lower halo is the top rows).
+std::size_t grid_row_of(const Slab& slab, int halo, int row, int ny);
 
 // "15,15" style list of the heights.
 std::string heights_text(const std::vector<Slab>& slabs);
