@@ -58,6 +58,14 @@ class CudaLattice {
   std::size_t cell_count() const { return cells_count_; }
   int planes() const { return one_cell_.extensions.planes(); }
   CUdeviceptr cells(int state) const { return cells_[state]; }
+  // Row `row` of speed `speed`'s plane of lattice `state`.
+  CUdeviceptr row_at(int state, int speed, int row) const {
+    return cells_[state] +
+           (static_cast<std::size_t>(speed) * cells_count_ + static_cast<std::size_t>(row) * nx_) *
+               stored_size(precision_);
+  }
+  int nx() const { return nx_; }
+  Precision precision() const { return precision_; }
   CUdeviceptr partials() const { return partials_; }
   void make_current() const;
   const LaunchPlan& plan() const { return plan_; }
