@@ -89,7 +89,14 @@ static cl::Context shared_context(const cl::Device& device, bool* reused) {
 OpenCLLattice::OpenCLLattice(const cl::Device& dev, const Params& lattice, const LaunchPlan& plan, Precision p,
                              const std::string& kernels_dir, const std::vector<std::string>& defines,
                              std::size_t partial_values, const ObstacleMask& mask)
-    : device(dev), device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())), precision(p), lattice(lattice), cells(lattice.cells()), planes(lattice.extensions.planes()) {
+    : device(dev),
+      device_name(trimmed(dev.getInfo<CL_DEVICE_NAME>())),
+      one_write_per_buffer(cl::Platform(dev.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_NAME>().find("Oclgrind") !=
+                           std::string::npos),
+      precision(p),
+      lattice(lattice),
+      cells(lattice.cells()),
+      planes(lattice.extensions.planes()) {
   if (precision == Precision::Double && device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() == 0)
     throw DeviceError(device_name + " does not support double precision (cl_khr_fp64); use --precision float");
   const std::size_t lattice_bytes = planes * plane_bytes();

@@ -27,6 +27,9 @@ struct OpenCLLattice {
 
   cl::Device device;
   std::string device_name;
+  // oclgrind, whose shadow of a buffer takes only its last host write as
+  // initialised: a lattice is then uploaded in one write, never filled in pieces.
+  bool one_write_per_buffer;
   Precision precision;
   Params lattice;     // the grid held and its problem (16-bit codes: relative to its density and temperatures)
   std::size_t cells;  // of the lattice held
