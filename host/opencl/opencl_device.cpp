@@ -90,10 +90,10 @@ OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, c
 void OpenCLDevice::fill_at_rest(int state) {
   drain();
   Stopwatch watch;
-  // Filled from a block of cells at rest: the whole grid's values in double
-  // took an H200's OpenCL 0.95 s for 4000x2400 cells. Under oclgrind one
-  // grid is uploaded whole, so that it can check reads of uninitialised
-  // memory (one grid fits the host; a slab of a large grid may not).
+  // Filled from a block of cells at rest, not from the whole grid's values
+  // in double, which are slow to build and large. Under oclgrind one grid is
+  // uploaded whole, so that it can check reads of uninitialised memory (one
+  // grid fits the host; a slab of a large grid may not).
   if (halo_depth_ == 0 && lattice_.one_write_per_buffer)
     lattice_.upload(state, initial_distributions(params_));
   else
