@@ -307,35 +307,47 @@ d2q9::Rgb cell_pixel(const d2q9::RgbImage& image, const d2q9::PictureLayout& l, 
 
 TEST_CASE("cli views: --vtk FILE.vti holds final_state.dat's values and the vorticity derived from them") {
   Inputs in;
-  TempDir out;
-  const Result r = d2q9::test::run_program(in.files + "-q --no-png -o '" + out.path + "' --vtk state.vti");
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\nstate.vti\n");
-  const auto v = d2q9::test::read_vti(out.file("state.vti"));
-  CHECK(v.whole_extent == "0 11 0 9 0 0");
-  CHECK(v.origin == "0 0 0");
-  CHECK(v.spacing == "1 1 1");
-  CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
-  CHECK(v.arrays.at("velocity").components == 3);
-  CHECK(v.arrays.at("obstacle").type == "UInt8");
-  const auto rows = read_final_state(out.file("final_state.dat"));
-  REQUIRE(rows.size() == 120);
-  d2q9::ObstacleMask mask;
-  const d2q9::FlowFields expected = fields_of(rows, 12, 10, mask);
-  int mismatches = 0;
-  for (std::size_t i = 0; i < 120; ++i) {
-    mismatches += !close(v.arrays.at("velocity").values[3 * i], expected.ux[i]);
-    mismatches += !close(v.arrays.at("velocity").values[3 * i + 1], expected.uy[i]);
-    mismatches += v.arrays.at("velocity").values[3 * i + 2] != 0.0;
-    mismatches += !close(v.arrays.at("density").values[i], expected.density[i]);
-    mismatches += !close(v.arrays.at("speed").values[i], expected.speed[i]);
-    mismatches += std::fabs(v.arrays.at("vorticity").values[i] - expected.vorticity[i]) > 1e-14;
-    mismatches += v.arrays.at("obstacle").values[i] != (d2q9::is_obstacle(mask.kinds[i]) ? 1 : 0);
+  // A float run's arrays are Float32, a double run's Float64: each holds the fields to its type's precision.
+  for (const auto& [precision, type] : std::vector<std::pair<std::string, std::string>>{{"float", "Float32"},
+                                                                                         {"double", "Float64"},
+                                                                                         {"fp16s", "Float32"}}) {
+    CAPTURE(precision);
+    TempDir out;
+    const Result r =
+        d2q9::test::run_program(in.files + "-q --no-png -p " + precision + " -o '" + out.path + "' --vtk state.vti");
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\nstate.vti\n");
+    const auto v = d2q9::test::read_vti(out.file("state.vti"));
+    CHECK(v.whole_extent == "0 11 0 9 0 0");
+    CHECK(v.origin == "0 0 0");
+    CHECK(v.spacing == "1 1 1");
+    CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
+    CHECK(v.arrays.at("velocity").components == 3);
+    for (const char* name : {"velocity", "density", "speed", "vorticity"}) CHECK(v.arrays.at(name).type == type);
+    CHECK(v.arrays.at("obstacle").type == "UInt8");
+    const auto rows = read_final_state(out.file("final_state.dat"));
+    REQUIRE(rows.size() == 120);
+    d2q9::ObstacleMask mask;
+    const d2q9::FlowFields expected = fields_of(rows, 12, 10, mask);
+    // final_state.dat prints 13 significant digits.
+    auto close = [&](double got, double want) {
+      return d2q9::test::vti_close(type, got, want, 1e-12 * std::fmax(std::fabs(want), 1e-3));
+    };
+    int mismatches = 0;
+    for (std::size_t i = 0; i < 120; ++i) {
+      mismatches += !close(v.arrays.at("velocity").values[3 * i], expected.ux[i]);
+      mismatches += !close(v.arrays.at("velocity").values[3 * i + 1], expected.uy[i]);
+      mismatches += v.arrays.at("velocity").values[3 * i + 2] != 0.0;
+      mismatches += !close(v.arrays.at("density").values[i], expected.density[i]);
+      mismatches += !close(v.arrays.at("speed").values[i], expected.speed[i]);
+      mismatches += !d2q9::test::vti_close(type, v.arrays.at("vorticity").values[i], expected.vorticity[i], 1e-14);
+      mismatches += v.arrays.at("obstacle").values[i] != (d2q9::is_obstacle(mask.kinds[i]) ? 1 : 0);
+    }
+    CHECK(mismatches == 0);
+    double largest = 0.0;
+    for (double w : v.arrays.at("vorticity").values) largest = std::fmax(largest, std::fabs(w));
+    CHECK(largest > 1e-4);  // the channel's shear shows
   }
-  CHECK(mismatches == 0);
-  double largest = 0.0;
-  for (double w : v.arrays.at("vorticity").values) largest = std::fmax(largest, std::fabs(w));
-  CHECK(largest > 1e-4);  // the channel's shear shows
 }
 
 TEST_CASE("cli views: vti snapshots and snapshots.pvd, a time series for ParaView") {
@@ -352,6 +364,7 @@ TEST_CASE("cli views: vti snapshots and snapshots.pvd, a time series for ParaVie
     const auto v = d2q9::test::read_vti(out.file(frame.file));
     CHECK(v.whole_extent == "0 11 0 9 0 0");
     CHECK(v.arrays.size() == 5);
+    CHECK(v.arrays.at("speed").type == "Float32");  // the run's precision, float
   }
   // The last frame is the final state.
   const auto last = d2q9::test::read_vti(out.file("snapshot_40.vti"));
@@ -406,7 +419,8 @@ TEST_CASE("cli views: --field both draws speed and vorticity pictures, final and
 TEST_CASE("cli views: --scale fixed keeps the first snapshot's colour range for the later ones and the final picture") {
   Inputs in;
   TempDir fixed, own;
-  const std::string args = in.files + "-q --snapshot-every 10 --snapshot-format png,vti ";
+  // Double, so that the .vti holds the values the pictures were coloured from.
+  const std::string args = in.files + "-q -p double --snapshot-every 10 --snapshot-format png,vti ";
   REQUIRE(d2q9::test::run_program(args + "--scale fixed -o '" + fixed.path + "'").status == 0);
   REQUIRE(d2q9::test::run_program(args + "-o '" + own.path + "'").status == 0);
   const auto l = d2q9::picture_layout(12, 10);
@@ -439,7 +453,9 @@ TEST_CASE("cli views: --scale fixed keeps the first snapshot's colour range for 
 TEST_CASE("cli views: --scale MIN:MAX colours by the given ranges, one per field") {
   Inputs in;
   TempDir out;
-  REQUIRE(d2q9::test::run_program(in.files + "-q -o '" + out.path + "' --field both --scale 0:0.1,-0.02:0.02 --vtk s.vti")
+  // Double, so that the .vti holds the values the pictures were coloured from.
+  REQUIRE(d2q9::test::run_program(in.files + "-q -p double -o '" + out.path +
+                                  "' --field both --scale 0:0.1,-0.02:0.02 --vtk s.vti")
               .status == 0);
   const auto v = d2q9::test::read_vti(out.file("s.vti"));
   const auto speed = d2q9::test::read_png(out.file("final_state.png"));

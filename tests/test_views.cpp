@@ -340,48 +340,121 @@ TEST_CASE("--scale fixed: the first picture's range is kept, so equal speeds get
   CHECK(given.next_range(PictureField::Vorticity, later) == ColourRange{-0.5, 0.5});
 }
 
-TEST_CASE("base64 as RFC 4648 encodes its test vectors") {
-  CHECK(base64("") == "");
-  CHECK(base64("f") == "Zg==");
-  CHECK(base64("fo") == "Zm8=");
-  CHECK(base64("foo") == "Zm9v");
-  CHECK(base64("foob") == "Zm9vYg==");
-  CHECK(base64("fooba") == "Zm9vYmE=");
-  CHECK(base64("foobar") == "Zm9vYmFy");
-  std::string all;
-  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
-  CHECK(d2q9::test::decode_base64(base64(all)) == all);
+namespace {
+
+// write_vti's file of `fields`, read back by read_vti.
+d2q9::test::VtiImage vti_of(const TempDir& dir, const std::string& name, const ObstacleMask& mask,
+                            const FlowFields& fields, VtiReal real) {
+  {
+    AtomicFile out(dir.file(name));
+    write_vti(out.get(), mask, fields, real);
+    out.commit();
+  }
+  return d2q9::test::read_vti(dir.file(name));
 }
+
+// `value` as an array of `real` holds it.
+double as_stored(VtiReal real, double value) {
+  return real == VtiReal::Float32 ? static_cast<double>(static_cast<float>(value)) : value;
+}
+
+}  // namespace
 
 TEST_CASE("VTI: XML image data with the grid's extent and velocity, density, speed, vorticity and obstacle per point") {
   const SmallState s;
   const FlowFields fields = flow_fields(s.params, s.mask, s.f);
   TempDir dir;
-  {
-    AtomicFile out(dir.file("s.vti"));
-    write_vti(out.get(), s.mask, fields);
-    out.commit();
+  for (VtiReal real : {VtiReal::Float32, VtiReal::Float64}) {
+    const std::string type = vti_type_name(real);
+    CAPTURE(type);
+    const auto v = vti_of(dir, "s.vti", s.mask, fields, real);
+    CHECK(v.whole_extent == "0 3 0 2 0 0");
+    CHECK(v.origin == "0 0 0");
+    CHECK(v.spacing == "1 1 1");
+    CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
+    CHECK(v.arrays.at("velocity").components == 3);
+    for (const char* name : {"velocity", "density", "speed", "vorticity"}) CHECK(v.arrays.at(name).type == type);
+    CHECK(v.arrays.at("obstacle").type == "UInt8");
+    for (const char* name : {"density", "speed", "vorticity", "obstacle"}) CHECK(v.arrays.at(name).components == 1);
+    // Each array's UInt64 byte count and values follow the one before; the closing tags follow the last.
+    const std::size_t w = real == VtiReal::Float32 ? 4 : 8;
+    std::uint64_t offset = 0;
+    for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::size_t>>{
+             {"velocity", 3 * 12 * w}, {"density", 12 * w}, {"speed", 12 * w}, {"vorticity", 12 * w}, {"obstacle", 12}}) {
+      CHECK(v.arrays.at(name).offset == offset);
+      offset += 8 + bytes;
+    }
+    CHECK(d2q9::test::slurp(dir.file("s.vti")).size() ==
+          v.appended_at + offset + std::string("\n  </AppendedData>\n</VTKFile>\n").size());
+    for (std::size_t cell = 0; cell < 12; ++cell) {
+      CAPTURE(cell);
+      const CellState c = cell_state(s.params, s.mask, s.f, cell);
+      CHECK(v.arrays.at("velocity").values[3 * cell] == as_stored(real, c.ux));
+      CHECK(v.arrays.at("velocity").values[3 * cell + 1] == as_stored(real, c.uy));
+      CHECK(v.arrays.at("velocity").values[3 * cell + 2] == 0.0);
+      CHECK(v.arrays.at("density").values[cell] == as_stored(real, 3.0 * c.pressure));
+      CHECK(v.arrays.at("speed").values[cell] == as_stored(real, c.speed));
+      CHECK(v.arrays.at("vorticity").values[cell] == as_stored(real, fields.vorticity[cell]));
+      CHECK(v.arrays.at("obstacle").values[cell] == (cell == 0 ? 1.0 : 0.0));
+    }
   }
-  const auto v = d2q9::test::read_vti(dir.file("s.vti"));
-  CHECK(v.whole_extent == "0 3 0 2 0 0");
-  CHECK(v.origin == "0 0 0");
-  CHECK(v.spacing == "1 1 1");
-  CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
-  CHECK(v.arrays.at("velocity").components == 3);
-  for (const char* name : {"velocity", "density", "speed", "vorticity"}) CHECK(v.arrays.at(name).type == "Float64");
-  CHECK(v.arrays.at("obstacle").type == "UInt8");
-  for (const char* name : {"density", "speed", "vorticity", "obstacle"}) CHECK(v.arrays.at(name).components == 1);
-  for (std::size_t cell = 0; cell < 12; ++cell) {
-    CAPTURE(cell);
-    const CellState c = cell_state(s.params, s.mask, s.f, cell);
-    CHECK(v.arrays.at("velocity").values[3 * cell] == c.ux);
-    CHECK(v.arrays.at("velocity").values[3 * cell + 1] == c.uy);
-    CHECK(v.arrays.at("velocity").values[3 * cell + 2] == 0.0);
-    CHECK(v.arrays.at("density").values[cell] == 3.0 * c.pressure);
-    CHECK(v.arrays.at("speed").values[cell] == c.speed);
-    CHECK(v.arrays.at("vorticity").values[cell] == fields.vorticity[cell]);
-    CHECK(v.arrays.at("obstacle").values[cell] == (cell == 0 ? 1.0 : 0.0));
+  // The run's precision picks the type: a double run's values whole, the others' as floats.
+  CHECK(vti_real_for(Precision::Double) == VtiReal::Float64);
+  for (Precision p : {Precision::Float, Precision::Fp16s, Precision::Fp16c}) CHECK(vti_real_for(p) == VtiReal::Float32);
+}
+
+TEST_CASE("VTI: each array lies at its DataArray's offset, a piece's rows and heat's temperature included") {
+  // Rows 1-2 of the grid, as a .pvti's piece holds them, with every array's values distinct from the others'.
+  const SmallState s;
+  FlowFields fields(4, 2, 1);
+  fields.vorticity.resize(8);
+  fields.temperature.resize(8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    fields.ux[i] = 1.0 + i;
+    fields.uy[i] = 10.0 + i;
+    fields.density[i] = 100.0 + i;
+    fields.speed[i] = 1000.0 + i;
+    fields.vorticity[i] = -1.0 - i;
+    fields.temperature[i] = 0.5 + i;
   }
+  ObstacleMask mask = s.mask;
+  mask.kinds[4 + 2] = 1;  // global row 1, the piece's first
+  TempDir dir;
+  for (VtiReal real : {VtiReal::Float32, VtiReal::Float64}) {
+    CAPTURE(std::string(vti_type_name(real)));
+    const auto v = vti_of(dir, "piece.vti", mask, fields, real);
+    CHECK(v.whole_extent == "0 3 1 2 0 0");
+    CHECK(v.first_row == 1);
+    CHECK(v.ny == 2);
+    CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "temperature", "obstacle"});
+    std::vector<double> velocity;
+    for (std::size_t i = 0; i < 8; ++i) velocity.insert(velocity.end(), {fields.ux[i], fields.uy[i], 0.0});
+    CHECK(v.arrays.at("velocity").values == velocity);
+    CHECK(v.arrays.at("density").values == fields.density);
+    CHECK(v.arrays.at("speed").values == fields.speed);
+    CHECK(v.arrays.at("vorticity").values == fields.vorticity);
+    CHECK(v.arrays.at("temperature").values == fields.temperature);
+    CHECK(v.arrays.at("obstacle").values == std::vector<double>{0, 0, 1, 0, 0, 0, 0, 0});
+  }
+  // A file whose offsets are swapped reads as swapped arrays, and one whose offset is off by a byte is refused:
+  // read_vti goes by the offsets, not by the order of the bytes.
+  FlowFields whole = flow_fields(s.params, s.mask, s.f);
+  const auto v = vti_of(dir, "s.vti", s.mask, whole, VtiReal::Float64);
+  std::string text = d2q9::test::slurp(dir.file("s.vti"));
+  const std::string density = "offset=\"" + std::to_string(v.arrays.at("density").offset) + "\"";
+  const std::string speed = "offset=\"" + std::to_string(v.arrays.at("speed").offset) + "\"";
+  std::string swapped = text;
+  swapped.replace(swapped.find(density), density.size(), "offset=\"X\"");
+  swapped.replace(swapped.find(speed), speed.size(), density);
+  swapped.replace(swapped.find("offset=\"X\""), std::string("offset=\"X\"").size(), speed);
+  const auto crossed = d2q9::test::read_vti(dir.write("swapped.vti", swapped));
+  CHECK(crossed.arrays.at("density").values == whole.speed);
+  CHECK(crossed.arrays.at("speed").values == whole.density);
+  std::string shifted = text;
+  shifted.replace(shifted.find(speed), speed.size(),
+                  "offset=\"" + std::to_string(v.arrays.at("speed").offset + 1) + "\"");
+  CHECK_THROWS_WITH(d2q9::test::read_vti(dir.write("shifted.vti", shifted)),
+                    doctest::Contains("speed's byte count is"));
 }
 
 TEST_CASE("PVD: a collection listing each frame's file with its step as timestep") {

@@ -4,6 +4,7 @@
 
 #include <png.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -102,31 +103,6 @@ inline VtkImage read_vtk(const std::string& path) {
 }
 
 
-// RFC 4648 base64 with padding; throws on any other character.
-inline std::string decode_base64(const std::string& text) {
-  auto digit = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    throw std::runtime_error(std::string("not base64: '") + c + "'");
-  };
-  if (text.size() % 4 != 0) throw std::runtime_error("base64 length not a multiple of 4");
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    const int pad = (text[i + 3] == '=') + (text[i + 2] == '=');
-    if (pad && i + 4 != text.size()) throw std::runtime_error("base64 padding before the end");
-    std::uint32_t group = digit(text[i]) << 18 | digit(text[i + 1]) << 12;
-    if (pad < 2) group |= digit(text[i + 2]) << 6;
-    if (pad < 1) group |= digit(text[i + 3]);
-    out.push_back(static_cast<char>(group >> 16));
-    if (pad < 2) out.push_back(static_cast<char>((group >> 8) & 0xff));
-    if (pad < 1) out.push_back(static_cast<char>(group & 0xff));
-  }
-  return out;
-}
-
 // The attributes of the first element `<tag ...>` at or after `from`;
 // `end` is left just past its '>'.
 inline std::map<std::string, std::string> xml_element(const std::string& xml, const std::string& tag, std::size_t from,
@@ -151,22 +127,42 @@ inline void expect_attribute(const std::map<std::string, std::string>& element, 
   if (got != want) throw std::runtime_error(name + ": expected '" + want + "', got '" + got + "'");
 }
 
-// An XML ImageData file as write_vti writes it: little-endian, UInt64
-// headers, one Piece covering the whole extent, inline base64 arrays.
+// An XML ImageData file as write_vti writes it: little-endian, UInt64 byte
+// counts, one Piece covering the whole extent (rows from first_row: a .pvti's
+// piece), every DataArray appended raw.
+// Each array is read at its own offset (as VTK reads it), its byte count
+// must be what the extent implies, and the arrays must tile the appended
+// block, which the file's closing tags follow: no gap, no overlap, nothing
+// after.
 struct VtiArray {
-  std::string type;  // "Float64" or "UInt8"
+  std::string type;  // "Float32", "Float64" or "UInt8"
   int components = 0;
+  std::uint64_t offset = 0;    // into the appended block, as the XML gives it
   std::vector<double> values;  // components per point
 };
 struct VtiImage {
   std::string whole_extent, origin, spacing;
-  int nx = 0, ny = 0;
+  int nx = 0, ny = 0, first_row = 0;  // ny rows from first_row
   std::vector<std::string> names;  // in file order
   std::map<std::string, VtiArray> arrays;
+  std::size_t appended_at = 0;  // the file offset of the block's first byte, just after its '_'
 };
 
+// Little-endian bytes at `p` as an unsigned integer of `width` bytes.
+inline std::uint64_t little_endian(const char* p, std::size_t width) {
+  std::uint64_t bits = 0;
+  for (std::size_t b = width; b-- > 0;) bits = bits << 8 | static_cast<unsigned char>(p[b]);
+  return bits;
+}
+
 inline VtiImage read_vti(const std::string& path) {
-  const std::string xml = slurp(path);
+  const std::string data = slurp(path);
+  static const std::string kAppended = "  </ImageData>\n  <AppendedData encoding=\"raw\">\n   _";
+  static const std::string kClosing = "\n  </AppendedData>\n</VTKFile>\n";
+  const std::size_t xml_end = data.find(kAppended);
+  if (xml_end == std::string::npos) throw std::runtime_error(path + ": no raw <AppendedData> after </ImageData>");
+  // Only the XML before the binary block is searched for elements.
+  const std::string xml = data.substr(0, xml_end);
   if (xml.rfind("<?xml version=\"1.0\"?>\n", 0) != 0) throw std::runtime_error(path + ": no XML declaration");
   std::size_t at = 0;
   const auto file = xml_element(xml, "VTKFile", 0, at);
@@ -174,59 +170,88 @@ inline VtiImage read_vti(const std::string& path) {
   expect_attribute(file, "byte_order", "LittleEndian");
   expect_attribute(file, "header_type", "UInt64");
   VtiImage v;
+  v.appended_at = xml_end + kAppended.size();
   const auto image = xml_element(xml, "ImageData", at, at);
   v.whole_extent = image.at("WholeExtent");
   v.origin = image.at("Origin");
   v.spacing = image.at("Spacing");
   int x0, x1, y0, y1, z0, z1;
   if (std::sscanf(v.whole_extent.c_str(), "%d %d %d %d %d %d", &x0, &x1, &y0, &y1, &z0, &z1) != 6 || x0 != 0 ||
-      y0 != 0 || z0 != 0 || z1 != 0)
+      x1 < 0 || y0 < 0 || y1 < y0 || z0 != 0 || z1 != 0)
     throw std::runtime_error(path + ": unexpected WholeExtent '" + v.whole_extent + "'");
   v.nx = x1 + 1;
-  v.ny = y1 + 1;
+  v.ny = y1 - y0 + 1;
+  v.first_row = y0;
   expect_attribute(xml_element(xml, "Piece", at, at), "Extent", v.whole_extent);
   const std::size_t points = static_cast<std::size_t>(v.nx) * v.ny;
   xml_element(xml, "PointData", at, at);
   const std::size_t data_end = xml.find("</PointData>", at);
   if (data_end == std::string::npos) throw std::runtime_error(path + ": no </PointData>");
+  if (xml.compare(data_end, std::string::npos, "</PointData>\n    </Piece>\n") != 0)
+    throw std::runtime_error(path + ": unexpected XML after </PointData>");
+  std::map<std::uint64_t, std::uint64_t> blocks;  // offset -> 8 + bytes, for the layout check
   while (true) {
-    std::size_t next = 0;
     const auto found = xml.find("<DataArray ", at);
     if (found == std::string::npos || found > data_end) break;
-    const auto element = xml_element(xml, "DataArray", at, next);
-    expect_attribute(element, "format", "binary");
+    const auto element = xml_element(xml, "DataArray", at, at);
+    if (xml.compare(at - 2, 2, "/>") != 0) throw std::runtime_error(path + ": an appended DataArray holds text");
+    const std::string name = element.at("Name");
+    expect_attribute(element, "format", "appended");
     VtiArray a;
     a.type = element.at("type");
     a.components = std::stoi(element.at("NumberOfComponents"));
-    const auto close = xml.find("</DataArray>", next);
-    std::string text = xml.substr(next, close - next);
-    text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\n'; }), text.end());
-    const std::string bytes = decode_base64(text);
-    const std::size_t width = a.type == "Float64" ? 8 : a.type == "UInt8" ? 1 : 0;
+    a.offset = std::stoull(element.at("offset"));
+    const std::size_t width = a.type == "Float64" ? 8 : a.type == "Float32" ? 4 : a.type == "UInt8" ? 1 : 0;
     if (width == 0) throw std::runtime_error(path + ": unexpected type " + a.type);
-    const std::size_t count = points * a.components;
-    std::uint64_t header = 0;
-    for (int b = 7; b >= 0 && bytes.size() >= 8; --b) header = header << 8 | static_cast<unsigned char>(bytes[b]);
-    if (bytes.size() != 8 + count * width || header != count * width)
-      throw std::runtime_error(path + ": " + element.at("Name") + " holds " + std::to_string(bytes.size()) +
-                               " bytes, header says " + std::to_string(header));
-    for (std::size_t i = 0; i < count; ++i) {
-      const char* p = bytes.data() + 8 + i * width;
+    const std::uint64_t bytes = points * a.components * width;
+    const std::size_t start = v.appended_at + a.offset;
+    if (start + 8 > data.size() || start + 8 + bytes > data.size())
+      throw std::runtime_error(path + ": " + name + " at offset " + std::to_string(a.offset) + " runs past the end");
+    const std::uint64_t header = little_endian(data.data() + start, 8);
+    if (header != bytes)
+      throw std::runtime_error(path + ": " + name + "'s byte count is " + std::to_string(header) + ", its extent needs " +
+                               std::to_string(bytes));
+    const char* p = data.data() + start + 8;
+    a.values.reserve(points * a.components);
+    for (std::size_t i = 0; i < points * a.components; ++i, p += width) {
+      const std::uint64_t bits = little_endian(p, width);
       if (width == 1) {
-        a.values.push_back(static_cast<unsigned char>(*p));
-        continue;
+        a.values.push_back(static_cast<double>(bits));
+      } else if (width == 4) {
+        const auto narrow = static_cast<std::uint32_t>(bits);
+        float f;
+        std::memcpy(&f, &narrow, sizeof f);
+        a.values.push_back(f);
+      } else {
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        a.values.push_back(d);
       }
-      std::uint64_t bits = 0;
-      for (int b = 7; b >= 0; --b) bits = bits << 8 | static_cast<unsigned char>(p[b]);
-      double d;
-      std::memcpy(&d, &bits, sizeof d);
-      a.values.push_back(d);
     }
-    v.names.push_back(element.at("Name"));
-    v.arrays[element.at("Name")] = std::move(a);
-    at = close + 1;
+    if (!blocks.emplace(a.offset, 8 + bytes).second) throw std::runtime_error(path + ": two arrays at one offset");
+    if (v.arrays.count(name)) throw std::runtime_error(path + ": two arrays named " + name);
+    v.names.push_back(name);
+    v.arrays[name] = std::move(a);
   }
+  std::uint64_t next = 0;
+  for (const auto& [offset, size] : blocks) {
+    if (offset != next)
+      throw std::runtime_error(path + ": an array at offset " + std::to_string(offset) + ", the one before ends at " +
+                               std::to_string(next));
+    next = offset + size;
+  }
+  if (data.size() != v.appended_at + next + kClosing.size() || data.compare(v.appended_at + next, std::string::npos, kClosing) != 0)
+    throw std::runtime_error(path + ": " + std::to_string(data.size()) + " bytes, the arrays end at " +
+                             std::to_string(v.appended_at + next) + " and the closing tags should follow");
   return v;
+}
+
+// `got`, a value of a .vti array of `type`, against `want`, a double known
+// to within `slack`: a Float32 array rounds to nearest, within 2^-24 of the
+// value, Float64 holds it as it was.
+inline bool vti_close(const std::string& type, double got, double want, double slack) {
+  const double rounding = type == "Float32" ? std::ldexp(std::fabs(want) + slack, -24) : 0.0;
+  return std::fabs(got - want) <= rounding + slack;
 }
 
 // A .pvd collection: (timestep, file) per DataSet, in file order.

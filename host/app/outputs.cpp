@@ -79,6 +79,7 @@ ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, i
   if (!o.vtk_file.empty()) x.vtk = output_path(o.output_dir, o.vtk_file);
   if (ends_with(x.vtk, ".pvti"))
     for (int r = 0; r < ranks; ++r) x.vtk_pieces.push_back(piece_path(x.vtk, r));
+  x.vti_real = vti_real_for(o.precision);
   if (!o.summary_json_file.empty()) x.summary_json = output_path(o.output_dir, o.summary_json_file);
   x.snapshot_every = o.snapshot_every;
   x.snapshot_png = o.snapshot_png;
@@ -191,7 +192,7 @@ void ViewWriter::write_snapshot(int step, const std::vector<double>& f) {
   }
   if (plan_.snapshot_vti) {
     AtomicFile frame(snapshot_path(plan_.snapshot_dir, step, params_.max_iters, ".vti"));
-    write_vti(frame.get(), mask_, fields);
+    write_vti(frame.get(), mask_, fields, plan_.vti_real);
     frame.commit();
     write_series(step);
   }
@@ -359,7 +360,7 @@ void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields
   ranks.on_every_rank([&] {
     if (ranks.size() > 1 && injected_output_failure_rank() == ranks.rank())
       throw std::runtime_error(piece + ": failure injected by D2Q9_OUTPUT_FAIL_RANK");
-    write_created_file(mine, piece, [&](std::FILE* out) { write_vti(out, mask_, fields); });
+    write_created_file(mine, piece, [&](std::FILE* out) { write_vti(out, mask_, fields, plan_.vti_real); });
   });
   ranks.on_root([&] {
     std::vector<PvtiPiece> pieces;
@@ -368,7 +369,7 @@ void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields
       std::sscanf(extents[r].c_str(), "%d %d", &p.first_row, &p.last_row);
       pieces.push_back(p);
     }
-    write_pvti(outputs.add(plan_.vtk), params_.nx, params_.ny, pieces, !fields.temperature.empty());
+    write_pvti(outputs.add(plan_.vtk), params_.nx, params_.ny, pieces, !fields.temperature.empty(), plan_.vti_real);
   });
 }
 
@@ -387,7 +388,7 @@ void ViewWriter::add_whole_vtk(OutputSet& outputs, Ranks& ranks, FlowFields& fie
   }
   ranks.on_root([&] {
     if (ends_with(plan_.vtk, ".vti"))
-      write_vti(outputs.add(plan_.vtk), mask_, fields);
+      write_vti(outputs.add(plan_.vtk), mask_, fields, plan_.vti_real);
     else
       write_vtk(outputs.add(plan_.vtk), params_, mask_, fields);
   });

@@ -26,6 +26,7 @@ struct ExtraOutputs {
   PictureScale scale;
   std::string vtk;           // empty: none; .vtk legacy, .vti XML, .pvti XML in pieces
   std::vector<std::string> vtk_pieces;  // .pvti: NAME_<rank>.vti beside it, one per rank
+  VtiReal vti_real = VtiReal::Float64;  // the .vti arrays' value type, from the run's precision
   std::string summary_json;  // empty: none
   std::string forces_csv;    // empty: no [forces] bodies
   std::string probes_csv;    // empty: no [probes]

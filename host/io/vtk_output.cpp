@@ -1,8 +1,12 @@
 #include "io/vtk_output.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace d2q9 {
 
@@ -14,52 +18,77 @@ void append_big_endian(std::string& out, double v) {
   for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((bits >> shift) & 0xff));
 }
 
-// Base64 written as the bytes come, so that no array is held a second time
-// whole; the bytes of one DataArray are one stream, as VTK decodes them.
-class Base64Writer {
- public:
-  explicit Base64Writer(std::FILE* out) : out_(out) {}
-  void add(std::uint64_t bits) {
-    for (int shift = 0; shift < 64; shift += 8) pending_.push_back(static_cast<char>((bits >> shift) & 0xff));
-    if (pending_.size() >= kChunk) flush(false);
-  }
-  void add(double v) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    add(bits);
-  }
-  void add(std::uint8_t byte) {
-    pending_.push_back(static_cast<char>(byte));
-    if (pending_.size() >= kChunk) flush(false);
-  }
-  void finish() { flush(true); }
+// The appended arrays are the host's bytes as they lie in memory.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "write_vti writes the host's bytes as little-endian");
 
- private:
-  // Only whole 3-byte groups before the end, so no padding lands mid-stream.
-  void flush(bool last) {
-    const std::size_t whole = last ? pending_.size() : pending_.size() / 3 * 3;
-    const std::string text = base64(pending_.substr(0, whole));
-    std::fwrite(text.data(), 1, text.size(), out_);
-    pending_.erase(0, whole);
+// Cells converted per block: no array is held a second time whole.
+constexpr std::size_t kBlockCells = std::size_t{1} << 16;
+
+template <typename Real>
+void write_reals(std::FILE* out, const std::vector<double>& values) {
+  if constexpr (std::is_same_v<Real, double>) {
+    std::fwrite(values.data(), sizeof(double), values.size(), out);
+  } else {
+    std::vector<Real> block(std::min(values.size(), kBlockCells));
+    for (std::size_t start = 0; start < values.size(); start += block.size()) {
+      const std::size_t m = std::min(block.size(), values.size() - start);
+      for (std::size_t i = 0; i < m; ++i) block[i] = static_cast<Real>(values[start + i]);
+      std::fwrite(block.data(), sizeof(Real), m, out);
+    }
   }
-  static constexpr std::size_t kChunk = 3 << 16;
-  std::FILE* out_;
-  std::string pending_;
+}
+
+template <typename Real>
+void write_velocity(std::FILE* out, const FlowFields& fields, std::size_t n) {
+  std::vector<Real> block(3 * std::min(n, kBlockCells));
+  for (std::size_t start = 0; start < n; start += kBlockCells) {
+    const std::size_t m = std::min(kBlockCells, n - start);
+    for (std::size_t i = 0; i < m; ++i) {
+      block[3 * i] = static_cast<Real>(fields.ux[start + i]);
+      block[3 * i + 1] = static_cast<Real>(fields.uy[start + i]);
+      block[3 * i + 2] = Real(0);
+    }
+    std::fwrite(block.data(), sizeof(Real), 3 * m, out);
+  }
+}
+
+void write_obstacle(std::FILE* out, const std::uint8_t* kinds, std::size_t n) {
+  std::vector<std::uint8_t> block(std::min(n, kBlockCells));
+  for (std::size_t start = 0; start < n; start += block.size()) {
+    const std::size_t m = std::min(block.size(), n - start);
+    for (std::size_t i = 0; i < m; ++i) block[i] = is_obstacle(kinds[start + i]) ? 1 : 0;
+    std::fwrite(block.data(), 1, m, out);
+  }
+}
+
+// A DataArray of a .vti: its XML attributes, its byte count and how its values are written.
+struct AppendedArray {
+  const char* type;
+  const char* name;
+  int components;
+  std::uint64_t bytes;
+  std::function<void(std::FILE*)> write;
 };
 
-// One inline binary DataArray: its byte count `bytes` (UInt64), then the
-// values that `add_values` gives the writer.
-template <typename AddValues>
-void write_data_array(std::FILE* out, const char* type, const char* name, int components, std::uint64_t bytes,
-                      AddValues add_values) {
-  std::fprintf(out, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"binary\">\n", type,
-               name, components);
-  std::fputs("          ", out);
-  Base64Writer data(out);
-  data.add(bytes);
-  add_values(data);
-  data.finish();
-  std::fputs("\n        </DataArray>\n", out);
+// The arrays of write_vti in file order, one list for the XML's offsets and the appended bytes alike.
+template <typename Real>
+std::vector<AppendedArray> vti_arrays(const ObstacleMask& mask, const FlowFields& fields) {
+  const std::size_t n = static_cast<std::size_t>(fields.nx) * fields.ny;
+  const char* type = vti_type_name(std::is_same_v<Real, float> ? VtiReal::Float32 : VtiReal::Float64);
+  std::vector<AppendedArray> arrays;
+  arrays.push_back({type, "velocity", 3, 3 * n * sizeof(Real), [&fields, n](std::FILE* out) {
+                      write_velocity<Real>(out, fields, n);
+                    }});
+  auto scalar = [&](const char* name, const std::vector<double>& values) {
+    arrays.push_back({type, name, 1, n * sizeof(Real), [&values](std::FILE* out) { write_reals<Real>(out, values); }});
+  };
+  scalar("density", fields.density);
+  scalar("speed", fields.speed);
+  scalar("vorticity", fields.vorticity);
+  if (!fields.temperature.empty()) scalar("temperature", fields.temperature);
+  const std::uint8_t* kinds = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
+  arrays.push_back({"UInt8", "obstacle", 1, n, [kinds, n](std::FILE* out) { write_obstacle(out, kinds, n); }});
+  return arrays;
 }
 
 // A file name as an XML attribute value.
@@ -78,23 +107,6 @@ std::string xml_escaped(const std::string& text) {
 }
 
 }  // namespace
-
-std::string base64(const std::string& bytes) {
-  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::size_t left = bytes.size() - i;
-    std::uint32_t group = static_cast<unsigned char>(bytes[i]) << 16;
-    if (left > 1) group |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    if (left > 2) group |= static_cast<unsigned char>(bytes[i + 2]);
-    out.push_back(kDigits[(group >> 18) & 63]);
-    out.push_back(kDigits[(group >> 12) & 63]);
-    out.push_back(left > 1 ? kDigits[(group >> 6) & 63] : '=');
-    out.push_back(left > 2 ? kDigits[group & 63] : '=');
-  }
-  return out;
-}
 
 void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, const FlowFields& fields) {
   const std::size_t n = params.cells();
@@ -134,8 +146,13 @@ void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, c
   section("SCALARS obstacle unsigned_char 1\nLOOKUP_TABLE default\n", obstacle);
 }
 
-void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& fields) {
+void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& fields, VtiReal real) {
   const std::size_t n = static_cast<std::size_t>(fields.nx) * fields.ny;
+  for (const std::vector<double>* values : {&fields.ux, &fields.uy, &fields.density, &fields.speed, &fields.vorticity})
+    if (values->size() != n) throw std::invalid_argument("write_vti: a field holds " + std::to_string(values->size()) +
+                                                         " values for " + std::to_string(n) + " cells");
+  if (!fields.temperature.empty() && fields.temperature.size() != n)
+    throw std::invalid_argument("write_vti: the temperature does not hold one value per cell");
   char extent[64];
   std::snprintf(extent, sizeof extent, "0 %d %d %d 0 0", fields.nx - 1, fields.first_row,
                 fields.first_row + fields.ny - 1);
@@ -146,49 +163,50 @@ void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& field
                "    <Piece Extent=\"%s\">\n"
                "      <PointData Scalars=\"speed\" Vectors=\"velocity\">\n",
                extent, extent);
-  auto doubles = [&](const char* name, const std::vector<double>& values) {
-    write_data_array(out, "Float64", name, 1, 8 * n, [&](Base64Writer& data) {
-      for (double v : values) data.add(v);
-    });
-  };
-  write_data_array(out, "Float64", "velocity", 3, 24 * n, [&](Base64Writer& data) {
-    for (std::size_t cell = 0; cell < n; ++cell) {
-      data.add(fields.ux[cell]);
-      data.add(fields.uy[cell]);
-      data.add(0.0);
-    }
-  });
-  doubles("density", fields.density);
-  doubles("speed", fields.speed);
-  doubles("vorticity", fields.vorticity);
-  if (!fields.temperature.empty()) doubles("temperature", fields.temperature);
-  write_data_array(out, "UInt8", "obstacle", 1, n, [&](Base64Writer& data) {
-    const std::uint8_t* blocked = mask.kinds.data() + static_cast<std::size_t>(fields.first_row) * fields.nx;
-    for (std::size_t cell = 0; cell < n; ++cell) data.add(static_cast<std::uint8_t>(is_obstacle(blocked[cell]) ? 1 : 0));
-  });
+  const std::vector<AppendedArray> arrays =
+      real == VtiReal::Float32 ? vti_arrays<float>(mask, fields) : vti_arrays<double>(mask, fields);
+  std::uint64_t offset = 0;
+  for (const AppendedArray& a : arrays) {
+    std::fprintf(out,
+                 "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" "
+                 "offset=\"%llu\"/>\n",
+                 a.type, a.name, a.components, static_cast<unsigned long long>(offset));
+    offset += sizeof(std::uint64_t) + a.bytes;
+  }
   std::fputs(
       "      </PointData>\n"
       "    </Piece>\n"
       "  </ImageData>\n"
+      "  <AppendedData encoding=\"raw\">\n"
+      "   _",
+      out);
+  for (const AppendedArray& a : arrays) {
+    std::fwrite(&a.bytes, sizeof a.bytes, 1, out);
+    a.write(out);
+  }
+  std::fputs(
+      "\n  </AppendedData>\n"
       "</VTKFile>\n",
       out);
 }
 
-void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces, bool temperature) {
+void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces, bool temperature, VtiReal real) {
+  const char* type = vti_type_name(real);
   std::fprintf(out,
                "<?xml version=\"1.0\"?>\n"
                "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
                "  <PImageData WholeExtent=\"0 %d 0 %d 0 0\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"1 1 1\">\n"
-               "    <PPointData Scalars=\"speed\" Vectors=\"velocity\">\n"
-               "      <PDataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n"
-               "      <PDataArray type=\"Float64\" Name=\"density\" NumberOfComponents=\"1\"/>\n"
-               "      <PDataArray type=\"Float64\" Name=\"speed\" NumberOfComponents=\"1\"/>\n"
-               "      <PDataArray type=\"Float64\" Name=\"vorticity\" NumberOfComponents=\"1\"/>\n",
+               "    <PPointData Scalars=\"speed\" Vectors=\"velocity\">\n",
                nx - 1, ny - 1);
-  if (temperature) std::fputs("      <PDataArray type=\"Float64\" Name=\"temperature\" NumberOfComponents=\"1\"/>\n", out);
-  std::fputs("      <PDataArray type=\"UInt8\" Name=\"obstacle\" NumberOfComponents=\"1\"/>\n"
-             "    </PPointData>\n",
-             out);
+  auto array = [&](const char* array_type, const char* name, int components) {
+    std::fprintf(out, "      <PDataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"/>\n", array_type, name,
+                 components);
+  };
+  array(type, "velocity", 3);
+  for (const char* name : {"density", "speed", "vorticity"}) array(type, name, 1);
+  if (temperature) array(type, "temperature", 1);
+  array("UInt8", "obstacle", 1);
+  std::fputs("    </PPointData>\n", out);
   for (const PvtiPiece& piece : pieces)
     std::fprintf(out, "    <Piece Extent=\"0 %d %d %d 0 0\" Source=\"%s\"/>\n", nx - 1, piece.first_row, piece.last_row,
                  xml_escaped(piece.file).c_str());

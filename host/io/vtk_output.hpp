@@ -1,12 +1,13 @@
 // The flow for ParaView and VisIt, one point per cell at (ii, jj, 0): legacy
 // VTK image data (STRUCTURED_POINTS, binary) for old readers, XML image data
-// (.vti) and a time series of .vti files (.pvd).
+// (.vti, raw appended arrays) and a time series of .vti files (.pvd).
 #pragma once
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "core/types.hpp"
 #include "io/fields.hpp"
 #include "problem/problem.hpp"
 
@@ -18,13 +19,22 @@ namespace d2q9 {
 // (unsigned char, 1 = blocked).
 void write_vtk(std::FILE* out, const Params& params, const ObstacleMask& mask, const FlowFields& fields);
 
+// The value type of a .vti's real arrays: Float32 for float and 16-bit runs
+// (whose state holds no more than a float does), Float64 for double ones.
+enum class VtiReal { Float32, Float64 };
+inline VtiReal vti_real_for(Precision p) { return p == Precision::Double ? VtiReal::Float64 : VtiReal::Float32; }
+inline const char* vti_type_name(VtiReal real) { return real == VtiReal::Float32 ? "Float32" : "Float64"; }
+
 // XML ImageData, WholeExtent "0 nx-1 0 ny-1 0 0", origin 0, spacing 1; point
-// data velocity (Float64, 3 components: ux, uy, 0), density, speed,
-// vorticity, with heat temperature (Float64) and obstacle (UInt8), each an inline base64 "binary"
-// DataArray: a little-endian UInt64 byte count, then the values. Fields of
-// some rows only (a piece of a .pvti) give the extent of those rows:
-// "0 nx-1 first_row first_row+ny-1 0 0", an image of its own as well.
-void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& fields);
+// data velocity (`real`, 3 components: ux, uy, 0), density, speed,
+// vorticity, with heat temperature (`real`) and obstacle (UInt8). Every
+// DataArray is format="appended" with its offset into one raw
+// <AppendedData> block after the XML: for each array in file order a
+// little-endian UInt64 byte count, then its little-endian values, so that
+// offset(k+1) = offset(k) + 8 + bytes(k). Fields of some rows only (a piece
+// of a .pvti) give the extent of those rows: "0 nx-1 first_row
+// first_row+ny-1 0 0", an image of its own as well.
+void write_vti(std::FILE* out, const ObstacleMask& mask, const FlowFields& fields, VtiReal real);
 
 // A ParaView parallel image (.pvti): the whole nx x ny extent, the arrays
 // write_vti writes (`temperature`: the pieces hold heat's), and one piece
@@ -35,7 +45,7 @@ struct PvtiPiece {
   int first_row, last_row;
   std::string file;
 };
-void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces, bool temperature);
+void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces, bool temperature, VtiReal real);
 
 // A ParaView collection: one DataSet per frame, its step as timestep and its
 // file name relative to the .pvd.
@@ -44,8 +54,5 @@ struct PvdFrame {
   std::string file;
 };
 void write_pvd(std::FILE* out, const std::vector<PvdFrame>& frames);
-
-// RFC 4648 base64 with padding, as VTK's XML readers decode it.
-std::string base64(const std::string& bytes);
 
 }  // namespace d2q9
