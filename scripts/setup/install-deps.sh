@@ -33,6 +33,8 @@ if $run_only; then echo "install-deps: done (--run: no browser or fuzzing tools)
 browser_pkgs="chromium chromium-driver"
 if ! apt-cache show chromium-driver >/dev/null 2>&1; then browser_pkgs="chromium-browser chromium-chromedriver"; fi
 $sudo apt-get install -y -qq --no-install-recommends $browser_pkgs python3-selenium >/dev/null
+# Python's VTK opens the .vti files a run writes as ParaView does (ctest -R vti_opens_in_vtk).
+$sudo apt-get install -y -qq --no-install-recommends python3-vtk9 >/dev/null
 # clang and its libFuzzer runtime, for the "fuzz" CMake preset only (Debian 12
 # packages the runtime apart; older releases ship it inside clang).
 fuzz_pkgs="clang"
