@@ -7,25 +7,6 @@
 
 namespace d2q9 {
 
-const char* to_string(KernelVariant v) {
-  switch (v) {
-    case KernelVariant::Auto: return "auto";
-    case KernelVariant::Split: return "split";
-    case KernelVariant::Fused: return "fused";
-    case KernelVariant::FusedRows: return "fused-rows";
-    case KernelVariant::Blocked: return "blocked";
-  }
-  return "?";
-}
-
-KernelVariant parse_kernel_variant(const std::string& text) {
-  for (KernelVariant v : {KernelVariant::Auto, KernelVariant::Split, KernelVariant::Fused, KernelVariant::FusedRows,
-                          KernelVariant::Blocked})
-    if (text == to_string(v)) return v;
-  throw std::invalid_argument("--kernel-variant must be auto, split, fused, fused-rows or blocked, got '" +
-                              text + "'");
-}
-
 std::string variant_text(const LaunchPlan& plan) {
   std::string text = to_string(plan.variant);
   if (plan.variant == KernelVariant::Blocked) text += "-" + std::to_string(plan.block_steps) + "-" + plan.tile.text();

@@ -7,22 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/run_types.hpp"
 #include "core/types.hpp"
 #include "problem/problem.hpp"
 
 namespace d2q9 {
-
-// How a step is launched (all give bit-identical distributions):
-//   Split:     accelerate_flow and propagate_rebound_collide, two launches per step;
-//   Fused:     the next step's acceleration folded into propagate_rebound_collide, one launch per step;
-//   FusedRows: propagate_rebound_collide_rows, a row per work-item, no barriers (CPU devices);
-//   Blocked:   propagate_rebound_collide_blocked, several steps per launch on
-//              tiles held in local memory (temporal blocking, small grids).
-enum class KernelVariant { Auto, Split, Fused, FusedRows, Blocked };
-
-const char* to_string(KernelVariant v);
-// "auto", "split", "fused", "fused-rows" or "blocked"; std::invalid_argument otherwise.
-KernelVariant parse_kernel_variant(const std::string& text);
 
 // What a device allows, as its backend reports it: everything the launch
 // decision reads of the device.
@@ -52,20 +41,6 @@ struct DeviceLimits {
 // (docs/performance.md): Mesa's rusticl (llvmpipe), and PoCL, whose
 // rule every other CPU implementation takes.
 bool is_rusticl(const DeviceLimits& device);
-
-// What the user asked for; zeros and Auto leave the choice to the plan.
-struct LaunchRequest {
-  KernelVariant variant = KernelVariant::Auto;
-  LocalSize local;
-  int rows_per_item = 0;
-  int chunk_steps = 0;
-  int block_steps = 0;  // blocked: steps per launch
-  LocalSize tile;       // blocked: cells each work-group owns
-  bool slabs = false;  // the grid is split across MPI ranks: no split
-  // Where a variant or local size named here came from, for the launch's
-  // reason: the user ("as given") or a restarted run's checkpoint.
-  std::string origin = "as given";
-};
 
 // One way to launch the steps: a variant (never Auto) and its work-group
 // shape (auto for fused-rows, which takes none).

@@ -9,15 +9,6 @@
 
 namespace d2q9 {
 
-const char* to_string(Backend b) {
-  switch (b) {
-    case Backend::Reference: return "reference";
-    case Backend::OpenCL: return "opencl";
-    case Backend::Cuda: return "cuda";
-  }
-  return "?";
-}
-
 std::string backend_choices(bool reference) {
   std::string text;
   for (Backend b : kBackends) {
@@ -26,22 +17,6 @@ std::string backend_choices(bool reference) {
     if (b == Backend::Cuda) text += " (NVIDIA GPUs, when built)";
     if (b == Backend::Reference) text += " (serial CPU oracle)";
   }
-  return text;
-}
-
-std::optional<Backend> parse_backend(const std::string& text) {
-  for (Backend b : kBackends)
-    if (text == to_string(b)) return b;
-  return std::nullopt;
-}
-
-std::string backend_names(bool devices_only) {
-  std::vector<std::string> names;
-  for (Backend b : kBackends)
-    if (!devices_only || b != Backend::Reference) names.push_back(to_string(b));
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return text;
 }
 

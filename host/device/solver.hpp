@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "device/launch_plan.hpp"
+#include "core/run_types.hpp"
 #include "core/types.hpp"
 #include "io/field_image.hpp"
 #include "problem/lattice.hpp"
@@ -16,19 +17,9 @@
 
 namespace d2q9 {
 
-enum class Backend { Reference, OpenCL, Cuda };
-// Every backend, built or not, in the order the programs list them.
-constexpr Backend kBackends[] = {Backend::OpenCL, Backend::Cuda, Backend::Reference};
-
-const char* to_string(Backend b);
 // The --backend choices of the programs' help, from kBackends: "opencl |
 // cuda (NVIDIA GPUs, when built)", then "| reference (...)" with `reference`.
 std::string backend_choices(bool reference);
-// "reference", "opencl" or "cuda" (built or not); nullopt otherwise.
-std::optional<Backend> parse_backend(const std::string& text);
-// The backends' names for a message: "opencl, cuda or reference"; with
-// `devices_only`, "opencl or cuda".
-std::string backend_names(bool devices_only = false);
 
 // Which device a backend runs on and how it builds its kernels.
 struct DeviceConfig {
@@ -42,31 +33,6 @@ struct DeviceConfig {
   // Replay each chunk of steps as one recorded graph where the backend can
   // (CUDA); false: launch the kernels one by one.
   bool launch_graphs = true;
-};
-
-// Where a solver's set-up went (seconds), for the run's summary: the
-// device's context, the kernels' compile (or load from the kernel cache),
-// and the buffers with the initial state.
-struct SetupTimes {
-  double context_s = 0, compile_s = 0, upload_s = 0;
-  bool kernels_cached = false;  // the compiled kernels came from the cache
-  bool context_reused = false;  // the device's context was made for an earlier solver of this process
-  // What compiling these kernels takes (now, or when they were cached):
-  // compile_s is only the part the run waited for.
-  double compile_cost_s = 0;
-  // What building a solver of another launch would take.
-  double build_estimate_s() const { return context_s + compile_cost_s + upload_s; }
-};
-
-// Staged halos (a split grid whose rows cross through host memory): where
-// the host's time in the exchanges went so far, seconds. For diagnosis
-// (d2q9-mpi-bench --halo-times, the summary's times.halos); zeros elsewhere.
-struct HaloTimes {
-  long long exchanges = 0;
-  double read_wait_s = 0;       // waiting for the edge rows' read from the device
-  double copies_s = 0;          // copying them across (exchange_edges less the wait below)
-  double neighbour_wait_s = 0;  // waiting for the neighbours (MPI messages: their transfer too)
-  double write_queue_s = 0;     // queueing the halo rows' write to the device
 };
 
 class Solver {
