@@ -22,6 +22,7 @@
 #include "app/run_loop.hpp"
 #include "sim/measurements.hpp"
 #include "sim/simulation.hpp"
+#include "sim/simulation_internal.hpp"
 #include "device/tuning.hpp"
 #include "helpers.hpp"
 #include "problem/lattice.hpp"
@@ -155,7 +156,9 @@ TEST_CASE("audit: the run loop's account of snapshots and steady checks adds up 
   using clock = std::chrono::steady_clock;
   const Params p = d2q9::test::make_params(10, 8, 40, 0.02);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
-  Simulation sim(Problem{p, m, {}, std::nullopt}, std::make_unique<ReferenceSolver<float>>(p, m));
+  const auto owned = SimulationInternals::on_solver(Problem{p, m, {}, std::nullopt},
+                                                    std::make_unique<ReferenceSolver<float>>(p, m));
+  Simulation& sim = *owned;
   struct Calls {
     int count = 0;
     double inside_s = 0;

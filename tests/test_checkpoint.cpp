@@ -19,6 +19,7 @@
 #include "opencl/opencl_backend.hpp"
 #include "reference/reference_solver.hpp"
 #include "app/run_loop.hpp"
+#include "sim/simulation_internal.hpp"
 #include "problem/stability.hpp"
 #include "problem/storage16.hpp"
 
@@ -413,7 +414,9 @@ TEST_CASE("run loop: checkpointing in segments gives the uninterrupted run, and 
   RunLoopOptions loop;
   loop.checkpoint_every = 7;
   loop.checkpoint_path = dir.file(kCheckpointFile);
-  Simulation segmented(Problem{p, m, {}, std::nullopt}, std::make_unique<ReferenceSolver<float>>(p, m));
+  const auto owned_segmented = SimulationInternals::on_solver(Problem{p, m, {}, std::nullopt},
+                                                              std::make_unique<ReferenceSolver<float>>(p, m));
+  Simulation& segmented = *owned_segmented;
   CHECK(run_steps(segmented, loop).wrote_checkpoint);
   CHECK(segmented.average_velocities() == whole_av);
   CHECK(segmented.distributions() == whole.distributions());
@@ -428,7 +431,9 @@ TEST_CASE("run loop: checkpointing in segments gives the uninterrupted run, and 
   CHECK(c.f == at_28.distributions());
 
   // Resumed from it in a fresh solver: the same two last steps.
-  Simulation resumed(Problem{p, m, {}, std::nullopt}, std::make_unique<ReferenceSolver<float>>(p, m));
+  const auto owned_resumed = SimulationInternals::on_solver(Problem{p, m, {}, std::nullopt},
+                                                            std::make_unique<ReferenceSolver<float>>(p, m));
+  Simulation& resumed = *owned_resumed;
   resumed.resume(c, loop.checkpoint_path);
   CHECK(resumed.first_step() == 28);
   loop.checkpoint_path = dir.file("second");
@@ -449,7 +454,9 @@ TEST_CASE("run loop: SIGINT and SIGTERM write a checkpoint and stop") {
     struct sigaction before {};
     ::sigaction(sig, nullptr, &before);
     ReferenceSolver<double> inner(p, m);
-    Simulation sim(Problem{p, m, {}, std::nullopt}, std::make_unique<SignalledSolver>(inner, sig));
+    const auto owned = SimulationInternals::on_solver(Problem{p, m, {}, std::nullopt},
+                                                      std::make_unique<SignalledSolver>(inner, sig));
+    Simulation& sim = *owned;
     const std::vector<double>& av = sim.average_velocities();
     try {
       run_steps(sim, loop);

@@ -16,6 +16,7 @@
 #include "io/output_guard.hpp"
 #include "problem/lattice.hpp"
 #include "sim/simulation.hpp"
+#include "sim/wall_heat.hpp"
 #include "solver_runs.hpp"
 #include "variant_runs.hpp"
 

@@ -14,7 +14,7 @@
 #include "sim/backend.hpp"
 #include "device/kernel_cache.hpp"
 #include "sim/launch_policy.hpp"
-#include "sim/simulation.hpp"
+#include "sim/simulation_internal.hpp"
 #include "device/tuning.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L tuning
@@ -450,7 +450,9 @@ TEST_CASE("a simulation's launch search runs on the simulation's own steps, acro
   std::unique_ptr<Solver> started = make(search.default_launch);
   auto in_run = std::make_unique<InRunLaunchSearch>(search, candidates, 20, started->setup_times(),
                                                     problem.params.max_iters);
-  Simulation sim(std::move(problem), std::move(started), std::move(in_run), make, [&] { return now; });
+  const auto owned = SimulationInternals::on_solver(std::move(problem), std::move(started), std::move(in_run), make,
+                                                    [&] { return now; });
+  Simulation& sim = *owned;
   // Pieces of 100 steps, as a schedule with a checkpoint every 100 steps steps it.
   while (sim.launch_reason() == "fused: the default") sim.step(100);
   const int done = sim.steps_done();

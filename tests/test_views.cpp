@@ -15,6 +15,7 @@
 #include "reference/reference_solver.hpp"
 #include "device/solver.hpp"
 #include "app/run_loop.hpp"
+#include "sim/simulation_internal.hpp"
 #include "app/summary.hpp"
 #include "views_helpers.hpp"
 #include "io/vtk_output.hpp"
@@ -603,7 +604,7 @@ TEST_CASE("the step loop: one run() call without hooks, segments at snapshot ste
   const auto counting = [&](const Params& params, CountingSolver*& solver) {
     auto owned = std::make_unique<CountingSolver>(params, m);
     solver = owned.get();
-    return std::make_unique<Simulation>(Problem{params, m, {}, std::nullopt}, std::move(owned));
+    return SimulationInternals::on_solver(Problem{params, m, {}, std::nullopt}, std::move(owned));
   };
 
   CountingSolver* whole = nullptr;

@@ -23,6 +23,7 @@
 #include "app/run_loop.hpp"
 #include "sim/steady.hpp"
 #include "sim/simulation.hpp"
+#include "sim/simulation_internal.hpp"
 #include "app/summary.hpp"
 #include "app/version.hpp"
 #include "sim/backend.hpp"
@@ -93,7 +94,7 @@ void print_tuning_table(const RunInfo& run, const std::vector<TuningResult>& tab
 }
 
 // The simulation's options: what the user asked of the device and the launch.
-SimulationOptions simulation_options(const Options& o, const Options& given, Ranks& ranks) {
+SimulationOptions simulation_options(const Options& o, const Options& given) {
   SimulationOptions s;
   s.backend = o.backend;
   s.device = o.device;
@@ -109,8 +110,6 @@ SimulationOptions simulation_options(const Options& o, const Options& given, Ran
   });
   if (!o.restart_file.empty() && !launch_given_now) s.launch.origin = "from the checkpoint";
   s.search_now = o.tune;
-  s.ranks = &ranks;
-  s.slab_rows = o.slab_rows;
   return s;
 }
 
@@ -248,7 +247,7 @@ void read_inputs(const Options& given, Ranks& ranks, RunInputs& in) {
   }
   check_options_for_ranks(o, ranks.size());
   auto check_fits = [&](const Params& p) {
-    check_problem_runs(p, o.param_file, simulation_options(o, given, ranks), o.checkpoint_every > 0);
+    check_problem_runs(p, o.param_file, simulation_options(o, given), o.checkpoint_every > 0);
   };
   in.problem = load_problem(o.param_file, o.obstacle_file, check_fits);
   Params& params = in.problem.params;
@@ -377,8 +376,9 @@ std::unique_ptr<Simulation> start_simulation(RunInputs& in, const Options& given
   std::unique_ptr<Simulation> sim;
   std::exception_ptr failure;
   try {
-    sim = std::make_unique<Simulation>(std::move(in.problem), simulation_options(o, given, ranks));
-    if (o.tune && !o.quiet) print_tuning_table(sim->run_info(), sim->search_now_table(), sim->launch_reason());
+    sim = SimulationInternals::on_ranks(std::move(in.problem), simulation_options(o, given), &ranks, o.slab_rows);
+    if (o.tune && !o.quiet)
+      print_tuning_table(sim->run_info(), SimulationInternals::search_now_table(*sim), sim->launch_reason());
     if (!o.restart_file.empty()) sim->resume(std::move(in.restart), o.restart_file);
   } catch (...) {
     failure = std::current_exception();
@@ -420,7 +420,7 @@ StateRows run_to_end(Simulation& sim, const RunLoopOptions& loop, const SteadyRu
       result.steady_checks_s += check.lap();
     }
     times.loop_s = wall.lap();
-    state = sim.own_rows();
+    state = SimulationInternals::own_rows(sim);
     times.final_state_s = wall.lap();
   } catch (const InstabilityError&) {
     throw;  // every rank holds the same average velocities, so every rank stops alike

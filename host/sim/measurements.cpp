@@ -6,6 +6,7 @@
 
 #include "io/number_text.hpp"
 #include "io/output.hpp"
+#include "problem/lattice.hpp"
 
 namespace d2q9 {
 
@@ -189,12 +190,6 @@ std::vector<std::size_t> probe_cells(const Measurements& m, const Params& params
   std::vector<std::size_t> cells;
   for (const Probe& p : m.probes) cells.push_back(static_cast<std::size_t>(p.i) + static_cast<std::size_t>(p.j) * params.nx);
   return cells;
-}
-
-void MeasurementLog::add_probes(int step, Solver& solver) {
-  const std::vector<double> f = solver.cell_distributions(probe_cells(m_, params_));
-  if (f.empty()) return;  // another rank's
-  add_probe_cells(step, f.data());
 }
 
 std::vector<std::string> MeasurementLog::probe_quantities() const {

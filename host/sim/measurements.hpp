@@ -1,6 +1,7 @@
 // What a run measures besides the flow: the force on named bodies
 // (forces.csv, one row per step) and probes (probes.csv, every N steps), and
-// the Strouhal number estimated from them (docs/forces-and-probes.md).
+// the Strouhal number estimated from them (docs/forces-and-probes.md); with
+// heat, each thermal wall's heat and Nusselt number (nusselt.csv).
 #pragma once
 
 #include <cstdio>
@@ -8,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "device/solver.hpp"
 #include "problem/problem.hpp"
 
 namespace d2q9 {
@@ -79,6 +79,17 @@ struct MeasurementSummary {
   std::string strouhal_note;  // why there is none, when there is none: "no estimate: ..."
 };
 
+// The heat a thermal wall exchanges with the fluid, and its Nusselt number
+// (docs/heat.md#nusselt-numbers; sim/wall_heat.hpp finds them).
+struct WallHeat {
+  std::string name;  // HeatModel::thermal_wall_names, or "wall N"
+  int number = 0;    // the wall number its cells carry
+  ThermalWall wall;
+  int faces = 0;           // links between its cells and fluid cells (D2Q5: cell faces)
+  double heat_in = 0.0;    // heat into the fluid per step, over all its faces (negative: out of it)
+  double nusselt = 0.0;    // heat_in / faces * heat_length / (diffusivity * temperature_difference)
+};
+
 // The probes' cells (whole-grid indices), in the problem's order.
 std::vector<std::size_t> probe_cells(const Measurements& m, const Params& params);
 
@@ -93,8 +104,6 @@ class MeasurementLog {
 
   // Fx, Fy per body of the steps run since the last call (Solver::take_body_forces).
   void add_forces(const std::vector<double>& forces);
-  // The probes after `step` steps; collective across ranks (every rank calls).
-  void add_probes(int step, Solver& solver);
   // With [heat] nusselt_every: the walls nusselt.csv reports on
   // (heated_walls), then each sample, their Nusselt numbers after `step`
   // steps (wall_heat of the whole lattice, in the same order).

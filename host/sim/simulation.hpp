@@ -12,6 +12,14 @@
 //   }
 //   sim.write_outputs("out");            // av_vels.dat, final_state.dat, forces.csv, probes.csv
 //
+// This header and what it includes are what the library promises (staged
+// and installed: cmake/stage_headers.cmake): the problem model, the
+// options, the results and the errors. Simulation keeps the device layer
+// (solvers, launch plans and searches, the tuning cache, MPI ranks) behind
+// a pointer, so that it can change without a user's program noticing; the
+// library's own programs and tests reach it through
+// sim/simulation_internal.hpp, never installed.
+//
 // d2q9-bgk is this library's user: it steps a Simulation on its schedule of
 // checkpoints, snapshots and progress, across MPI ranks where it is started so.
 #pragma once
@@ -21,13 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "sim/backend.hpp"
-#include "sim/launch_policy.hpp"
+#include "core/run_types.hpp"
+#include "core/types.hpp"
 #include "sim/measurements.hpp"
 #include "sim/steady.hpp"
-#include "sim/wall_heat.hpp"
 #include "io/checkpoint.hpp"
-#include "io/state_rows.hpp"
 #include "io/fields.hpp"
 #include "io/field_image.hpp"
 #include "problem/problem_file.hpp"
@@ -51,14 +57,10 @@ struct SimulationOptions {
   LaunchRequest launch;     // Auto: the launch decision's default (cached, or searched during the run where it pays)
   std::string kernels_dir;  // empty: $D2Q9_KERNELS_DIR, else found beside the program or the installed library
   bool search_now = false;  // search the launches before the first step (--tune) and cache the fastest
-  // MPI ranks sharing the grid, each stepping its slab (null: one process);
-  // every rank then builds and steps its Simulation alike.
-  Ranks* ranks = nullptr;
-  std::vector<int> slab_rows;  // the ranks' rows, bottom to top (empty: an even split)
 };
 
-// How a simulation runs, as its summary and views report it (the device
-// layer's Solver stays the library's own).
+// How a simulation runs, as its summary and views report it: plain values,
+// so that the device layer's solver stays the library's own.
 struct RunInfo {
   std::string backend;  // "reference", "opencl" or "cuda"
   std::string device;   // this process's device
@@ -74,15 +76,9 @@ struct RunInfo {
 
 class Simulation {
  public:
+  // InputError or DeviceError where `problem` cannot run with `options`
+  // (check_problem_runs), the device is missing or its kernels do not build.
   Simulation(Problem problem, const SimulationOptions& options);
-  // Seconds on a clock that only moves forward.
-  using Clock = std::function<double()>;
-  // A simulation on `started`, whose launch `search` (may be null) builds
-  // candidates with `make` and times steps on `clock` (the wall clock when
-  // empty). Tests: solvers that need no device, on a clock their steps move
-  // on, so that nothing sleeps.
-  Simulation(Problem problem, std::unique_ptr<Solver> started, std::unique_ptr<InRunLaunchSearch> search = nullptr,
-             SolverFactory make = {}, Clock clock = {});
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -104,43 +100,39 @@ class Simulation {
   // again, and nothing of the unstable state is written.
   void step(int steps);
   // The instability that ended the run, if one did.
-  const InstabilityError* unstable() const { return unstable_.get(); }
-  int steps_done() const { return static_cast<int>(av_vels_.size()); }
+  const InstabilityError* unstable() const;
+  int steps_done() const;
   // The step the simulation started from (a resumed run's checkpoint step).
-  int first_step() const { return first_step_; }
+  int first_step() const;
 
-  const Params& params() const { return params_; }
-  const ObstacleMask& mask() const { return mask_; }
+  const Params& params() const;
+  const ObstacleMask& mask() const;
   RunInfo run_info() const;
   // Why the steps are launched as they are now.
   const std::string& launch_reason() const;
-  // The launches a search before the first step timed, the default first (empty without one).
-  const std::vector<TuningResult>& search_now_table() const { return search_now_table_; }
   // Seconds in steps; seconds the search during the run spent besides its
   // steps (building candidates, moving the state).
-  double stepping_seconds() const { return stepping_s_; }
+  double stepping_seconds() const;
   // Seconds taking the steps' measurements in (forces and probes) after the steps.
-  double measuring_seconds() const { return measuring_s_; }
-  double search_seconds() const { return search_s_; }
+  double measuring_seconds() const;
+  double search_seconds() const;
 
   // One per step done.
-  const std::vector<double>& average_velocities() const { return av_vels_; }
+  const std::vector<double>& average_velocities() const;
   // The current state: distributions (speed k of cell i at [k*cells + i])
   // and the flow fields computed from them. Across ranks: collective, the
   // whole grid on rank 0 and nothing elsewhere.
-  std::vector<double> distributions() { return solver_->distributions(); }
+  std::vector<double> distributions();
   // With heat: each thermal wall's heat into the fluid and Nusselt number
-  // now (sim/wall_heat.hpp); empty without. Across ranks: collective, on
-  // rank 0 (from each rank's own rows: never the whole grid on one rank).
+  // now; empty without. Across ranks: collective, on rank 0 (from each
+  // rank's own rows: never the whole grid on one rank).
   std::vector<WallHeat> heat_at_walls();
-  // This rank's rows of the state (the whole grid on one process).
-  StateRows own_rows();
   FlowFields fields();
   // A picture of one field of the current state, no wider than asked (the
   // live view's): made on the device where the backend can, else on the host. One process.
   FieldImage picture(const FieldImageRequest& request);
   // Forces on measured bodies and probe series so far.
-  const MeasurementLog& measurements() const { return measurements_; }
+  const MeasurementLog& measurements() const;
   // How far from steady the run is now (sim/steady.hpp).
   SteadyCheck steady_check(const SteadyRule& rule) const;
   // The state a checkpoint keeps now (collective; the distributions on rank
@@ -168,47 +160,19 @@ class Simulation {
   // InstabilityError for a state that is not finite or physical.
   void write_outputs(const std::string& dir);
   // The files the problem was read from (Problem::read_files).
-  const std::vector<std::string>& input_files() const { return input_files_; }
+  const std::vector<std::string>& input_files() const;
   // What errors call the problem (Problem::name).
-  const std::string& problem_name() const { return problem_name_; }
+  const std::string& problem_name() const;
 
  private:
-  // Does what the launch search says after a report.
-  void follow(InRunLaunchSearch::Move move);
-  // Has `solver` sample the probes itself as it runs, where it can.
-  void sample_probes_on(Solver& solver);
-
-  // step() once it is checked.
-  void advance(int steps);
-  // InstabilityError again once a step was unstable.
-  void refuse_if_unstable() const;
-
-  std::string problem_name_;
-  std::vector<std::string> input_files_;
-  Params params_;
-  ObstacleMask mask_;
-  Measurements measure_;
-  Ranks* ranks_ = nullptr;                // SimulationOptions::ranks (null: one process)
-  std::unique_ptr<LaunchPolicy> policy_;  // null for solvers made elsewhere
-  std::unique_ptr<Solver> solver_;
-  std::unique_ptr<WallHeatCells> heat_cells_;  // heat_at_walls' cells on one process, found at its first call
-  std::string start_reason_;
-  std::vector<TuningResult> search_now_table_;
-  // The search during the run, made at the first step (which knows the run's steps).
-  bool search_made_ = false;
-  std::unique_ptr<InRunLaunchSearch> search_;
-  std::unique_ptr<Solver> best_;  // while a candidate is on trial: the fastest so far, state-less
-  SolverFactory make_;
-  Clock clock_;
-  int first_step_ = 0;
-  std::vector<double> av_vels_;
-  MeasurementLog measurements_;
-  MeasurementLog measurement_log(int first_step) const;  // empty, from first_step, nusselt.csv's walls set
-  void sample_nusselt();
-  double stepping_s_ = 0;
-  double measuring_s_ = 0;
-  double search_s_ = 0;
-  std::unique_ptr<InstabilityError> unstable_;
+  // The solver, the launch policy and search, the measurements and the
+  // clocks: defined in simulation.cpp alone, so that none of it is part of
+  // this header (nor of a user's program).
+  struct State;
+  explicit Simulation(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+  // The library's own programs and tests: sim/simulation_internal.hpp.
+  friend struct SimulationInternals;
 };
 
 // The run record of a run of problem file `problem_file` as d2q9-bgk writes

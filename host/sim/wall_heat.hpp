@@ -1,5 +1,6 @@
 // The heat each thermal wall exchanges with the fluid, and its Nusselt
-// number, from a state of the lattice (docs/heat.md#nusselt-numbers).
+// number (WallHeat: sim/measurements.hpp), from a state of the lattice
+// (docs/heat.md#nusselt-numbers).
 #pragma once
 
 #include <cstdint>
@@ -9,17 +10,9 @@
 #include "core/ranks.hpp"
 #include "io/state_rows.hpp"
 #include "problem/problem.hpp"
+#include "sim/measurements.hpp"
 
 namespace d2q9 {
-
-struct WallHeat {
-  std::string name;  // HeatModel::thermal_wall_names, or "wall N"
-  int number = 0;    // the wall number its cells carry
-  ThermalWall wall;
-  int faces = 0;           // links between its cells and fluid cells (D2Q5: cell faces)
-  double heat_in = 0.0;    // heat into the fluid per step, over all its faces (negative: out of it)
-  double nusselt = 0.0;    // heat_in / faces * heat_length / (diffusivity * temperature_difference)
-};
 
 // Each wall number with a temperature or a heat flux that touches fluid, in
 // number order. f: the whole lattice (Solver::distributions), 14 planes.
