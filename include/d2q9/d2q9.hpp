@@ -9,9 +9,11 @@
 // What it brings: load_problem and parse_problem_file (a problem from a file
 // or from text), Problem and Params, SimulationOptions and Simulation,
 // FlowFields, the measurements (forces, probes), checkpoints
-// (read_checkpoint, Simulation::resume) and the errors (InputError,
-// InstabilityError, DeviceError). The headers under d2q9/internal/ are the
-// library's own, reached through this one: include this one alone.
+// (read_checkpoint, Simulation::resume), RunInfo (how it runs) and the
+// errors (InputError, InstabilityError, DeviceError). The headers under
+// d2q9/internal/ are those types' own, reached through this one: include
+// this one alone. The solvers, launch plans and tuning behind a Simulation
+// are not among them (docs/architecture.md#the-public-headers).
 #pragma once
 
 #include <d2q9/internal/sim/simulation.hpp>
