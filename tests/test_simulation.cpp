@@ -29,8 +29,9 @@ TEST_CASE("library: simulations driven in a loop reuse the device's context and 
   for (int run = 0; run < 2; ++run) {
     CAPTURE(run);
     Simulation sim(load_problem(problem_file), options);
-    // The context is made once per device for the process.
-    CHECK(sim.run_info().setup.context_reused == (run == 1));
+    // The context is made once per device for the process: the second
+    // simulation reuses it (the first may too, after an earlier case in this process).
+    if (run == 1) CHECK(sim.run_info().setup.context_reused);
     const int wake = 25 + 16 * sim.params().nx;  // the probe's cell
     // Pieces that do not fall on the probes' steps (every 10).
     for (int piece : {7, 93, 1, 199}) {
