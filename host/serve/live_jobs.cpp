@@ -14,6 +14,16 @@ constexpr double kJobWaitSeconds = 10.0;
 
 }  // namespace
 
+void LiveJobs::Pending::run_on(Simulation& sim) {
+  try {
+    run(sim);
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "failed";
+  }
+}
+
 bool LiveJobs::run(const Job& what, httplib::Response& res) {
   auto job = std::make_shared<Pending>();
   job->run = what;
@@ -36,15 +46,7 @@ bool LiveJobs::run(const Job& what, httplib::Response& res) {
     // Nothing stepping took it: run it here if the simulation is free.
     jobs_.erase(queued);
     lock.unlock();
-    const bool ran = idle_([&](Simulation& sim) {
-      try {
-        job->run(sim);
-      } catch (const std::exception& e) {
-        job->error = e.what();
-      } catch (...) {
-        job->error = "failed";
-      }
-    });
+    const bool ran = idle_([&](Simulation& sim) { job->run_on(sim); });
     lock.lock();
     if (ran) job->done = true;
     else jobs_.push_front(job);
@@ -63,13 +65,7 @@ void LiveJobs::run_pending(Simulation& sim) {
     std::shared_ptr<Pending> job = jobs_.front();
     jobs_.pop_front();
     lock.unlock();
-    try {
-      job->run(sim);
-    } catch (const std::exception& e) {
-      job->error = e.what();
-    } catch (...) {
-      job->error = "failed";
-    }
+    job->run_on(sim);
     lock.lock();
     job->done = true;
   }

@@ -40,6 +40,8 @@ class LiveJobs {
     Job run;
     bool done = false;
     std::string error;
+    // Runs `run` on `sim`, keeping what it threw as `error`.
+    void run_on(Simulation& sim);
   };
 
   LiveShared& shared_;
