@@ -318,13 +318,7 @@ TEST_CASE("cli views: --vtk FILE.vti holds final_state.dat's values and the vort
     REQUIRE_MESSAGE(r.status == 0, r.err);
     CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\nstate.vti\n");
     const auto v = d2q9::test::read_vti(out.file("state.vti"));
-    CHECK(v.whole_extent == "0 11 0 9 0 0");
-    CHECK(v.origin == "0 0 0");
-    CHECK(v.spacing == "1 1 1");
-    CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
-    CHECK(v.arrays.at("velocity").components == 3);
-    for (const char* name : {"velocity", "density", "speed", "vorticity"}) CHECK(v.arrays.at(name).type == type);
-    CHECK(v.arrays.at("obstacle").type == "UInt8");
+    d2q9::test::check_vti_layout(v, "0 11 0 9 0 0", type);
     const auto rows = read_final_state(out.file("final_state.dat"));
     REQUIRE(rows.size() == 120);
     d2q9::ObstacleMask mask;

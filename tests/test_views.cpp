@@ -369,13 +369,7 @@ TEST_CASE("VTI: XML image data with the grid's extent and velocity, density, spe
     const std::string type = vti_type_name(real);
     CAPTURE(type);
     const auto v = vti_of(dir, "s.vti", s.mask, fields, real);
-    CHECK(v.whole_extent == "0 3 0 2 0 0");
-    CHECK(v.origin == "0 0 0");
-    CHECK(v.spacing == "1 1 1");
-    CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
-    CHECK(v.arrays.at("velocity").components == 3);
-    for (const char* name : {"velocity", "density", "speed", "vorticity"}) CHECK(v.arrays.at(name).type == type);
-    CHECK(v.arrays.at("obstacle").type == "UInt8");
+    d2q9::test::check_vti_layout(v, "0 3 0 2 0 0", type);
     for (const char* name : {"density", "speed", "vorticity", "obstacle"}) CHECK(v.arrays.at(name).components == 1);
     // Each array's UInt64 byte count and values follow the one before; the closing tags follow the last.
     const std::size_t w = real == VtiReal::Float32 ? 4 : 8;

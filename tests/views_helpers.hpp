@@ -148,6 +148,18 @@ struct VtiImage {
   std::size_t appended_at = 0;  // the file offset of the block's first byte, just after its '_'
 };
 
+// A .vti without heat: the extent given, origin 0, spacing 1, the four
+// real arrays of `type` (velocity with 3 components) and the UInt8 obstacle.
+inline void check_vti_layout(const VtiImage& v, const std::string& whole_extent, const std::string& type) {
+  CHECK(v.whole_extent == whole_extent);
+  CHECK(v.origin == "0 0 0");
+  CHECK(v.spacing == "1 1 1");
+  CHECK(v.names == std::vector<std::string>{"velocity", "density", "speed", "vorticity", "obstacle"});
+  CHECK(v.arrays.at("velocity").components == 3);
+  for (const char* name : {"velocity", "density", "speed", "vorticity"}) CHECK(v.arrays.at(name).type == type);
+  CHECK(v.arrays.at("obstacle").type == "UInt8");
+}
+
 // Little-endian bytes at `p` as an unsigned integer of `width` bytes.
 inline std::uint64_t little_endian(const char* p, std::size_t width) {
   std::uint64_t bits = 0;
