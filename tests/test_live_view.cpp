@@ -10,6 +10,7 @@
 #include "io/field_image.hpp"
 #include "serve/live_series.hpp"
 #include "serve/live_view.hpp"
+#include "sim/measurement_recorder.hpp"
 #include "sim/simulation.hpp"
 
 using namespace d2q9;
@@ -70,14 +71,14 @@ TEST_CASE("live view: the forces' series are thinned to the points asked for, th
   m.velocity = 0.1;
   m.length = 10;
   Params p = d2q9::test::make_params(8, 8, 1000);
-  MeasurementLog log(m, p, 0);
+  MeasurementRecorder recorder(m, p, 0);
   std::vector<double> forces;
   for (int step = 1; step <= 1000; ++step) {
     forces.push_back(step);
     forces.push_back(-step);
   }
-  log.add_forces(forces);
-  const nlohmann::json j = forces_json(log, 10);
+  recorder.add_forces(forces);
+  const nlohmann::json j = forces_json(recorder.log(), 10);
   CHECK(j["coefficients"] == true);
   const std::vector<int> steps = j["steps"];
   CHECK(steps.size() <= 10);

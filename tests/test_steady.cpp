@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/measurements.hpp"
+#include "sim/measurement_recorder.hpp"
 #include "sim/steady.hpp"
 #include "helpers.hpp"
 #include "io/checkpoint.hpp"
@@ -35,11 +35,11 @@ MeasurementSummary summary_of(const std::vector<double>& lift, double drag = 1.0
   m.velocity = 0.05;
   m.length = 10;
   Params p;
-  MeasurementLog log(m, p, 0);
+  MeasurementRecorder recorder(m, p, 0);
   std::vector<double> f;
   for (double l : lift) f.insert(f.end(), {drag, l});
-  log.add_forces(f);
-  return log.summary();
+  recorder.add_forces(f);
+  return recorder.log().summary();
 }
 
 std::string problem_file(const std::string& name) { return std::string(D2Q9_SOURCE_DIR) + "/tests/problems/" + name; }

@@ -6,7 +6,6 @@
 
 #include "io/number_text.hpp"
 #include "io/output.hpp"
-#include "problem/lattice.hpp"
 
 namespace d2q9 {
 
@@ -98,15 +97,9 @@ Oscillation analyse_oscillation(const std::vector<double>& signal, int spacing, 
 }
 
 MeasurementLog::MeasurementLog(const Measurements& m, const Params& params, int first_step)
-    : m_(m), params_(params), first_step_(first_step), forces_from_(first_step), whole_history_(first_step == 0) {}
+    : m_(m), params_(params), forces_from_(first_step) {}
 
 namespace {
-constexpr const char* kForcesSeries = "forces";
-constexpr const char* kProbeStepsSeries = "probe_steps";
-constexpr const char* kProbeValuesSeries = "probe_values";
-constexpr const char* kNusseltStepsSeries = "nusselt_steps";
-constexpr const char* kNusseltValuesSeries = "nusselt_values";
-
 // Rows of a step and numbers, `per_row` numbers a row, formatted in bands.
 void write_step_rows(std::FILE* csv, const std::vector<int>& steps, const std::vector<double>& values,
                      std::size_t per_row) {
@@ -124,68 +117,6 @@ void write_step_rows(std::FILE* csv, const std::vector<int>& steps, const std::v
 }
 }  // namespace
 
-MeasurementLog::Series MeasurementLog::saved_series() const {
-  Series s;
-  if (!whole_history_) return s;  // one that does not start at step 0 is not one to continue
-  if (forces()) s.emplace_back(kForcesSeries, forces_);
-  if (probes()) {
-    s.emplace_back(kProbeStepsSeries, std::vector<double>(probe_steps_.begin(), probe_steps_.end()));
-    s.emplace_back(kProbeValuesSeries, probe_values_);
-  }
-  if (nusselt()) {
-    s.emplace_back(kNusseltStepsSeries, std::vector<double>(nusselt_steps_.begin(), nusselt_steps_.end()));
-    s.emplace_back(kNusseltValuesSeries, nusselt_values_);
-  }
-  return s;
-}
-
-void MeasurementLog::restore(const Series& series, const std::string& checkpoint) {
-  const std::vector<double>* forces = nullptr;
-  const std::vector<double>* steps = nullptr;
-  const std::vector<double>* values = nullptr;
-  const std::vector<double>* nusselt_steps = nullptr;
-  const std::vector<double>* nusselt_values = nullptr;
-  for (const auto& [name, v] : series) {
-    if (name == kForcesSeries) forces = &v;
-    if (name == kProbeStepsSeries) steps = &v;
-    if (name == kProbeValuesSeries) values = &v;
-    if (name == kNusseltStepsSeries) nusselt_steps = &v;
-    if (name == kNusseltValuesSeries) nusselt_values = &v;
-  }
-  auto mismatch = [&](const char* what) {
-    return InputError(checkpoint + ": checkpoint does not match the run: its " + what + " series does not fit " +
-                      std::to_string(first_step_) + " steps of this problem's measurements");
-  };
-  if (forces && this->forces()) {
-    if (forces->size() != 2 * m_.bodies.size() * static_cast<std::size_t>(first_step_)) throw mismatch(kForcesSeries);
-    forces_ = *forces;
-    forces_from_ = 0;
-  }
-  if (steps && values && probes()) {
-    if (values->size() != probe_quantities().size() * m_.probes.size() * steps->size()) throw mismatch(kProbeValuesSeries);
-    probe_steps_.assign(steps->begin(), steps->end());
-    probe_values_ = *values;
-  }
-  if (nusselt_steps && nusselt_values && nusselt()) {
-    if (nusselt_values->size() != nusselt_walls_.size() * nusselt_steps->size()) throw mismatch(kNusseltValuesSeries);
-    nusselt_steps_.assign(nusselt_steps->begin(), nusselt_steps->end());
-    nusselt_values_ = *nusselt_values;
-  }
-  if (!series.empty() && (forces_from_ == 0 || !this->forces())) whole_history_ = true;
-}
-
-void MeasurementLog::add_nusselt(int step, const std::vector<double>& nusselt) {
-  if (nusselt.size() != nusselt_walls_.size())
-    throw std::logic_error("add_nusselt: " + std::to_string(nusselt.size()) + " numbers for " +
-                           std::to_string(nusselt_walls_.size()) + " walls");
-  nusselt_steps_.push_back(step);
-  nusselt_values_.insert(nusselt_values_.end(), nusselt.begin(), nusselt.end());
-}
-
-void MeasurementLog::add_forces(const std::vector<double>& forces) {
-  forces_.insert(forces_.end(), forces.begin(), forces.end());
-}
-
 std::vector<std::size_t> probe_cells(const Measurements& m, const Params& params) {
   std::vector<std::size_t> cells;
   for (const Probe& p : m.probes) cells.push_back(static_cast<std::size_t>(p.i) + static_cast<std::size_t>(p.j) * params.nx);
@@ -196,17 +127,6 @@ std::vector<std::string> MeasurementLog::probe_quantities() const {
   std::vector<std::string> q = {"rho", "ux", "uy"};
   if (params_.extensions.heat) q.push_back("T");
   return q;
-}
-
-void MeasurementLog::add_probe_cells(int step, const double* f) {
-  probe_steps_.push_back(step);
-  const int planes = params_.extensions.planes();
-  for (std::size_t c = 0; c < m_.probes.size(); ++c) {
-    const double* cell = f + planes * c;
-    const CellState s = fluid_cell_state(params_, cell, params_.extensions.heat ? cell + kSpeeds : nullptr);
-    probe_values_.insert(probe_values_.end(), {3.0 * s.pressure, s.ux, s.uy});
-    if (params_.extensions.heat) probe_values_.push_back(s.temperature);
-  }
 }
 
 double MeasurementLog::coefficient(double force) const {

@@ -93,37 +93,25 @@ struct WallHeat {
 // The probes' cells (whole-grid indices), in the problem's order.
 std::vector<std::size_t> probe_cells(const Measurements& m, const Params& params);
 
+class MeasurementRecorder;
+
+// What a run has measured so far, read-only: Simulation::measurements().
+// The library's step loop fills it through MeasurementRecorder
+// (sim/measurement_recorder.hpp, never installed), so a user's program can
+// read the log but not rewrite the run's record.
 class MeasurementLog {
  public:
-  MeasurementLog(const Measurements& m, const Params& params, int first_step);
   bool forces() const { return !m_.bodies.empty(); }
   bool probes() const { return !m_.probes.empty(); }
   int probe_every() const { return m_.probe_every; }
   bool nusselt() const { return m_.nusselt_every > 0; }
   int nusselt_every() const { return m_.nusselt_every; }
 
-  // Fx, Fy per body of the steps run since the last call (Solver::take_body_forces).
-  void add_forces(const std::vector<double>& forces);
   // With [heat] nusselt_every: the walls nusselt.csv reports on
-  // (heated_walls), then each sample, their Nusselt numbers after `step`
-  // steps (wall_heat of the whole lattice, in the same order).
-  void set_nusselt_walls(const std::vector<std::string>& names) { nusselt_walls_ = names; }
-  void add_nusselt(int step, const std::vector<double>& nusselt);
+  // (heated_walls), and each sample's step and their Nusselt numbers then.
   const std::vector<std::string>& nusselt_walls() const { return nusselt_walls_; }
   const std::vector<int>& nusselt_steps() const { return nusselt_steps_; }
   const std::vector<double>& nusselt_series() const { return nusselt_values_; }  // per row: each wall's
-  // The probes after `step` steps from their cells' distributions (nine
-  // values a probe, in the order of probe_cells).
-  void add_probe_cells(int step, const double* f);
-
-  // What a checkpoint keeps of the log, by name, and takes back on a
-  // restart: the forces of every step so far and the probes' rows, so the
-  // files and the Strouhal estimate cover the whole run. A checkpoint
-  // without them (an older version) leaves the log starting at first_step.
-  using Series = std::vector<std::pair<std::string, std::vector<double>>>;
-  Series saved_series() const;
-  // InputError naming `checkpoint` when its series do not fit this run.
-  void restore(const Series& series, const std::string& checkpoint);
 
   // forces.csv, probes.csv and nusselt.csv (each only when measured); a
   // row's step is the number of steps completed, as in probes.csv.
@@ -153,12 +141,13 @@ class MeasurementLog {
   bool coefficients() const { return m_.coefficients(); }
 
  private:
+  friend class MeasurementRecorder;  // the writing side
+  // Empty; its forces start after `first_step` steps.
+  MeasurementLog(const Measurements& m, const Params& params, int first_step);
   double coefficient(double force) const;
   Measurements m_;
   Params params_;
-  int first_step_;
-  int forces_from_ = 0;         // steps completed before forces_'s first step
-  bool whole_history_ = false;  // the series hold every step from step 0
+  int forces_from_;             // steps completed before forces_'s first step
   std::vector<double> forces_;  // per step: Fx, Fy of each body
   std::vector<int> probe_steps_;
   std::vector<double> probe_values_;  // per row: probe_quantities() of each probe

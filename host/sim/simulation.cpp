@@ -11,6 +11,7 @@
 #include "problem/limits.hpp"
 #include "sim/backend.hpp"
 #include "sim/launch_policy.hpp"
+#include "sim/measurement_recorder.hpp"
 #include "sim/simulation_internal.hpp"
 #include "sim/wall_heat.hpp"
 
@@ -119,7 +120,7 @@ struct Simulation::State {
 
   int steps_done() const { return static_cast<int>(av_vels.size()); }
   // Empty, from first_step, nusselt.csv's walls set.
-  MeasurementLog measurement_log(int first_step) const;
+  MeasurementRecorder measurement_log(int first_step) const;
   // Has `on` sample the probes itself as it runs, where it can.
   void sample_probes_on(Solver& on);
   // InstabilityError again once a step was unstable.
@@ -154,7 +155,7 @@ struct Simulation::State {
   Clock clock;
   int first_step = 0;
   std::vector<double> av_vels;
-  MeasurementLog measurements;
+  MeasurementRecorder measurements;
   double stepping_s = 0;
   double measuring_s = 0;
   double search_s = 0;
@@ -214,7 +215,7 @@ double Simulation::measuring_seconds() const { return state_->measuring_s; }
 double Simulation::search_seconds() const { return state_->search_s; }
 const std::vector<double>& Simulation::average_velocities() const { return state_->av_vels; }
 std::vector<double> Simulation::distributions() { return state_->solver->distributions(); }
-const MeasurementLog& Simulation::measurements() const { return state_->measurements; }
+const MeasurementLog& Simulation::measurements() const { return state_->measurements.log(); }
 const std::vector<std::string>& Simulation::input_files() const { return state_->input_files; }
 const std::string& Simulation::problem_name() const { return state_->problem_name; }
 
@@ -242,14 +243,11 @@ RunInfo Simulation::run_info() const {
   return r;
 }
 
-MeasurementLog Simulation::State::measurement_log(int from_step) const {
-  MeasurementLog log(measure, params, from_step);
-  if (measure.nusselt_every > 0) {
-    std::vector<std::string> names;
+MeasurementRecorder Simulation::State::measurement_log(int from_step) const {
+  std::vector<std::string> names;
+  if (measure.nusselt_every > 0)
     for (const WallHeat& w : heated_walls(params, mask)) names.push_back(w.name);
-    log.set_nusselt_walls(names);
-  }
-  return log;
+  return MeasurementRecorder(measure, params, from_step, std::move(names));
 }
 
 void Simulation::State::sample_nusselt() {
@@ -287,7 +285,7 @@ void Simulation::State::advance(int steps) {
   }
   const int end = steps_done() + steps;
   const int every = measure.probes.empty() ? 0 : measure.probe_every;
-  const int nusselt_every = measurements.nusselt() ? measurements.nusselt_every() : 0;
+  const int nusselt_every = measurements.log().nusselt() ? measurements.log().nusselt_every() : 0;
   const auto next_multiple = [&](int of) { return of > 0 ? std::min(end, (steps_done() / of + 1) * of) : end; };
   while (steps_done() < end) {
     // Up to the next report to the launch search, to the next Nusselt
@@ -352,7 +350,7 @@ StateRows Simulation::State::own_rows() {
 }
 
 SteadyCheck Simulation::steady_check(const SteadyRule& rule) const {
-  const MeasurementLog& log = state_->measurements;
+  const MeasurementLog& log = state_->measurements.log();
   return check_steady(rule, state_->av_vels, log.force_series(), log.forces_from(), log.bodies());
 }
 
@@ -420,11 +418,12 @@ FieldImage Simulation::picture(const FieldImageRequest& request) {
 void Simulation::write_outputs(const std::string& dir) {
   State& s = *state_;
   s.refuse_if_unstable();
+  const MeasurementLog& log = s.measurements.log();
   make_output_dir(dir);
   std::vector<std::string> paths = {dir + "/" + kAvVelsFile, dir + "/" + kFinalStateFile};
-  if (s.measurements.forces()) paths.push_back(dir + "/" + kForcesFile);
-  if (s.measurements.probes()) paths.push_back(dir + "/" + kProbesFile);
-  if (s.measurements.nusselt()) paths.push_back(dir + "/" + kNusseltFile);
+  if (log.forces()) paths.push_back(dir + "/" + kForcesFile);
+  if (log.probes()) paths.push_back(dir + "/" + kProbesFile);
+  if (log.nusselt()) paths.push_back(dir + "/" + kNusseltFile);
   check_output_targets(paths, s.input_files);
   const std::vector<double> f = s.solver->distributions();
   check_distributions(s.params, s.mask, f, s.av_vels.empty() ? 0 : s.av_vels.size() - 1);
@@ -432,10 +431,10 @@ void Simulation::write_outputs(const std::string& dir) {
   write_av_vels(outputs.add(paths[0]), s.av_vels);
   write_final_state(outputs.add(paths[1]), s.params, s.mask, f);
   std::size_t next = 2;
-  std::FILE* forces = s.measurements.forces() ? outputs.add(paths[next++]) : nullptr;
-  std::FILE* probes = s.measurements.probes() ? outputs.add(paths[next++]) : nullptr;
-  std::FILE* nusselt = s.measurements.nusselt() ? outputs.add(paths[next++]) : nullptr;
-  s.measurements.write(forces, probes, nusselt);
+  std::FILE* forces = log.forces() ? outputs.add(paths[next++]) : nullptr;
+  std::FILE* probes = log.probes() ? outputs.add(paths[next++]) : nullptr;
+  std::FILE* nusselt = log.nusselt() ? outputs.add(paths[next++]) : nullptr;
+  log.write(forces, probes, nusselt);
   outputs.commit();
   tidy_output_dir(dir, paths, s.input_files);
 }
