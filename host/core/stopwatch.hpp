@@ -1,9 +1,19 @@
-// Wall time in seconds from a start, in laps, for the set-up breakdown.
+// Wall time: a stopwatch's laps for the set-up breakdown, and the clock a
+// run's timings read.
 #pragma once
 
 #include <chrono>
+#include <functional>
 
 namespace d2q9 {
+
+// Seconds on a clock that only moves forward: steady_seconds, or a test's
+// clock that its solvers move on, so that nothing sleeps.
+using RunClock = std::function<double()>;
+
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 class Stopwatch {
  public:

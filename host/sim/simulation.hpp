@@ -74,6 +74,8 @@ struct RunInfo {
   SetupTimes setup;           // the device's set-up
 };
 
+struct SimulationState;
+
 class Simulation {
  public:
   // InputError or DeviceError where `problem` cannot run with `options`
@@ -166,11 +168,10 @@ class Simulation {
 
  private:
   // The solver, the launch policy and search, the measurements and the
-  // clocks: defined in simulation.cpp alone, so that none of it is part of
-  // this header (nor of a user's program).
-  struct State;
-  explicit Simulation(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  // clocks: defined in sim/simulation_state.hpp, never installed, so that
+  // none of it is part of this header (nor of a user's program).
+  explicit Simulation(std::unique_ptr<SimulationState> state);
+  std::unique_ptr<SimulationState> state_;
   // The library's own programs and tests: sim/simulation_internal.hpp.
   friend struct SimulationInternals;
 };

@@ -5,11 +5,11 @@
 // it is never staged nor installed (tests/tools/check_staged_headers.py).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <vector>
 
 #include "core/ranks.hpp"
+#include "core/stopwatch.hpp"
 #include "device/solver.hpp"
 #include "device/tuning.hpp"
 #include "io/state_rows.hpp"
@@ -25,15 +25,13 @@ struct SimulationInternals {
   static std::unique_ptr<Simulation> on_ranks(Problem problem, const SimulationOptions& options, Ranks* ranks,
                                                std::vector<int> slab_rows = {});
 
-  // Seconds on a clock that only moves forward.
-  using Clock = std::function<double()>;
   // A simulation on `started`, whose launch `search` (may be null) builds
-  // candidates with `make` and times steps on `clock` (the wall clock when
+  // candidates with `make` and times steps on `clock` (steady_seconds when
   // empty). Tests: solvers that need no device, on a clock their steps move
   // on, so that nothing sleeps.
   static std::unique_ptr<Simulation> on_solver(Problem problem, std::unique_ptr<Solver> started,
                                                 std::unique_ptr<InRunLaunchSearch> search = nullptr,
-                                                SolverFactory make = {}, Clock clock = {});
+                                                SolverFactory make = {}, RunClock clock = {});
 
   // The launches a search before the first step timed, the default first (empty without one).
   static const std::vector<TuningResult>& search_now_table(const Simulation& sim);
