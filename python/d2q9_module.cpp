@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -341,9 +342,14 @@ void bind_reads(py::class_<PySimulation>& simulation) {
 // and the copies it refuses.
 void bind_writes(py::class_<PySimulation>& simulation) {
   simulation
-    .def("write_outputs", [](PySimulation& s, const std::string& dir) {
-      writing([&] { locked(s, [&](d2q9::Simulation& sim) { sim.write_outputs(dir); }); });
-    }, py::arg("dir"))
+    .def("write_outputs", [](PySimulation& s, const std::string& dir, const std::optional<std::string>& final_state) {
+      // None: the problem's default (d2q9::final_state_format).
+      std::optional<d2q9::FinalStateFormat> format;
+      if (final_state && !(format = d2q9::parse_final_state_format(*final_state)))
+        throw d2q9::InputError("write_outputs: final_state must be \"text\", \"vti\" or \"both\", got '" +
+                               *final_state + "'");
+      writing([&] { locked(s, [&](d2q9::Simulation& sim) { sim.write_outputs(dir, format); }); });
+    }, py::arg("dir"), py::arg("final_state") = py::none())
     .def("_check_checkpoint_target", [](PySimulation& s, const std::string& path, bool overwrite) {
       locked(s, [&](d2q9::Simulation& sim) { sim.check_checkpoint_target(path, overwrite); });
     })

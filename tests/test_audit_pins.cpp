@@ -114,7 +114,7 @@ TEST_CASE("audit: problem files take a whole float as an integer, and list every
                              "right = { outlet_density = 1.0 }\n") == "p.toml:8: sponge must be an integer, got 3.5");
   CHECK(problem_error(grid + "[xyzzy]\na = 1\n") ==
         "p.toml:7: unknown table [xyzzy]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces], "
-        "[probes] and [heat]");
+        "[probes], [heat] and [output]");
 }
 
 TEST_CASE("audit: two processes storing tuning results at once keep both's entries") {

@@ -242,7 +242,7 @@ TEST_CASE("heat: a run checkpointed and resumed ends bit for bit where the run s
       const int steps = pr.params.max_iters, cut = 70;
       Simulation whole(pr, options);
       whole.step(steps);
-      whole.write_outputs(dir.file("whole"));
+      whole.write_outputs(dir.file("whole"), FinalStateFormat::Both);
 
       const std::string checkpoint = dir.file("ck");
       {
@@ -267,8 +267,8 @@ TEST_CASE("heat: a run checkpointed and resumed ends bit for bit where the run s
       Simulation resumed(pr, options);
       resumed.resume(read_checkpoint(checkpoint), checkpoint);
       resumed.step(steps - cut);
-      resumed.write_outputs(dir.file("resumed"));
-      for (const std::string name : {kAvVelsFile, kFinalStateFile}) {
+      resumed.write_outputs(dir.file("resumed"), FinalStateFormat::Both);
+      for (const std::string name : {kAvVelsFile, kFinalStateFile, kFinalStateVtiFile}) {
         CAPTURE(name);
         const std::string straight = d2q9::test::slurp(dir.file("whole/" + name));
         REQUIRE(!straight.empty());
@@ -283,7 +283,8 @@ TEST_CASE("heat: the command line restarts a heated cavity where its checkpoint 
   d2q9::test::TempDir dir;
   dir.write("cavity.toml", kHeatedCavity);
   const std::string exe = std::string("cd '") + dir.path + "' && '" + D2Q9_EXE + "' ";
-  const std::string options = " -b reference -q --no-png";
+  // The text final state: its size is what the file-size limits below are set by.
+  const std::string options = " -b reference -q --no-png --final-state text";
   REQUIRE(d2q9::test::run_shell(exe + "cavity.toml -o whole" + options).status == 0);
   // ulimit -f 64, 512-byte blocks (32 kB): the checkpoint (400 cells of 14 floats, 26 kB with its steps and
   // record) fits, final_state.dat (41 kB) does not, so the run fails after its last checkpoint (step 300) and
@@ -387,7 +388,9 @@ TEST_CASE("heat: a Nusselt row read from the walls' cells alone is the whole lat
 
 TEST_CASE("heat: the command line runs a heated cavity end to end, in float and fp16s, and refuses --field temperature without heat") {
   d2q9::test::TempDir dir;
-  dir.write("cavity.toml", kHeatedCavity + "nusselt_every = 100\n[probes]\nevery = 100\nmid = [10, 10]\n");
+  // Both final-state files, the text's eighth column read below.
+  dir.write("cavity.toml", kHeatedCavity + "nusselt_every = 100\n[probes]\nevery = 100\nmid = [10, 10]\n"
+                           "[output]\nfinal_state = \"both\"\n");
   dir.write("plain.toml", "[grid]\nnx = 8\nny = 8\n[flow]\nsteps = 10\nviscosity = 0.1\n");
   const std::string exe = std::string("cd '") + dir.path + "' && '" + D2Q9_EXE + "' ";
   const d2q9::test::Result ok =
@@ -418,6 +421,7 @@ TEST_CASE("heat: the command line runs a heated cavity end to end, in float and 
     CHECK(d2q9::test::slurp(dir.file(out + "/probes.csv")) == probes);
     CHECK(d2q9::test::slurp(dir.file(out + "/nusselt.csv")) == d2q9::test::slurp(dir.file("run/nusselt.csv")));
     CHECK(d2q9::test::slurp(dir.file(out + "/final_state.dat")) == state);
+    CHECK(d2q9::test::slurp(dir.file(out + "/final_state.vti")) == d2q9::test::slurp(dir.file("run/final_state.vti")));
   }
   // In fp16s the probes' rows are 16-bit codes until the host converts them: the reference's bytes too.
   for (const char* backend : {"reference", "opencl --kernel-variant blocked"}) {
@@ -429,6 +433,8 @@ TEST_CASE("heat: the command line runs a heated cavity end to end, in float and 
   CHECK(d2q9::test::slurp(dir.file("fp16s-blocked/probes.csv")) == d2q9::test::slurp(dir.file("fp16s-reference/probes.csv")));
   CHECK(d2q9::test::slurp(dir.file("fp16s-blocked/final_state.dat")) ==
         d2q9::test::slurp(dir.file("fp16s-reference/final_state.dat")));
+  CHECK(d2q9::test::slurp(dir.file("fp16s-blocked/final_state.vti")) ==
+        d2q9::test::slurp(dir.file("fp16s-reference/final_state.vti")));
   CHECK(d2q9::test::slurp(dir.file("fp16s-blocked/probes.csv")) != probes);  // rounded otherwise than float
   const d2q9::test::Result r = d2q9::test::run_shell(exe + "plain.toml -b reference -o d --field temperature");
   CHECK(r.status != 0);

@@ -152,14 +152,14 @@ TEST_CASE("library promises: write_outputs checks every target first and never w
   const std::string problem = dir.write("p.toml", kCavity);
   Simulation sim(load_problem(problem), reference());
   sim.step(5);
-  // A directory where final_state.dat goes: refused before av_vels.dat is written.
+  // A directory where final_state.vti goes: refused before av_vels.dat is written.
   REQUIRE(::mkdir(dir.file("out").c_str(), 0755) == 0);
-  REQUIRE(::mkdir(dir.file("out/final_state.dat").c_str(), 0755) == 0);
+  REQUIRE(::mkdir(dir.file("out/final_state.vti").c_str(), 0755) == 0);
   CHECK(error_of<InputError>([&] { sim.write_outputs(dir.file("out")); }) ==
-        dir.file("out/final_state.dat") + ": is a directory, not a file");
-  CHECK(test::TempDir::listing_of(dir.file("out")) == "final_state.dat\n");
+        dir.file("out/final_state.vti") + ": is a directory, not a file");
+  CHECK(test::TempDir::listing_of(dir.file("out")) == "final_state.vti\n");
   // A read-only output is the user's: refused.
-  REQUIRE(::rmdir(dir.file("out/final_state.dat").c_str()) == 0);
+  REQUIRE(::rmdir(dir.file("out/final_state.vti").c_str()) == 0);
   dir.write("out/av_vels.dat", "mine");
   REQUIRE(::chmod(dir.file("out/av_vels.dat").c_str(), 0444) == 0);
   if (::access(dir.file("out/av_vels.dat").c_str(), W_OK) != 0) {  // root writes anyway
@@ -169,7 +169,7 @@ TEST_CASE("library promises: write_outputs checks every target first and never w
   REQUIRE(::chmod(dir.file("out/av_vels.dat").c_str(), 0644) == 0);
   // The problem's own file under an output's name is an input.
   TempDir other;
-  const std::string named = other.write("final_state.dat", kCavity);
+  const std::string named = other.write("final_state.vti", kCavity);
   Simulation from_named(parse_problem_file(kCavity, named), reference());
   Problem read = load_problem(other.write("q.toml", kCavity));
   read.read_files.push_back(named);
@@ -179,7 +179,7 @@ TEST_CASE("library promises: write_outputs checks every target first and never w
   CHECK(slurp(named) == kCavity);
   // Written whole: the set and the folder's manifest.
   sim.write_outputs(dir.file("out"));
-  CHECK(test::TempDir::listing_of(dir.file("out"), true) == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\n");
+  CHECK(test::TempDir::listing_of(dir.file("out"), true) == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.vti\n");
   CHECK(test::count_lines(slurp(dir.file("out/av_vels.dat"))) == 5);
 }
 

@@ -594,10 +594,21 @@ TEST_CASE("mpi runs: a problem file with moving walls, body force, inlet and out
   REQUIRE_MESSAGE(single.status == 0, single.err);
   const Result split = run_ranks(3, "-q --no-png -l 8x1 -o '" + many.path + "' '" + toml + "'");
   REQUIRE_MESSAGE(split.status == 0, split.err);
-  const std::string state = slurp(one.file("final_state.dat"));
-  REQUIRE(std::count(state.begin(), state.end(), '\n') == 30 * 24);
-  CHECK(slurp(many.file("final_state.dat")) == state);
+  // A problem file's final state, final_state.vti: rank 0 gathers the ranks' fields.
+  CHECK(many.listing() == "av_vels.dat\nfinal_state.vti\n");
+  const test::VtiImage state = test::read_vti(one.file("final_state.vti"));
+  CHECK(state.nx * state.ny == 30 * 24);
+  CHECK(slurp(many.file("final_state.vti")) == slurp(one.file("final_state.vti")));
   CHECK(slurp(many.file("av_vels.dat")) == slurp(one.file("av_vels.dat")));
+  // Asked for, the text too: each rank writes its rows of it (MPI-IO).
+  TempDir text_one, text_many;
+  REQUIRE(run_alone("-q --no-png -l 8x1 --kernel-variant fused --final-state both -o '" + text_one.path + "' '" + toml +
+                    "'").status == 0);
+  REQUIRE(run_ranks(3, "-q --no-png -l 8x1 --final-state both -o '" + text_many.path + "' '" + toml + "'").status == 0);
+  const std::string text = slurp(text_one.file("final_state.dat"));
+  REQUIRE(std::count(text.begin(), text.end(), '\n') == 30 * 24);
+  CHECK(slurp(text_many.file("final_state.dat")) == text);
+  CHECK(slurp(text_many.file("final_state.vti")) == slurp(one.file("final_state.vti")));
 }
 
 // A walled channel with forces, probes, TRT, a curved wall, a ramped
@@ -671,8 +682,10 @@ TEST_CASE("mpi runs: inlets and outlets at the bottom and top, free-slip sides a
       TempDir many;
       const Result split = run_ranks(ranks, "-q --no-png " + launch + " -o '" + many.path + "' '" + toml + "'");
       REQUIRE_MESSAGE(split.status == 0, split.err);
-      for (const char* name : {"final_state.dat", "av_vels.dat", "forces.csv"})
+      for (const char* name : {"final_state.vti", "av_vels.dat", "forces.csv"}) {
+        CHECK_MESSAGE(!slurp(one.file(name)).empty(), name);
         CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
+      }
     }
   }
 }
@@ -680,7 +693,9 @@ TEST_CASE("mpi runs: inlets and outlets at the bottom and top, free-slip sides a
 TEST_CASE("mpi runs: forces, probes, TRT, a curved wall, a ramped parabolic inlet and sponges write the same bytes on 2 and 3 ranks as on one") {
   TempDir dir, one;
   const std::string toml = dir.write("p.toml", kChannelWithEverything);
-  const Result single = run_alone("-q --no-png -l 8x1 --kernel-variant fused -o '" + one.path + "' '" + toml + "'");
+  // Both final-state files: the text's rows by each rank, the .vti from rank 0's gathered fields.
+  const Result single = run_alone("-q --no-png -l 8x1 --kernel-variant fused --final-state both -o '" + one.path + "' '" +
+                                  toml + "'");
   REQUIRE_MESSAGE(single.status == 0, single.err);
   const std::string forces = slurp(one.file("forces.csv"));
   REQUIRE(std::count(forces.begin(), forces.end(), '\n') == 201);
@@ -689,9 +704,9 @@ TEST_CASE("mpi runs: forces, probes, TRT, a curved wall, a ramped parabolic inle
   for (int ranks : {2, 3}) {
     CAPTURE(ranks);
     TempDir many;
-    const Result split = run_ranks(ranks, "-q --no-png -l 8x1 -o '" + many.path + "' '" + toml + "'");
+    const Result split = run_ranks(ranks, "-q --no-png -l 8x1 --final-state both -o '" + many.path + "' '" + toml + "'");
     REQUIRE_MESSAGE(split.status == 0, split.err);
-    for (const char* name : {"final_state.dat", "av_vels.dat", "forces.csv", "probes.csv"})
+    for (const char* name : {"final_state.dat", "final_state.vti", "av_vels.dat", "forces.csv", "probes.csv"})
       CHECK_MESSAGE(slurp(many.file(name)) == slurp(one.file(name)), name);
   }
 }
@@ -1189,7 +1204,7 @@ nlohmann::json heat_walls(const std::string& path) {
 void check_heat_identical(int ranks, const std::string& options, const std::string& toml, const TempDir& one) {
   CAPTURE(ranks);
   TempDir many;
-  const Result split = run_ranks(ranks, "-q " + options + " -o '" + many.path + "' --summary-json '" +
+  const Result split = run_ranks(ranks, "-q --final-state both " + options + " -o '" + many.path + "' --summary-json '" +
                                             many.file("s.json") + "' '" + toml + "'");
   REQUIRE_MESSAGE(split.status == 0, split.err);
   CHECK(many.listing() == one.listing());
@@ -1199,10 +1214,11 @@ void check_heat_identical(int ranks, const std::string& options, const std::stri
   CHECK(heat_walls(many.file("s.json")) == heat_walls(one.file("s.json")));
 }
 
-// One process's run of `toml` with `options` into `one` (its summary s.json there).
+// One process's run of `toml` with `options` into `one` (its summary s.json
+// there), both final-state files (check_heat_identical's too).
 void run_heat_alone(const std::string& options, const std::string& toml, const TempDir& one) {
-  const Result single = run_alone("-q " + options + " -o '" + one.path + "' --summary-json '" + one.file("s.json") +
-                                  "' '" + toml + "'");
+  const Result single = run_alone("-q --final-state both " + options + " -o '" + one.path + "' --summary-json '" +
+                                  one.file("s.json") + "' '" + toml + "'");
   REQUIRE_MESSAGE(single.status == 0, single.err);
   // The temperature moved: the final state's eighth column holds it, and the heater let heat in.
   const std::string state = slurp(one.file("final_state.dat"));
@@ -1283,7 +1299,8 @@ TEST_CASE("mpi runs: a heat checkpoint of 2 ranks killed restarts on 1 and on 3 
     const Result r = ranks == 1 ? run_alone("--kernel-variant fused " + args) : run_ranks(ranks, args);
     REQUIRE_MESSAGE(r.status == 0, r.err);
     CHECK(slurp(resumed.file("av_vels.dat")) == slurp(whole.file("av_vels.dat")));
-    CHECK(slurp(resumed.file("final_state.dat")) == slurp(whole.file("final_state.dat")));
+    CHECK(!slurp(whole.file("final_state.vti")).empty());
+    CHECK(slurp(resumed.file("final_state.vti")) == slurp(whole.file("final_state.vti")));
     CHECK(heat_walls(resumed.file("s.json")) == heat_walls(whole.file("s.json")));
   }
 }

@@ -275,7 +275,7 @@ TEST_CASE("problem file: every error names the file and line, with a suggestion 
       {"grid = 5\n", "p.toml:1: grid must be a table, [grid] with nx and ny, got 5"},
       {"[gird]\nnx = 8\n", "p.toml:1: unknown table [gird]; did you mean [grid]?"},
       {"[obstacles]\ncircle = 1\n", "p.toml:1: unknown table [obstacles]; did you mean [[obstacle]]?"},
-      {"[physics]\n", "p.toml:1: unknown table [physics]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces], [probes] and [heat]"},
+      {"[physics]\n", "p.toml:1: unknown table [physics]: a problem file holds [grid], [flow], [edges], [[obstacle]], [forces], [probes], [heat] and [output]"},
       {"nx = 8\n[grid]\nny = 6\n", "p.toml:1: key 'nx' is outside any table: it belongs in [grid]"},
       {"[grid]\nnx = 8\nnz = 6\n", "p.toml:3: unknown key 'nz' in [grid] (known keys: nx, ny)"},  // too short to guess
       {"[grid]\nnx = 8\nny = 6\nsteps = 3\n", "p.toml:4: unknown key 'steps' in [grid]: it belongs in [flow]"},
@@ -409,6 +409,7 @@ TEST_CASE("problem file: the documented example and inputs/examples/*.toml parse
   }();
   CHECK(example.params.extensions.moving_walls());
   CHECK(example.mask.fluid_cells() < example.mask.kinds.size());
+  CHECK(example.final_state == FinalStateFormat::Vti);
 
   for (const char* name : {"cavity", "poiseuille", "couette", "cylinder"}) {
     CAPTURE(name);
@@ -831,13 +832,14 @@ circle = { center = [16, 6], radius = 1.5 }
   const Params params = read_params(dir.file("p.params"));
   CHECK(problem.mask.kinds == read_obstacles(dir.file("p.dat"), params).kinds);
 
-  const std::string common = " --no-png -q";
+  // Both final-state files (each kind of input writes one by default).
+  const std::string common = " --no-png -q --final-state both";
   const Result a = run_shell("cd '" + dir.path + "' && '" D2Q9_EXE "' p.toml -o toml" + common);
   REQUIRE(a.status == 0);
   CHECK(a.err == "");
   const Result b = run_shell("cd '" + dir.path + "' && '" D2Q9_EXE "' p.params p.dat -o params" + common);
   REQUIRE(b.status == 0);
-  for (const char* name : {"/final_state.dat", "/av_vels.dat"}) {
+  for (const char* name : {"/final_state.dat", "/final_state.vti", "/av_vels.dat"}) {
     CAPTURE(name);
     const std::string toml_out = slurp(dir.path + "/toml" + name);
     CHECK(toml_out.size() > 1000);
@@ -919,8 +921,9 @@ TEST_CASE("problem file: a killed run restarts from its checkpoint alone, from a
   CHECK(elsewhere.listing() == "");
   const Result whole = run_shell("cd '" + dir.path + "' && '" + exe + "' p.toml -o whole" + options);
   REQUIRE(whole.status == 0);
-  for (const char* name : {"/final_state.dat", "/av_vels.dat"}) {
+  for (const char* name : {"/final_state.vti", "/av_vels.dat"}) {
     CAPTURE(name);
+    CHECK(slurp(dir.path + "/killed" + name).size() > 1000);
     CHECK(slurp(dir.path + "/killed" + name) == slurp(dir.path + "/whole" + name));
   }
 
@@ -953,7 +956,7 @@ TEST_CASE("problem file: a killed run restarts from its checkpoint alone, from a
   r = run_shell("'" + exe + "' --restart '" + checkpoint + "' '" + dir.file("p.toml") + "' -o '" + elsewhere.path + "'");
   CHECK(r.status == 0);
   CHECK(r.err == "");  // another kind of file than the recorded one: no word about its contents
-  CHECK(slurp(elsewhere.file("final_state.dat")) == slurp(dir.path + "/whole/final_state.dat"));
+  CHECK(slurp(elsewhere.file("final_state.vti")) == slurp(dir.path + "/whole/final_state.vti"));
   write_checkpoint(checkpoint, c);
   // Other obstacles are refused as for an obstacles file.
   pixels[5 + 5 * 32] = 0;

@@ -112,10 +112,11 @@ const std::vector<std::pair<std::string, Edit>> kMoreEdits = {
     {"edges.temperature", {Heat, "temperature = 0.5 }", "temperature = 0.6 }", "inlet_temperatures"}},
 };
 
-// Problem-file keys that say when to stop, not what is run: a restart with
-// them changed goes on (the check just uses the new value).
+// Problem-file keys that say when to stop or what to write, not what is
+// run: a restart with them changed goes on (it uses the new value).
 const std::map<std::string, Edit> kRunControls = {
     {"flow.until_steady", {Channel, "steps = 1000000", "steps = 1000000\nuntil_steady = 1e-6", ""}},
+    {"output.final_state", {Channel, "wake = [20, 10]", "wake = [20, 10]\n[output]\nfinal_state = \"both\"", ""}},
 };
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {

@@ -68,8 +68,9 @@ TEST_CASE("run model: a run stopped by SIGTERM and restarted writes the uninterr
   CHECK(c.step() < 40000);
   const Result r_restart = run_shell("'" + kExe + "' --restart '" + checkpoint + "'");
   REQUIRE(r_restart.status == 0);
-  for (const char* name : {"av_vels.dat", "forces.csv", "probes.csv", "final_state.dat"}) {
+  for (const char* name : {"av_vels.dat", "forces.csv", "probes.csv", "final_state.vti"}) {
     CAPTURE(name);
+    CHECK(!slurp(whole.file(name)).empty());
     CHECK(slurp(stopped.file(name)) == slurp(whole.file(name)));
   }
   const std::string strouhal = lines_starting(r_whole.out, "Strouhal");
@@ -81,7 +82,8 @@ TEST_CASE("run model: a run stopped by SIGTERM and restarted writes the uninterr
 TEST_CASE("run model: a restart from a checkpoint written at a probe's step writes the uninterrupted run's probes.csv") {
   TempDir whole, cut, resumed;
   const std::string p = problem_file("forced_channel_probes.toml");  // 120 steps, probes every 40
-  const std::string options = " -q --no-png -b reference";
+  // The text final state, whose size the file-size limit below is set by.
+  const std::string options = " -q --no-png -b reference --final-state text";
   REQUIRE(run_shell("'" + kExe + "' '" + p + "' -o '" + whole.path + "'" + options).status == 0);
   // 40 blocks of 512 bytes: the checkpoint (336 cells, 14 kB) fits, final_state.dat (28 kB) does not, so the
   // run fails after its last checkpoint (step 80, a probe's step) and leaves it.
@@ -126,7 +128,7 @@ TEST_CASE("run model: a run into a folder another run wrote leaves none of that 
   r = run_shell("'" + kExe + "' '" + cavity + "' -q -b reference --no-png -o '" + dir.path + "/out'");
   REQUIRE(r.status == 0);
   const Result ls = run_shell("ls -A '" + dir.path + "/out'");
-  CHECK(ls.out == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.dat\n");
+  CHECK(ls.out == ".d2q9-outputs.json\nav_vels.dat\nfinal_state.vti\n");
   // Each removal is said, naming the file.
   for (const std::string name : {"forces.csv", "probes.csv", "final_state_vorticity.png"}) {
     CAPTURE(name);
@@ -154,8 +156,9 @@ TEST_CASE("run model: --collision trt keeps the problem file's Lambda") {
   REQUIRE(as_file.status == 0);
   REQUIRE(as_option.status == 0);
   REQUIRE(other.status == 0);
-  CHECK(slurp(dir.file("a/final_state.dat")) == slurp(dir.file("b/final_state.dat")));
-  CHECK(slurp(dir.file("a/final_state.dat")) != slurp(dir.file("c/final_state.dat")));
+  CHECK(!slurp(dir.file("a/final_state.vti")).empty());
+  CHECK(slurp(dir.file("a/final_state.vti")) == slurp(dir.file("b/final_state.vti")));
+  CHECK(slurp(dir.file("a/final_state.vti")) != slurp(dir.file("c/final_state.vti")));
 }
 
 TEST_CASE("run model: a meaningless result, or a measurement that cannot be made, is an error line and no file") {
@@ -191,6 +194,7 @@ TEST_CASE("run model: a meaningless result, or a measurement that cannot be made
     CHECK_MESSAGE(contains(r.err, c.message), r.err);
     CHECK(slurp(out + "/av_vels.dat").empty());
     CHECK(slurp(out + "/final_state.dat").empty());
+    CHECK(slurp(out + "/final_state.vti").empty());
   }
 }
 

@@ -224,8 +224,9 @@ TEST_CASE("sponge: a killed run restarts from its checkpoint to the uninterrupte
   REQUIRE_MESSAGE(restarted.status == 0, restarted.err);
   const d2q9::test::Result whole = d2q9::test::run_shell("cd '" + dir.path + "' && '" + exe + "' p.toml -o whole" + options);
   REQUIRE_MESSAGE(whole.status == 0, whole.err);
-  for (const char* name : {"/final_state.dat", "/av_vels.dat", "/forces.csv"}) {
+  for (const char* name : {"/final_state.vti", "/av_vels.dat", "/forces.csv"}) {
     CAPTURE(name);
+    CHECK(!d2q9::test::slurp(dir.path + "/whole" + name).empty());
     CHECK(d2q9::test::slurp(dir.path + "/killed" + name) == d2q9::test::slurp(dir.path + "/whole" + name));
   }
 }

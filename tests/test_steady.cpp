@@ -423,8 +423,9 @@ TEST_CASE("until-steady: a run stopped and restarted stops at the same step with
   const Result r = d2q9::test::run_shell("'" + std::string(D2Q9_EXE) + "' --restart '" + checkpoint + "'");
   REQUIRE(r.status == 0);
   CHECK(contains(r.out, "Steady state:\t\t\tsteady after "));
-  for (const char* name : {"av_vels.dat", "forces.csv", "final_state.dat"}) {
+  for (const char* name : {"av_vels.dat", "forces.csv", "final_state.vti"}) {
     CAPTURE(name);
+    CHECK(!slurp(stopped.file(name)).empty());
     CHECK(slurp(stopped.file(name)) == slurp(whole.file(std::string("out/") + name)));
   }
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <utility>
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 4) {
@@ -16,7 +17,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    d2q9::Simulation sim(d2q9::load_problem(argv[1]), {d2q9::Backend::OpenCL});
+    d2q9::Problem problem = d2q9::load_problem(argv[1]);
+    // What write_outputs writes the final state as: final_state.vti for a
+    // problem file, final_state.dat for a coursework .params file.
+    const d2q9::FinalStateFormat format = d2q9::final_state_format(problem);
+    d2q9::Simulation sim(std::move(problem), {d2q9::Backend::OpenCL});
     const int wanted = argc > 2 ? std::atoi(argv[2]) : 0;
     const int steps = wanted > 0 ? wanted : sim.params().max_iters;
     const std::string out = argc > 3 ? argv[3] : "out";
@@ -28,8 +33,8 @@ int main(int argc, char** argv) {
       std::printf("step %d: ux at the outlet's middle %.6f\n", sim.steps_done(), fields.ux[centre]);
     }
     sim.write_outputs(out);
-    std::printf("wrote %s/av_vels.dat and %s/final_state.dat after %d steps\n", out.c_str(), out.c_str(),
-                sim.steps_done());
+    std::printf("wrote %s/av_vels.dat and %s/final_state.%s after %d steps\n", out.c_str(), out.c_str(),
+                d2q9::writes_vti(format) ? "vti" : "dat", sim.steps_done());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -74,6 +74,10 @@ po::options_description visible_options() {
     ("vtk", po::value<std::string>(), "final state for ParaView: FILE.vti (XML image data: velocity, density, speed, "
      "vorticity, obstacle), FILE.pvti (the same in pieces FILE_<rank>.vti, one per MPI rank: for large grids) or "
      "FILE.vtk (legacy, without vorticity)")
+    ("final-state", po::value<std::string>(), "text | vti | both: the final state as final_state.dat (the "
+     "coursework's text, a line per cell), final_state.vti (XML image data with raw binary arrays, as --vtk "
+     "FILE.vti writes: under a third of the size, for ParaView and d2q9-check) or both (default: text for a .params "
+     "file, vti for a problem file unless its [output] final_state says otherwise)")
     ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON")
     ("serve", po::value<std::string>(), "[HOST:]PORT: serve a live view of the run (the flow, its speed, forces and "
      "probes; pause, resume, checkpoint, stop) at http://HOST:PORT/?token=... as printed at the start; HOST "
@@ -366,6 +370,11 @@ void read_output_options(const po::variables_map& vm, Options& o) {
     o.vtk_file = vm["vtk"].as<std::string>();
     check_vtk_file_name(o.vtk_file);
   }
+  if (vm.count("final-state")) {
+    const std::string format = vm["final-state"].as<std::string>();
+    o.final_state = parse_final_state_format(format);
+    if (!o.final_state) throw UsageError("--final-state must be text, vti or both, got '" + format + "'");
+  }
   o.fields = parse_picture_fields(vm["field"].as<std::string>());
   o.scale = parse_picture_scale(vm["scale"].as<std::string>(), o.fields);
   parse_snapshot_format(vm["snapshot-format"].as<std::string>(), o);
@@ -460,7 +469,8 @@ std::string usage_text(const std::string& program) {
       << "       " << program << " [options] <problem.toml>\n"
       << "       " << program << " --restart FILE [options]\n"
       << "D2Q9 BGK lattice Boltzmann flow solver (OpenCL; CUDA where built).\n"
-      << "Writes av_vels.dat and final_state.dat into the output directory.\n\n"
+      << "Writes av_vels.dat and the final state into the output directory: final_state.dat for a .params\n"
+      << "file, final_state.vti for a problem file (--final-state chooses).\n\n"
       << visible_options()
       << "\nA problem file (.toml) gives the grid, the flow, the edges (periodic, walls, moving walls, inlets,\n"
       << "outlet), obstacles (circles, rectangles, PNG masks) and what to measure in one file; see\n"

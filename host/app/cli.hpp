@@ -10,6 +10,7 @@
 #include "device/launch_plan.hpp"
 #include "device/solver.hpp"
 #include "io/picture.hpp"
+#include "problem/problem_file.hpp"
 #include "core/printable.hpp"
 #include "core/ranks.hpp"
 #include "serve/live_view.hpp"
@@ -62,6 +63,9 @@ struct Options {
   bool snapshot_png = true;   // --snapshot-format
   bool snapshot_vti = false;
   std::string vtk_file;  // .vtk legacy, .vti XML
+  // --final-state: final_state.dat, final_state.vti or both; none: the
+  // problem's default (final_state_format).
+  std::optional<FinalStateFormat> final_state;
   std::string summary_json_file;
   int checkpoint_every = 0;  // 0: no checkpoints
   // --overwrite-checkpoint: a fresh run may replace another run's checkpoint.d2q9.

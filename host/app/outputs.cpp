@@ -56,8 +56,11 @@ std::string base_name(const std::string& path) {
 
 }  // namespace
 
-ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, int max_iters, bool check, int ranks) {
+ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, FinalStateFormat final_state,
+                                int max_iters, bool check, int ranks) {
   ExtraOutputs x;
+  if (writes_text(final_state)) x.final_state_dat = o.output_dir + "/" + kFinalStateFile;
+  if (writes_vti(final_state)) x.final_state_vti = o.output_dir + "/" + kFinalStateVtiFile;
   if (!measure.bodies.empty()) x.forces_csv = o.output_dir + "/" + kForcesFile;
   if (!measure.probes.empty()) x.probes_csv = o.output_dir + "/" + kProbesFile;
   if (measure.nusselt_every > 0) x.nusselt_csv = o.output_dir + "/" + kNusseltFile;
@@ -103,8 +106,9 @@ ExtraOutputs plan_extra_outputs(const Options& o, const Measurements& measure, i
 }
 
 std::vector<std::string> run_output_files(const Options& o, const ExtraOutputs& extra) {
-  std::vector<std::string> files = {o.output_dir + "/" + kAvVelsFile, o.output_dir + "/" + kFinalStateFile};
-  for (const std::string* p : {&extra.forces_csv, &extra.probes_csv, &extra.nusselt_csv})
+  std::vector<std::string> files = {o.output_dir + "/" + kAvVelsFile};
+  for (const std::string* p : {&extra.final_state_dat, &extra.final_state_vti, &extra.forces_csv, &extra.probes_csv,
+                               &extra.nusselt_csv})
     if (!p->empty()) files.push_back(*p);
   for (const PictureFile& p : extra.pictures) files.push_back(p.path);
   for (const std::string* p : {&extra.vtk, &extra.summary_json})
@@ -294,7 +298,7 @@ void add_final_state(OutputSet& outputs, Ranks& ranks, const std::string& path, 
 }
 
 void ViewWriter::add_final_outputs(OutputSet& outputs, Ranks& ranks, const StateRows& state) {
-  if (plan_.pictures.empty() && plan_.vtk.empty()) return;
+  if (plan_.pictures.empty() && plan_.vtk.empty() && plan_.final_state_vti.empty()) return;
   FlowFields fields;
   ranks.on_every_rank([&] { fields = velocity_fields(params_, mask_, state); });
   // The vorticity of the edge rows needs ux and uy of the neighbours' edge rows.
@@ -302,10 +306,8 @@ void ViewWriter::add_final_outputs(OutputSet& outputs, Ranks& ranks, const State
       to_bytes(velocity_row(fields, fields.first_row)), to_bytes(velocity_row(fields, fields.first_row + fields.ny - 1)));
   ranks.on_every_rank([&] { add_vorticity(fields, mask_, to_doubles(halo.first), to_doubles(halo.second)); });
   for (const PictureFile& p : plan_.pictures) add_picture(outputs, ranks, p, fields);
-  if (!plan_.vtk_pieces.empty())
-    add_pieces(outputs, ranks, fields);
-  else if (!plan_.vtk.empty())
-    add_whole_vtk(outputs, ranks, fields);
+  add_whole_grid_files(outputs, ranks, fields);
+  if (!plan_.vtk_pieces.empty()) add_pieces(outputs, ranks, fields);
 }
 
 void ViewWriter::add_picture(OutputSet& outputs, Ranks& ranks, const PictureFile& picture, const FlowFields& fields) {
@@ -373,24 +375,30 @@ void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields
   });
 }
 
-void ViewWriter::add_whole_vtk(OutputSet& outputs, Ranks& ranks, FlowFields& fields) {
+void ViewWriter::add_whole_grid_files(OutputSet& outputs, Ranks& ranks, const FlowFields& fields) {
+  const bool whole_vtk = plan_.vtk_pieces.empty() && !plan_.vtk.empty();
+  if (plan_.final_state_vti.empty() && !whole_vtk) return;
+  const FlowFields* whole = &fields;
+  FlowFields gathered;
   if (ranks.size() > 1) {
     // Rank 0 gathers the fields of the whole grid (5 doubles a cell, 6 with
-    // heat); a .pvti is the file for grids too large for that.
+    // heat), once for every such file; a .pvti is the file for grids too
+    // large for that. The ranks' own fields stay for a .pvti's pieces.
+    gathered.nx = params_.nx;
+    gathered.ny = params_.ny;
     for (FieldArray array : field_arrays(fields)) {
-      std::vector<double> all;
-      ranks.on_every_rank([&] { all.resize(ranks.is_root() ? params_.cells() : 0); });
-      ranks.gather_records((fields.*array).data(), fields.ny, sizeof(double) * params_.nx, all.data());
-      fields.*array = std::move(all);
+      ranks.on_every_rank([&] { (gathered.*array).resize(ranks.is_root() ? params_.cells() : 0); });
+      ranks.gather_records((fields.*array).data(), fields.ny, sizeof(double) * params_.nx, (gathered.*array).data());
     }
-    fields.first_row = 0;
-    fields.ny = params_.ny;
+    whole = &gathered;
   }
   ranks.on_root([&] {
+    if (!plan_.final_state_vti.empty()) write_vti(outputs.add(plan_.final_state_vti), mask_, *whole, plan_.vti_real);
+    if (!whole_vtk) return;
     if (ends_with(plan_.vtk, ".vti"))
-      write_vti(outputs.add(plan_.vtk), mask_, fields, plan_.vti_real);
+      write_vti(outputs.add(plan_.vtk), mask_, *whole, plan_.vti_real);
     else
-      write_vtk(outputs.add(plan_.vtk), params_, mask_, fields);
+      write_vtk(outputs.add(plan_.vtk), params_, mask_, *whole);
   });
 }
 

@@ -1,4 +1,5 @@
-// The files beyond the coursework's two: pictures, snapshots, VTK, JSON summary.
+// The files a run writes at its end beside av_vels.dat: the final state
+// (final_state.dat, final_state.vti), pictures, snapshots, VTK, JSON summary.
 #pragma once
 
 #include <map>
@@ -21,6 +22,10 @@ struct PictureFile {
 };
 
 struct ExtraOutputs {
+  // The final state, as final_state_format chose: final_state.dat's path and
+  // final_state.vti's, each empty where it is not written.
+  std::string final_state_dat;
+  std::string final_state_vti;
   std::vector<PictureFile> pictures;  // the final pictures; none with --no-png
   std::vector<PictureField> fields;   // what the pictures show, speed before vorticity
   PictureScale scale;
@@ -44,16 +49,18 @@ std::string output_path(const std::string& output_dir, const std::string& name);
 
 // Resolves the names (relative ones inside the output directory; by default
 // final_state.png, final_state_vorticity.png; a .pvti's pieces for `ranks`
-// ranks) and, with `check` (the rank that writes them), checks before
-// anything runs that each file can be created: InputError naming it.
-ExtraOutputs plan_extra_outputs(const Options& options, const Measurements& measure, int max_iters, bool check = true,
-                                int ranks = 1);
+// ranks; the final state's files of `final_state`) and, with `check` (the
+// rank that writes them), checks before anything runs that each file can be
+// created: InputError naming it.
+ExtraOutputs plan_extra_outputs(const Options& options, const Measurements& measure, FinalStateFormat final_state,
+                                int max_iters, bool check = true, int ranks = 1);
 
 // Every file a run writes when it ends, in one list: the coursework's
-// av_vels.dat and final_state.dat, then forces.csv, probes.csv, nusselt.csv, the
-// pictures, the VTK file and its pieces, the JSON summary (snapshots are
-// written during the run). check_output_targets checks them, the run writes
-// them, and remove_stale_outputs removes what an earlier run left.
+// av_vels.dat, final_state.dat and/or final_state.vti, then forces.csv,
+// probes.csv, nusselt.csv, the pictures, the VTK file and its pieces, the
+// JSON summary (snapshots are written during the run). check_output_targets
+// checks them, the run writes them, and remove_stale_outputs removes what an
+// earlier run left.
 std::vector<std::string> run_output_files(const Options& options, const ExtraOutputs& extra);
 
 // Every file a run reads: the params (or problem) file, the obstacle file,
@@ -112,11 +119,11 @@ class ViewWriter {
   // then snapshots.pvd lists it after the earlier frames in the directory.
   // On the writing rank, from the whole grid.
   void write_snapshot(int step, const std::vector<double>& f);
-  // The final pictures and VTK file into `outputs` (rank 0's), written when
-  // it commits, from the rows `state` holds; collective. Rank 0 gathers 3
-  // bytes per cell for each picture (one colour a cell) and, for .vti and
-  // .vtk only, the fields (5 doubles a cell); a .pvti's pieces are written
-  // by their ranks.
+  // The final pictures, final_state.vti and VTK file into `outputs` (rank
+  // 0's), written when it commits, from the rows `state` holds; collective.
+  // Rank 0 gathers 3 bytes per cell for each picture (one colour a cell)
+  // and, for final_state.vti, a .vti and a .vtk, the fields once (5 doubles
+  // a cell, 6 with heat); a .pvti's pieces are written by their ranks.
   void add_final_outputs(OutputSet& outputs, Ranks& ranks, const StateRows& state);
   // The range the next picture of `field` gets (Auto: `fields`' own).
   ColourRange next_range(PictureField field, const FlowFields& fields);
@@ -127,7 +134,7 @@ class ViewWriter {
   ColourRange choose_range(PictureField field, const ColourRange& own);
   void add_picture(OutputSet& outputs, Ranks& ranks, const PictureFile& picture, const FlowFields& fields);
   void add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields);
-  void add_whole_vtk(OutputSet& outputs, Ranks& ranks, FlowFields& fields);
+  void add_whole_grid_files(OutputSet& outputs, Ranks& ranks, const FlowFields& fields);
 
   const ExtraOutputs& plan_;
   const Params& params_;

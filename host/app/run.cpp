@@ -275,7 +275,8 @@ void read_inputs(const Options& given, Ranks& ranks, RunInputs& in) {
     in.lock = std::make_unique<CheckpointDirLock>(o.output_dir);
     check_checkpoint_target(o, checkpoint_path(o), in.problem.read_files);
   }
-  in.extra = plan_extra_outputs(o, in.problem.measure, params.max_iters, ranks.is_root(), ranks.size());
+  in.extra = plan_extra_outputs(o, in.problem.measure, final_state_format(in.problem, o.final_state), params.max_iters,
+                                ranks.is_root(), ranks.size());
   if (ranks.is_root()) check_output_targets(o, in.extra, in.problem.read_files);
 }
 
@@ -347,15 +348,17 @@ RunLoopOptions loop_options(const Options& o, Simulation& sim, Ranks& ranks, Pro
 }
 
 // The outputs, written by every rank (each its own rows' part of
-// final_state.dat and of a .pvti) and rank 0 (the rest) into `outputs`: every
-// file complete before any replaces an older one, and they replace their
-// targets together or not at all. Collective.
+// final_state.dat and of a .pvti) and rank 0 (the rest, final_state.vti from
+// the fields it gathers) into `outputs`: every file complete before any
+// replaces an older one, and they replace their targets together or not at
+// all. Collective.
 void add_run_outputs(OutputSet& outputs, Ranks& ranks, const Options& o, const ExtraOutputs& extra,
                      const Simulation& sim, ViewWriter& views, const StateRows& state) {
   const std::vector<double>& av_vels = sim.average_velocities();
   check_final_state(ranks, sim.params(), sim.mask(), state, av_vels.size() - 1);
   ranks.on_root([&] { write_av_vels(outputs.add(o.output_dir + "/" + kAvVelsFile), av_vels); });
-  add_final_state(outputs, ranks, o.output_dir + "/" + kFinalStateFile, sim.params(), sim.mask(), state);
+  if (!extra.final_state_dat.empty())
+    add_final_state(outputs, ranks, extra.final_state_dat, sim.params(), sim.mask(), state);
   views.add_final_outputs(outputs, ranks, state);
   ranks.on_root([&] {
     const auto file = [&](const std::string& path) { return path.empty() ? nullptr : outputs.add(path); };

@@ -1,8 +1,12 @@
 #include "io/compare.hpp"
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <sstream>
 
+#include "io/output_guard.hpp"
+#include "io/vtk_output.hpp"
 #include "problem/problem.hpp"
 
 namespace d2q9 {
@@ -36,6 +40,40 @@ std::vector<std::vector<double>> read_table(const std::string& path, std::size_t
   return rows;
 }
 
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// A run's final state as final_state.dat's rows "ii jj ux uy |u| pressure
+// obstacle": final_state.dat where the folder holds it, else final_state.vti
+// (pressure = density / 3, as the text has it); `file` says which was read.
+std::vector<std::vector<double>> read_final_state(const std::string& dir, std::string& file) {
+  file = dir + "/" + kFinalStateFile;
+  if (exists(file)) return read_table(file, 7);
+  if (!exists(dir + "/" + kFinalStateVtiFile))
+    throw InputError(dir + ": holds neither " + kFinalStateFile + " nor " + kFinalStateVtiFile);
+  file = dir + "/" + kFinalStateVtiFile;
+  const VtiContents image = read_vti_file(file);
+  const VtiValues& velocity = image.array("velocity", file);
+  const VtiValues& speed = image.array("speed", file);
+  const VtiValues& density = image.array("density", file);
+  const VtiValues& obstacle = image.array("obstacle", file);
+  if (velocity.components < 2 || speed.components != 1 || density.components != 1 || obstacle.components != 1)
+    throw InputError(file + ": velocity needs 2 or 3 components and speed, density and obstacle 1");
+  const std::size_t nx = static_cast<std::size_t>(image.nx()), cells = speed.values.size();
+  std::vector<std::vector<double>> rows(cells);
+  for (std::size_t c = 0; c < cells; ++c)
+    rows[c] = {static_cast<double>(image.extent[0] + static_cast<int>(c % nx)),
+               static_cast<double>(image.extent[2] + static_cast<int>(c / nx)),
+               velocity.values[velocity.components * c],
+               velocity.values[velocity.components * c + 1],
+               speed.values[c],
+               density.values[c] / 3.0,
+               obstacle.values[c]};
+  return rows;
+}
+
 }  // namespace
 
 std::vector<ColumnDifference> compare_outputs(const std::string& ref_dir, const std::string& sim_dir, double tolerance) {
@@ -57,15 +95,16 @@ std::vector<ColumnDifference> compare_outputs(const std::string& ref_dir, const 
   if (!finite) worst = NAN;
   out.push_back({"av_vels (max relative)", worst, finite && worst <= tolerance});
 
-  const auto ref_fs = read_table(ref_dir + "/final_state.dat", 7);
-  const auto sim_fs = read_table(sim_dir + "/final_state.dat", 7);
+  std::string ref_file, sim_file;
+  const auto ref_fs = read_final_state(ref_dir, ref_file);
+  const auto sim_fs = read_final_state(sim_dir, sim_file);
   if (ref_fs.size() != sim_fs.size())
-    throw InputError(sim_dir + "/final_state.dat: " + std::to_string(sim_fs.size()) + " cells, the reference has " +
+    throw InputError(sim_file + ": " + std::to_string(sim_fs.size()) + " cells, the reference " + ref_file + " has " +
                      std::to_string(ref_fs.size()));
   for (std::size_t i = 0; i < ref_fs.size(); ++i)
     if (ref_fs[i][0] != sim_fs[i][0] || ref_fs[i][1] != sim_fs[i][1] || ref_fs[i][6] != sim_fs[i][6])
-      throw InputError(sim_dir + "/final_state.dat:" + std::to_string(i + 1) +
-                       ": cell coordinates or obstacle flag differ from the reference");
+      throw InputError(sim_file + (sim_file == sim_dir + "/" + kFinalStateFile ? ":" : ": cell ") +
+                       std::to_string(i + 1) + ": cell coordinates or obstacle flag differ from the reference");
   const char* names[] = {"ux", "uy", "|u|", "pressure"};
   for (int c = 0; c < 4; ++c) {
     double num = 0.0, den = 0.0;

@@ -21,7 +21,10 @@ constexpr double kAbsoluteFloor = 1e-4;
 // av_vels.dat: the largest pointwise relative difference per step.
 // final_state.dat: per column (ux, uy, |u|, pressure), the relative L2 error
 // ||sim - ref|| / ||ref||, since components near zero differ in relative terms
-// between any two float implementations; obstacle flags and coordinates must match.
+// between any two float implementations; obstacle flags and coordinates must
+// match. A folder without final_state.dat has its final_state.vti read
+// instead (a problem-file run's default: velocity, speed, density / 3 as the
+// pressure, obstacle), so either file compares with either.
 // InputError for unreadable or mismatched files.
 std::vector<ColumnDifference> compare_outputs(const std::string& ref_dir, const std::string& sim_dir, double tolerance);
 

@@ -127,9 +127,9 @@ void check_output_targets(const std::vector<std::string>& outputs, const std::ve
 }
 
 const std::vector<std::string>& own_output_names() {
-  static const std::vector<std::string> names = {kAvVelsFile, kFinalStateFile,   kForcesFile,
-                                                 kProbesFile, kSpeedPictureFile, kVorticityPictureFile,
-                                                 kTemperaturePictureFile, kNusseltFile};
+  static const std::vector<std::string> names = {kAvVelsFile,        kFinalStateFile,         kFinalStateVtiFile,
+                                                 kForcesFile,        kProbesFile,             kSpeedPictureFile,
+                                                 kVorticityPictureFile, kTemperaturePictureFile, kNusseltFile};
   return names;
 }
 

@@ -30,7 +30,8 @@ constexpr const char* kOutputManifest = ".d2q9-outputs.json";
 // once: the writers (the command line's and Simulation::write_outputs) and
 // the clean-up, which considers no other file, read them.
 constexpr const char* kAvVelsFile = "av_vels.dat";
-constexpr const char* kFinalStateFile = "final_state.dat";
+constexpr const char* kFinalStateFile = "final_state.dat";     // the coursework's text
+constexpr const char* kFinalStateVtiFile = "final_state.vti";  // the same state as VTK XML image data
 constexpr const char* kForcesFile = "forces.csv";
 constexpr const char* kProbesFile = "probes.csv";
 constexpr const char* kNusseltFile = "nusselt.csv";

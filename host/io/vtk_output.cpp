@@ -1,9 +1,13 @@
 #include "io/vtk_output.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -228,6 +232,148 @@ void write_pvd(std::FILE* out, const std::vector<PvdFrame>& frames) {
       "  </Collection>\n"
       "</VTKFile>\n",
       out);
+}
+
+}  // namespace d2q9
+
+namespace d2q9 {
+
+namespace {
+
+// The value of attribute `name` in the XML tag `tag` ("" where absent).
+std::string xml_attribute(const std::string& tag, const std::string& name) {
+  const std::string key = " " + name + "=\"";
+  const auto at = tag.find(key);
+  if (at == std::string::npos) return "";
+  const auto start = at + key.size();
+  const auto end = tag.find('"', start);
+  return end == std::string::npos ? "" : tag.substr(start, end - start);
+}
+
+// The XML tags named `name` in `xml`, each from '<' to '>'.
+std::vector<std::string> xml_tags(const std::string& xml, const std::string& name) {
+  std::vector<std::string> tags;
+  const std::string open = "<" + name + " ";
+  for (auto at = xml.find(open); at != std::string::npos; at = xml.find(open, at + 1))
+    tags.push_back(xml.substr(at, xml.find('>', at) - at + 1));
+  return tags;
+}
+
+// Little-endian values of `type` as doubles; 0 bytes for an unknown type.
+std::size_t value_bytes(const std::string& type) {
+  if (type == "Int8" || type == "UInt8") return 1;
+  if (type == "Int16" || type == "UInt16") return 2;
+  if (type == "Int32" || type == "UInt32" || type == "Float32") return 4;
+  if (type == "Int64" || type == "UInt64" || type == "Float64") return 8;
+  return 0;
+}
+
+template <typename T>
+void append_values(const std::string& bytes, std::vector<double>& out) {
+  const std::size_t n = bytes.size() / sizeof(T);
+  out.reserve(out.size() + n);
+  for (std::size_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    out.push_back(static_cast<double>(v));
+  }
+}
+
+std::vector<double> values_of(const std::string& type, const std::string& bytes) {
+  std::vector<double> out;
+  if (type == "Int8") append_values<std::int8_t>(bytes, out);
+  if (type == "UInt8") append_values<std::uint8_t>(bytes, out);
+  if (type == "Int16") append_values<std::int16_t>(bytes, out);
+  if (type == "UInt16") append_values<std::uint16_t>(bytes, out);
+  if (type == "Int32") append_values<std::int32_t>(bytes, out);
+  if (type == "UInt32") append_values<std::uint32_t>(bytes, out);
+  if (type == "Int64") append_values<std::int64_t>(bytes, out);
+  if (type == "UInt64") append_values<std::uint64_t>(bytes, out);
+  if (type == "Float32") append_values<float>(bytes, out);
+  if (type == "Float64") append_values<double>(bytes, out);
+  return out;
+}
+
+// The XML before the appended data, checked: what read_vti can read.
+struct VtiHeader {
+  std::string xml;
+  std::size_t count_bytes = 8;  // each array's byte count: UInt64 or UInt32
+  std::uint64_t data_start = 0; // the first byte after '_'
+};
+
+VtiHeader read_vti_header(std::ifstream& in, const std::string& path) {
+  const auto fail = [&](const std::string& why) { throw InputError(path + ": " + why); };
+  VtiHeader h;
+  constexpr std::size_t kMaxXml = std::size_t{1} << 20;
+  std::string chunk(4096, '\0');
+  std::size_t mark = std::string::npos;
+  while (mark == std::string::npos && h.xml.size() < kMaxXml) {
+    in.read(&chunk[0], static_cast<std::streamsize>(chunk.size()));
+    if (in.gcount() == 0) break;
+    h.xml.append(chunk, 0, static_cast<std::size_t>(in.gcount()));
+    const auto appended = h.xml.find("<AppendedData");
+    if (appended != std::string::npos) mark = h.xml.find('_', h.xml.find('>', appended));
+  }
+  if (h.xml.compare(0, 5, "<?xml") != 0 && h.xml.compare(0, 8, "<VTKFile") != 0) fail("not a VTK XML file");
+  const std::vector<std::string> file = xml_tags(h.xml, "VTKFile");
+  if (file.empty() || xml_attribute(file[0], "type") != "ImageData") fail("not VTK XML image data (.vti)");
+  if (xml_attribute(file[0], "byte_order") != "LittleEndian") fail("holds big-endian data; only little-endian is read");
+  if (!xml_attribute(file[0], "compressor").empty()) fail("holds compressed data; only raw appended data is read");
+  const std::string header_type = xml_attribute(file[0], "header_type");
+  if (header_type == "UInt32") h.count_bytes = 4;
+  else if (!header_type.empty() && header_type != "UInt64") fail("header_type " + header_type + " is not UInt32 or UInt64");
+  if (mark == std::string::npos) fail("has no raw <AppendedData> block");
+  const std::vector<std::string> appended = xml_tags(h.xml, "AppendedData");
+  if (appended.empty() || xml_attribute(appended[0], "encoding") != "raw")
+    fail("its appended data is not raw (base64 is not read)");
+  h.data_start = mark + 1;
+  h.xml.resize(h.xml.find("<AppendedData"));
+  return h;
+}
+
+}  // namespace
+
+const VtiValues& VtiContents::array(const std::string& name, const std::string& path) const {
+  for (const VtiValues& a : arrays)
+    if (a.name == name) return a;
+  throw InputError(path + ": has no point data array '" + name + "'");
+}
+
+VtiContents read_vti_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open file (" + std::strerror(errno) + ")");
+  const VtiHeader h = read_vti_header(in, path);
+  const auto fail = [&](const std::string& why) { throw InputError(path + ": " + why); };
+  VtiContents image;
+  const std::vector<std::string> pieces = xml_tags(h.xml, "Piece");
+  if (pieces.size() != 1) fail("holds " + std::to_string(pieces.size()) + " pieces; one is read");
+  std::istringstream extent(xml_attribute(pieces[0], "Extent"));
+  for (int& e : image.extent) extent >> e;
+  if (!extent || image.nx() < 1 || image.ny() < 1) fail("has no valid Extent");
+  const std::uint64_t points = static_cast<std::uint64_t>(image.nx()) * static_cast<std::uint64_t>(image.ny());
+  for (const std::string& tag : xml_tags(h.xml, "DataArray")) {
+    VtiValues a;
+    a.name = xml_attribute(tag, "Name");
+    const std::string type = xml_attribute(tag, "type");
+    const std::string components = xml_attribute(tag, "NumberOfComponents");
+    a.components = components.empty() ? 1 : std::atoi(components.c_str());
+    if (xml_attribute(tag, "format") != "appended") fail("array '" + a.name + "' is not in the appended data");
+    if (value_bytes(type) == 0 || a.components < 1) fail("array '" + a.name + "' has type " + type + ", not read");
+    const std::uint64_t bytes = points * static_cast<std::uint64_t>(a.components) * value_bytes(type);
+    std::uint64_t count = 0;
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(h.data_start + std::strtoull(xml_attribute(tag, "offset").c_str(), nullptr, 10)));
+    in.read(reinterpret_cast<char*>(&count), static_cast<std::streamsize>(h.count_bytes));
+    if (!in || count != bytes)
+      fail("array '" + a.name + "' holds " + std::to_string(count) + " bytes, not the " + std::to_string(bytes) +
+           " of its " + std::to_string(points) + " points");
+    std::string raw(bytes, '\0');
+    in.read(&raw[0], static_cast<std::streamsize>(bytes));
+    if (static_cast<std::uint64_t>(in.gcount()) != bytes) fail("array '" + a.name + "' is cut short");
+    a.values = values_of(type, raw);
+    image.arrays.push_back(std::move(a));
+  }
+  return image;
 }
 
 }  // namespace d2q9

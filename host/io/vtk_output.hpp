@@ -47,6 +47,26 @@ struct PvtiPiece {
 };
 void write_pvti(std::FILE* out, int nx, int ny, const std::vector<PvtiPiece>& pieces, bool temperature, VtiReal real);
 
+// A .vti read back, as write_vti writes one: raw appended arrays, UInt32 or
+// UInt64 byte counts, little-endian, uncompressed (what ParaView re-saves in
+// another encoding is refused, naming it). Each array's values as doubles,
+// components interleaved, one tuple per point, x fastest.
+struct VtiValues {
+  std::string name;
+  int components = 1;
+  std::vector<double> values;
+};
+struct VtiContents {
+  int extent[6] = {0, 0, 0, 0, 0, 0};  // the piece's Extent: x0 x1 y0 y1 z0 z1
+  std::vector<VtiValues> arrays;
+  int nx() const { return extent[1] - extent[0] + 1; }
+  int ny() const { return extent[3] - extent[2] + 1; }
+  // The array called `name`; InputError naming `path` where there is none.
+  const VtiValues& array(const std::string& name, const std::string& path) const;
+};
+// InputError "<path>: ..." for a file that is not such a .vti.
+VtiContents read_vti_file(const std::string& path);
+
 // A ParaView collection: one DataSet per frame, its step as timestep and its
 // file name relative to the .pvd.
 struct PvdFrame {

@@ -32,6 +32,27 @@ bool is_problem_file(const std::string& path) {
   return ext == ".toml";
 }
 
+const char* to_string(FinalStateFormat f) {
+  switch (f) {
+    case FinalStateFormat::Text: return "text";
+    case FinalStateFormat::Vti: return "vti";
+    case FinalStateFormat::Both: return "both";
+  }
+  return "";
+}
+
+std::optional<FinalStateFormat> parse_final_state_format(const std::string& text) {
+  for (FinalStateFormat f : {FinalStateFormat::Text, FinalStateFormat::Vti, FinalStateFormat::Both})
+    if (text == to_string(f)) return f;
+  return std::nullopt;
+}
+
+FinalStateFormat final_state_format(const Problem& problem, std::optional<FinalStateFormat> asked) {
+  if (asked) return *asked;
+  if (problem.final_state) return *problem.final_state;
+  return problem.source == Problem::Source::ProblemFile ? FinalStateFormat::Vti : FinalStateFormat::Text;
+}
+
 namespace {
 
 // FNV-1a, 64 bits, over the fingerprint's fields in a fixed byte order.
@@ -134,7 +155,7 @@ namespace {
 // The lattice speed of sound, 1/sqrt(3): every velocity stays below it.
 const double kSoundSpeed = 1.0 / std::sqrt(3.0);
 
-const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes", "heat"};
+const std::vector<std::string> kTables = {"grid", "flow", "edges", "obstacle", "forces", "probes", "heat", "output"};
 
 // ": a problem file holds [grid], [flow], ..., [probes]": kTables, as written in a file.
 std::string tables_held() {
@@ -164,6 +185,7 @@ const std::vector<std::string> kRectangleKeys = {"from", "to"};
 const std::vector<std::string> kHeatKeys = {"diffusivity", "prandtl",  "collision", "magic",  "initial",
                                             "reference",   "gravity",  "expansion", "rayleigh", "length",
                                             "temperature_difference", "nusselt_every"};
+const std::vector<std::string> kOutputKeys = {"final_state"};
 // A wall's or an obstacle's thermal boundary: one of these.
 const std::vector<std::string> kThermalKeys = {"temperature", "heat_flux"};
 
@@ -185,6 +207,7 @@ std::vector<std::string> problem_file_keys() {
   add("forces", kForcesKeys);
   keys.push_back("probes.every");
   add("heat", kHeatKeys);
+  add("output", kOutputKeys);
   return keys;
 }
 
@@ -201,6 +224,7 @@ std::string home_of(const std::string& key) {
   if (in(kCircleKeys)) return "circle = { center = [x, y], radius = r }";
   if (in(kRectangleKeys)) return "rectangle = { from = [i, j], to = [i, j] }";
   if (in(kHeatKeys)) return "[heat]";
+  if (in(kOutputKeys)) return "[output]";
   return "";
 }
 
@@ -1380,6 +1404,7 @@ class Parser : MaskBuilder {
 
   Problem parse(const ParamsCheck& check) {
     check_top_level();
+    const std::optional<FinalStateFormat> final_state = read_output();
     read_grid();
     read_flow();
     check_limits();
@@ -1406,7 +1431,26 @@ class Parser : MaskBuilder {
     problem.measure = measure_;
     problem.until_steady = until_steady_;
     problem.read_files = read_files_;
+    problem.source = Problem::Source::ProblemFile;
+    problem.final_state = final_state;
     return problem;
+  }
+
+ private:
+  // [output] final_state = "text" | "vti" | "both": which files hold the
+  // final state (final_state_format); none given: the default.
+  std::optional<FinalStateFormat> read_output() const {
+    const toml::table* t = top_table("output", "[output] with final_state");
+    if (!t) return std::nullopt;
+    check_keys(*t, "[output]", kOutputKeys);
+    const toml::node* n = t->get("final_state");
+    if (!n) return std::nullopt;
+    const auto* text = n->as_string();
+    const std::optional<FinalStateFormat> format = text ? parse_final_state_format(text->get()) : std::nullopt;
+    if (!format)
+      fail(line_of(*n), "final_state must be \"text\" (final_state.dat), \"vti\" (final_state.vti) or \"both\", got " +
+                            describe(*n));
+    return format;
   }
 };
 

@@ -14,6 +14,16 @@
 
 namespace d2q9 {
 
+// Which files hold a run's final state: final_state.dat, the coursework's
+// text (one line per cell), final_state.vti, VTK XML image data with raw
+// appended arrays (under a third of the bytes; ParaView opens it), or both.
+enum class FinalStateFormat { Text, Vti, Both };
+inline bool writes_text(FinalStateFormat f) { return f != FinalStateFormat::Vti; }
+inline bool writes_vti(FinalStateFormat f) { return f != FinalStateFormat::Text; }
+// "text", "vti" or "both"; parse_final_state_format: none for any other text.
+const char* to_string(FinalStateFormat f);
+std::optional<FinalStateFormat> parse_final_state_format(const std::string& text);
+
 struct Problem {
   Params params;      // with params.extensions
   ObstacleMask mask;  // kFluid, kWall and kMovingWall cells, with their measured bodies
@@ -29,7 +39,20 @@ struct Problem {
   // file) and those the problem file names (mask pictures), as opened:
   // inputs a run must not overwrite.
   std::vector<std::string> read_files;
+  // Where it came from: a coursework .params file and its obstacle file (and
+  // a Problem put together in code), or a problem file or its text.
+  enum class Source { Coursework, ProblemFile };
+  Source source = Source::Coursework;
+  // The problem file's [output] final_state, where it gives one.
+  std::optional<FinalStateFormat> final_state;
 };
+
+// The final state's files, the one rule that the command line,
+// Simulation::write_outputs and Python follow: `asked` where given
+// (--final-state, write_outputs' argument), else the problem file's [output]
+// final_state, else Text for a coursework problem (whose reference
+// comparisons read final_state.dat byte for byte) and Vti for a problem file.
+FinalStateFormat final_state_format(const Problem& problem, std::optional<FinalStateFormat> asked = std::nullopt);
 
 // Whether `path` names a problem file rather than a .params file: it ends in
 // ".toml" (in any case).

@@ -1,4 +1,5 @@
-// d2q9-check: compares a run's av_vels.dat and final_state.dat with reference outputs.
+// d2q9-check: compares a run's av_vels.dat and final state (final_state.dat or
+// final_state.vti) with reference outputs.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,7 +13,9 @@ int main(int argc, char* argv[]) {
     std::fprintf(argc < 2 ? stderr : stdout,
                  "Usage: %s <reference-dir> <result-dir> [tolerance, default 0.01]\n"
                  "Compares av_vels.dat (max relative difference per step) and final_state.dat\n"
-                 "(relative L2 error of ux, uy, |u|, pressure). Exit 0 if all are within tolerance.\n",
+                 "(relative L2 error of ux, uy, |u|, pressure). A folder without final_state.dat\n"
+                 "has its final_state.vti compared instead (a problem-file run writes it by default).\n"
+                 "Exit 0 if all are within tolerance.\n",
                  argv[0]);
     return argc < 2 ? 2 : (std::string(argv[1]) == "--help" ? 0 : 2);
   }

@@ -2,14 +2,19 @@
 
 #include "io/output.hpp"
 #include "io/output_guard.hpp"
+#include "io/vtk_output.hpp"
 #include "problem/stability.hpp"
 
 namespace d2q9 {
 
-void RunFiles::write_outputs(const std::string& dir) const {
+void RunFiles::write_outputs(const std::string& dir, std::optional<FinalStateFormat> asked) const {
   const MeasurementLog& log = measurements_.log();
+  const FinalStateFormat format = final_state_format(problem_, asked);
   make_output_dir(dir);
-  std::vector<std::string> paths = {dir + "/" + kAvVelsFile, dir + "/" + kFinalStateFile};
+  std::vector<std::string> paths = {dir + "/" + kAvVelsFile};
+  if (writes_text(format)) paths.push_back(dir + "/" + kFinalStateFile);
+  if (writes_vti(format)) paths.push_back(dir + "/" + kFinalStateVtiFile);
+  const std::size_t measured = paths.size();
   if (log.forces()) paths.push_back(dir + "/" + kForcesFile);
   if (log.probes()) paths.push_back(dir + "/" + kProbesFile);
   if (log.nusselt()) paths.push_back(dir + "/" + kNusseltFile);
@@ -17,9 +22,13 @@ void RunFiles::write_outputs(const std::string& dir) const {
   const std::vector<double> f = solver_.distributions();
   check_distributions(problem_.params, problem_.mask, f, av_vels_.empty() ? 0 : av_vels_.size() - 1);
   OutputSet outputs;
-  write_av_vels(outputs.add(paths[0]), av_vels_);
-  write_final_state(outputs.add(paths[1]), problem_.params, problem_.mask, f);
-  std::size_t next = 2;
+  std::size_t next = 0;
+  write_av_vels(outputs.add(paths[next++]), av_vels_);
+  if (writes_text(format)) write_final_state(outputs.add(paths[next++]), problem_.params, problem_.mask, f);
+  if (writes_vti(format))
+    write_vti(outputs.add(paths[next++]), problem_.mask, flow_fields(problem_.params, problem_.mask, f),
+              vti_real_for(solver_.precision()));
+  next = measured;
   std::FILE* forces = log.forces() ? outputs.add(paths[next++]) : nullptr;
   std::FILE* probes = log.probes() ? outputs.add(paths[next++]) : nullptr;
   std::FILE* nusselt = log.nusselt() ? outputs.add(paths[next++]) : nullptr;

@@ -1,9 +1,10 @@
 // The files a Simulation writes from its run as it stands: the outputs
-// (av_vels.dat, final_state.dat and the measurements' CSVs) and its
+// (av_vels.dat, final_state.dat or .vti and the measurements' CSVs) and its
 // checkpoints. A view made for each call; sim/simulation.hpp says what each
 // refuses, and the Simulation refuses an unstable state before it asks.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,9 @@ class RunFiles {
            const RunMeasurements& measurements)
       : problem_(problem), solver_(solver), av_vels_(av_vels), measurements_(measurements) {}
 
-  // Simulation::write_outputs.
-  void write_outputs(const std::string& dir) const;
+  // Simulation::write_outputs: the final state's files as final_state_format
+  // says for `asked`.
+  void write_outputs(const std::string& dir, std::optional<FinalStateFormat> asked) const;
   // Simulation::checkpoint.
   Checkpoint checkpoint() const;
   // Simulation::check_checkpoint_target.

@@ -192,9 +192,9 @@ void Simulation::save_checkpoint(const std::string& path, const RunRecord& run, 
   state_->files().save_checkpoint(path, run, overwrite);
 }
 
-void Simulation::write_outputs(const std::string& dir) {
+void Simulation::write_outputs(const std::string& dir, std::optional<FinalStateFormat> final_state) {
   state_->refuse_if_unstable();
-  state_->files().write_outputs(dir);
+  state_->files().write_outputs(dir, final_state);
 }
 
 RunRecord problem_file_record(const std::string& problem_file, const Params& params) {

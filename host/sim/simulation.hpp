@@ -10,7 +10,7 @@
 //     sim.step(100);
 //     const auto fields = sim.fields();   // density, ux, uy, speed, vorticity
 //   }
-//   sim.write_outputs("out");            // av_vels.dat, final_state.dat, forces.csv, probes.csv
+//   sim.write_outputs("out");            // av_vels.dat, final_state.vti, forces.csv, probes.csv
 //
 // This header and what it includes are what the library promises (staged
 // and installed: cmake/stage_headers.cmake): the problem model, the
@@ -26,6 +26,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -152,15 +153,20 @@ class Simulation {
   // that writes a file beside the checkpoint asks first).
   void check_checkpoint_target(const std::string& path, bool overwrite = false) const;
 
-  // The coursework's av_vels.dat and final_state.dat, and forces.csv and
-  // probes.csv where the problem measures them, into `dir` (made if missing),
-  // as d2q9-bgk writes them (one process): every target checked before
+  // The coursework's av_vels.dat, the final state and forces.csv, probes.csv
+  // and nusselt.csv where the problem measures them, into `dir` (made if
+  // missing), as d2q9-bgk writes them (one process). The final state is
+  // final_state.dat (text), final_state.vti (VTK XML image data) or both, as
+  // `final_state` asks, else as final_state_format(problem) chooses for the
+  // problem this simulation was made from (text for a coursework .params
+  // problem or one made in code, vti for a problem file, unless its [output]
+  // says otherwise). Every target checked before
   // anything is written (io/output_guard.hpp: no input of the problem, no
   // directory or read-only file), the files replacing their targets together
   // or not at all, and an earlier run's outputs that this call does not
   // write removed where the folder's manifest proves them ours.
   // InstabilityError for a state that is not finite or physical.
-  void write_outputs(const std::string& dir);
+  void write_outputs(const std::string& dir, std::optional<FinalStateFormat> final_state = std::nullopt);
   // The files the problem was read from (Problem::read_files).
   const std::vector<std::string>& input_files() const;
   // What errors call the problem (Problem::name).

@@ -321,10 +321,16 @@ class Simulation:
         rows = series.reshape(-1, len(walls))
         return {name: {"step": steps.copy(), "nusselt": rows[:, w].copy()} for w, name in enumerate(walls)}
 
-    def write_outputs(self, dir):
-        """av_vels.dat and final_state.dat (forces.csv, probes.csv, nusselt.csv where measured)
-        into dir, made if missing: the bytes d2q9-bgk writes."""
-        self._sim.write_outputs(os.fspath(dir))
+    def write_outputs(self, dir, final_state=None):
+        """av_vels.dat, the final state (forces.csv, probes.csv, nusselt.csv where measured)
+        into dir, made if missing: the bytes d2q9-bgk writes. final_state: "text"
+        (final_state.dat), "vti" (final_state.vti, VTK XML image data) or "both";
+        None as d2q9-bgk chooses: text for a .params problem, vti for a problem
+        file or dict unless its [output] final_state says otherwise."""
+        if final_state is not None and not isinstance(final_state, str):
+            raise InputError(f"write_outputs: final_state must be \"text\", \"vti\" or \"both\", "
+                             f"got a {type(final_state).__name__}")
+        self._sim.write_outputs(os.fspath(dir), final_state)
 
     def checkpoint(self, path, overwrite=False):
         """Saves the run to path. It names its problem's file, which resume()

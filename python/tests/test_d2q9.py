@@ -17,7 +17,8 @@ import d2q9
 SOURCE = os.environ["D2Q9_SOURCE_DIR"]
 BGK = os.environ["D2Q9_BGK"]
 CYLINDER = os.path.join(SOURCE, "tests/problems/cylinder_library.toml")
-OUTPUTS = ["av_vels.dat", "final_state.dat", "forces.csv", "probes.csv"]
+# What a problem file's run writes (its final state as final_state.vti).
+OUTPUTS = ["av_vels.dat", "final_state.vti", "forces.csv", "probes.csv"]
 # The lattice's speeds e_k (host/problem/lattice.hpp, kEx and kEy).
 EX = [0, 1, 0, -1, 0, 1, -1, -1, 1]
 EY = [0, 0, 1, 0, -1, 1, 1, -1, -1]
@@ -46,7 +47,7 @@ def run_bgk(*args):
 @pytest.fixture(scope="module")
 def cli_outputs(tmp_path_factory):
     out = tmp_path_factory.mktemp("cli")
-    r = run_bgk("-o", str(out), CYLINDER)
+    r = run_bgk("-o", str(out), "--final-state", "both", CYLINDER)
     assert r.returncode == 0, r.stderr
     return out
 
@@ -62,10 +63,37 @@ def test_write_outputs_are_d2q9_bgk_bytes(cli_outputs, tmp_path):
         sim.step(piece)
     assert sim.steps_done == 300
     sim.write_outputs(tmp_path / "py")
+    assert sorted(os.listdir(tmp_path / "py")) == [".d2q9-outputs.json"] + OUTPUTS
     for name in OUTPUTS:
         mine = read(tmp_path / "py" / name)
         assert mine, name
         assert mine == read(cli_outputs / name), name
+    # The text asked for: final_state.dat, and the .vti the call before wrote is gone (its manifest).
+    sim.write_outputs(tmp_path / "py", final_state="text")
+    assert "final_state.vti" not in os.listdir(tmp_path / "py")
+    assert read(tmp_path / "py" / "final_state.dat") == read(cli_outputs / "final_state.dat")
+    sim.write_outputs(tmp_path / "both", final_state="both")
+    for name in ("final_state.dat", "final_state.vti"):
+        assert read(tmp_path / "both" / name) == read(cli_outputs / name), name
+
+
+def test_write_outputs_final_state_follows_the_problem_and_refuses_other_values(tmp_path):
+    params = tmp_path / "in.params"
+    params.write_text("12\n10\n4\n10\n0.1\n0.02\n1.7\n")
+    obstacles = tmp_path / "obs.dat"
+    obstacles.write_text("0 0 1\n5 5 1\n")
+    coursework = d2q9.Simulation(str(params), obstacles=str(obstacles), backend="reference")
+    coursework.step(4)
+    coursework.write_outputs(tmp_path / "coursework")
+    assert sorted(os.listdir(tmp_path / "coursework")) == [".d2q9-outputs.json", "av_vels.dat", "final_state.dat"]
+    chosen = d2q9.Simulation(dict(CAVITY_DICT, output={"final_state": "text"}), backend="reference")
+    chosen.step(2)
+    chosen.write_outputs(tmp_path / "chosen")
+    assert sorted(os.listdir(tmp_path / "chosen")) == [".d2q9-outputs.json", "av_vels.dat", "final_state.dat"]
+    for bad, message in (("dat", "got 'dat'"), ("", "got ''"), (3, "got a int")):
+        with pytest.raises(d2q9.InputError, match=message):
+            chosen.write_outputs(tmp_path / "bad", final_state=bad)
+    assert not os.path.exists(tmp_path / "bad")
 
 
 def test_fields_are_final_state_columns(cli_outputs):
@@ -225,9 +253,9 @@ def test_checkpoint_and_resume_carry_the_temperature(tmp_path):
     resumed.step(230)
     np.testing.assert_array_equal(resumed.fields()["temperature"], sim.fields()["temperature"])
     np.testing.assert_array_equal(resumed.average_velocities(), sim.average_velocities())
-    resumed.write_outputs(tmp_path / "resumed")
-    sim.write_outputs(tmp_path / "whole")
-    for name in ("av_vels.dat", "final_state.dat"):
+    resumed.write_outputs(tmp_path / "resumed", final_state="both")
+    sim.write_outputs(tmp_path / "whole", final_state="both")
+    for name in ("av_vels.dat", "final_state.dat", "final_state.vti"):
         assert read(tmp_path / "resumed" / name) == read(tmp_path / "whole" / name)
 
 
@@ -550,7 +578,7 @@ sim.step(2)
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 try:
-    sim.write_outputs({str(tmp_path)!r})
+    sim.write_outputs({str(tmp_path)!r}, final_state="text")
 except d2q9.OutputError as e:
     print("OutputError", e)
 """
@@ -667,11 +695,11 @@ def test_an_unstable_run_refuses_to_step_on_or_write(tmp_path):
 def test_write_outputs_refuses_a_folder_or_read_only_target_and_replaces_nothing(tmp_path):
     s = d2q9.Simulation(CAVITY_DICT, backend="reference")
     s.step(3)
-    (tmp_path / "final_state.dat").mkdir()
+    (tmp_path / "final_state.vti").mkdir()
     with pytest.raises(d2q9.InputError, match="is a directory, not a file"):
         s.write_outputs(tmp_path)
-    assert sorted(os.listdir(tmp_path)) == ["final_state.dat"]
-    os.rmdir(tmp_path / "final_state.dat")
+    assert sorted(os.listdir(tmp_path)) == ["final_state.vti"]
+    os.rmdir(tmp_path / "final_state.vti")
     (tmp_path / "av_vels.dat").write_text("mine")
     os.chmod(tmp_path / "av_vels.dat", 0o444)
     with pytest.raises(d2q9.InputError, match="is read-only"):
@@ -679,4 +707,4 @@ def test_write_outputs_refuses_a_folder_or_read_only_target_and_replaces_nothing
     assert (tmp_path / "av_vels.dat").read_text() == "mine"
     os.chmod(tmp_path / "av_vels.dat", 0o644)
     s.write_outputs(tmp_path)
-    assert sorted(os.listdir(tmp_path)) == [".d2q9-outputs.json", "av_vels.dat", "final_state.dat"]
+    assert sorted(os.listdir(tmp_path)) == [".d2q9-outputs.json", "av_vels.dat", "final_state.vti"]

@@ -188,7 +188,7 @@ def test_the_page_shows_the_run_and_controls_it(served, tmp_path):
     values = av_vels(run.out)
     assert len(values) == shown_step
     assert values[-1] == pytest.approx(shown_av, rel=1e-9)
-    for name in ("final_state.dat", "forces.csv", "probes.csv"):
+    for name in ("final_state.vti", "forces.csv", "probes.csv"):  # a problem file's final state: .vti
         assert os.path.getsize(os.path.join(run.out, name)) > 0
 
 
@@ -291,6 +291,6 @@ def test_hostile_requests_leave_the_outputs_as_an_unserved_run(served, tmp_path)
     assert rounds >= 1
     code, _, stderr = run.finish()
     assert code == 0, stderr
-    for name in ("av_vels.dat", "final_state.dat", "forces.csv", "probes.csv"):
+    for name in ("av_vels.dat", "final_state.vti", "forces.csv", "probes.csv"):
         with open(plain / name, "rb") as a, open(os.path.join(run.out, name), "rb") as b:
             assert a.read() == b.read(), name

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""VTK's own reader (vtkXMLImageDataReader, as ParaView uses) opens the .vti a
-run writes, in float and in double: the grid's extent, each array's name and
-type, and the values of final_state.dat to the type's precision.
+"""VTK's own reader (vtkXMLImageDataReader, as ParaView uses) opens the .vti
+files a run writes (--vtk FILE.vti and a problem file's final_state.vti), in
+float and in double: the grid's extent, each array's name and type, and the
+values of final_state.dat to the type's precision.
 Usage: vti_opens_in_vtk.py D2Q9_BGK. Fails, saying so, where Python's vtk
 (Debian: python3-vtk9, scripts/setup/install-deps.sh) is not installed."""
 import math
@@ -52,7 +53,7 @@ def run(exe, folder, precision):
         f.write(PROBLEM)
     out = os.path.join(folder, precision)
     subprocess.run([exe, problem, "-b", "reference", "-p", precision, "-q", "--no-png", "-o", out,
-                    "--vtk", "final.vti"], check=True)
+                    "--vtk", "final.vti", "--final-state", "both"], check=True)
     return out
 
 
@@ -65,14 +66,15 @@ def final_state(path):
     return rows
 
 
-def compare(out, precision):
+def compare(out, precision, file_name):
+    precision = f"{precision} {file_name}"
     reader = vtk.vtkXMLImageDataReader()
-    reader.SetFileName(os.path.join(out, "final.vti"))
+    reader.SetFileName(os.path.join(out, file_name))
     reader.Update()
     image = reader.GetOutput()
     check(f"{precision}: dimensions {image.GetDimensions()}", image.GetDimensions() == (NX, NY, 1))
     data = image.GetPointData()
-    want_type = vtk.VTK_DOUBLE if precision == "double" else vtk.VTK_FLOAT
+    want_type = vtk.VTK_DOUBLE if precision.startswith("double") else vtk.VTK_FLOAT
     arrays = {}
     for name in ("velocity", "density", "speed", "vorticity", "temperature", "obstacle"):
         a = data.GetArray(name)
@@ -86,7 +88,7 @@ def compare(out, precision):
     if failures:
         return
     text = final_state(os.path.join(out, "final_state.dat"))
-    tol = 1e-12 if precision == "double" else 2e-6
+    tol = 1e-12 if precision.startswith("double") else 2e-6
     worst = 0.0
     fluid = 0
     for (ii, jj), (ux, uy, speed, pressure, obstacle, temperature) in text.items():
@@ -110,7 +112,9 @@ def main():
     exe = sys.argv[1]
     with tempfile.TemporaryDirectory() as folder:
         for precision in ("float", "double"):
-            compare(run(exe, folder, precision), precision)
+            out = run(exe, folder, precision)
+            for name in ("final.vti", "final_state.vti"):
+                compare(out, precision, name)
     if failures:
         sys.exit(1)
     print("PASS: VTK's reader opens the .vti files")
