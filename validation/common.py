@@ -173,7 +173,10 @@ def run_solver(args, run_dir, tables, comment="", options=None):
             os.remove(os.path.join(run_dir, stale))
     write_problem(problem, tables, comment)
     exe = find_exe(args.exe)
-    cmd = [exe, problem, "-o", run_dir, "--no-png", "-q", "--backend", args.backend, "--precision", args.precision]
+    # The text final state (final_state.dat), which read_final_state reads at its 13 digits: a
+    # problem file's run writes final_state.vti instead unless asked.
+    cmd = [exe, problem, "-o", run_dir, "--no-png", "-q", "--final-state", "text", "--backend", args.backend,
+           "--precision", args.precision]
     cmd += list(options or []) + list(args.extra)
     shown = " ".join(shlex.quote(c) for c in cmd)
     print("run: " + shown, flush=True)

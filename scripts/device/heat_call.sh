@@ -51,5 +51,5 @@ python3 validation/rayleigh_benard.py $V --out "$OUT/rayleigh-benard" > "$OUT/ra
 log "rayleigh-benard (rc $?)"; pack
 python3 validation/thermal_ringing.py $V --out "$OUT/ringing" > "$OUT/ringing.log" 2>&1
 log "ringing (rc $?)"
-find "$OUT" -name final_state.dat -size +20M -delete
+find "$OUT" \( -name final_state.dat -o -name final_state.vti \) -size +20M -delete
 log "all done"; pack

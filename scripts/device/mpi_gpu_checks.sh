@@ -239,7 +239,8 @@ EOF
   rm -rf "${dirs[@]}" && mkdir -p "${dirs[@]}"
   local i=0
   for ranks in 1 "$gpus_max"; do
-    if ! launch "$ranks" 240 "" "$bgk" -b "$b" --no-png -o "${dirs[$i]}" "$tmp/channel.toml"; then
+    # The text final state (each rank writes its rows), compared below.
+    if ! launch "$ranks" 240 "" "$bgk" -b "$b" --no-png --final-state text -o "${dirs[$i]}" "$tmp/channel.toml"; then
       echo "$what: FAILED on $ranks rank(s): $(first_error)" | tee -a "$out/channel.txt"
       return
     fi

@@ -71,8 +71,12 @@ point() {  # round build ranks [NAME=value]
     echo "$r,$b,$n,$e,$rc,$sec,$ml,$launch,$halos" >> "$csv"
     { echo "== r$r $b n$n $e: $sec s"; grep 'halo times' "$d/err"; } >> "$out/halo-times.txt"
   else
-    env $e LD_LIBRARY_PATH=$libs timeout "$timeout_s" "${pre[@]}" "$b/d2q9-bgk" "${ARGS[@]}" --no-png -o "$d" \
-      --summary-json "$d/s.json" > "$d/out" 2> "$d/err"
+    # A build with --final-state writes a problem file's final state as
+    # final_state.vti unless asked: the text, as older builds write it, for the md5s.
+    local text=()
+    LD_LIBRARY_PATH=$libs "$b/d2q9-bgk" --help 2>/dev/null | grep -q -- '--final-state' && text=(--final-state text)
+    env $e LD_LIBRARY_PATH=$libs timeout "$timeout_s" "${pre[@]}" "$b/d2q9-bgk" "${ARGS[@]}" ${text[@]+"${text[@]}"} \
+      --no-png -o "$d" --summary-json "$d/s.json" > "$d/out" 2> "$d/err"
     rc=$?
     local t1=$(date +%s.%N) j
     j=$(python3 -c "

@@ -35,5 +35,5 @@ log "cavity done (rc $?)"; pack
 python3 validation/circular_couette.py --backend cuda --exe "$NEW/d2q9-bgk" --out "$OUT/circular-couette" \
   > "$OUT/circular-couette.log" 2>&1
 log "circular couette done (rc $?)"
-find "$OUT" -name final_state.dat -size +20M -delete
+find "$OUT" \( -name final_state.dat -o -name final_state.vti \) -size +20M -delete
 log "all done"; pack

@@ -94,6 +94,13 @@ def md5(path):
     return hashlib.md5(open(path, "rb").read()).hexdigest()[:12] if os.path.exists(path) else "-"
 
 
+def final_state_text(binary, env):
+    """["--final-state", "text"] where `binary` has the option: a problem file's run then writes
+    final_state.dat, as builds before it did, so that old and new md5s compare."""
+    r = subprocess.run([binary, "--help"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    return ["--final-state", "text"] if "--final-state" in r.stdout else []
+
+
 def run(binary, label, name, toml):
     d = os.path.join(o.out, "runs", f"{name}-{label}")
     os.makedirs(d, exist_ok=True)
@@ -107,6 +114,7 @@ def run(binary, label, name, toml):
     lib = os.path.join(os.path.dirname(os.path.abspath(binary)), "lib")
     if os.path.isdir(lib):
         env["LD_LIBRARY_PATH"] = lib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    cmd += final_state_text(binary, env)
     t0 = time.monotonic()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     wall = time.monotonic() - t0
