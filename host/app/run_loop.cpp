@@ -38,6 +38,10 @@ int StopSignals::received() const { return g_signal; }
 
 namespace {
 
+// How much longer a segment may be than the last: 1, 64, 4096 steps, then
+// the speed's fit.
+constexpr double kSegmentGrowth = 64.0;
+
 // Collective: the whole grid comes to rank 0, which checks and writes it.
 void save(Simulation& sim, const RunLoopOptions& options, Ranks& ranks) {
   Checkpoint c = sim.checkpoint();
@@ -123,10 +127,12 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
     sim.step(n);  // the probes the problem asks for, the launch search's trials
     const double elapsed = std::chrono::duration<double>(clock::now() - tic).count();
     step = end;
-    // At most 4x growth per segment, so one quick measurement cannot overshoot far.
+    // Each segment ends a call whose last chunks the host waits for and sums
+    // alone, so the first few, which only measure the speed, grow fast; the
+    // bound keeps one quick measurement from overshooting far.
     const double aim = options.live && options.live->watched() ? options.watched_segment_seconds : options.segment_seconds;
-    const double fitting = elapsed > 0 ? n * aim / elapsed : 4.0 * n;
-    segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, 4.0 * std::max(n, segment))));
+    const double fitting = elapsed > 0 ? n * aim / elapsed : kSegmentGrowth * n;
+    segment = ranks.broadcast(static_cast<int>(std::clamp(fitting, 1.0, kSegmentGrowth * std::max(n, segment))));
     // Steady: the run ends here as if this were its last step (no checkpoint).
     bool stop = false;
     if (steady && step % options.steady_every == 0 && step < max_iters)

@@ -60,18 +60,21 @@ void LivePictures::answer(const httplib::Request& req, httplib::Response& res) {
   Cached picture;
   if (!cached(key, picture)) {
     wait_turn();
+    // The stepping thread samples the field; this thread encodes it, so the
+    // run waits for the device's part alone.
+    FieldImage image;
     const bool made = jobs_.run([&](Simulation& sim) {
-      const FieldImage image = sim.picture({*field, width});
+      image = sim.picture({*field, width});
       picture.step = sim.steps_done();
       picture.made = LiveClock::now();
-      picture.png = png_bytes(image);
-      picture.about = json{{"field", name}, {"step", picture.step}, {"width", image.width},
-                           {"height", image.height}, {"low", image.range.low}, {"high", image.range.high},
-                           {"made_by", image.made_by}};
-      std::lock_guard<std::mutex> lock(shared_.mutex);
-      pictures_[key] = picture;
     }, res);
     if (!made) return;
+    picture.png = png_bytes(image);
+    picture.about = json{{"field", name}, {"step", picture.step}, {"width", image.width},
+                         {"height", image.height}, {"low", image.range.low}, {"high", image.range.high},
+                         {"made_by", image.made_by}};
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    pictures_[key] = picture;
   }
   res.set_header("X-D2Q9-Picture", picture.about.dump());
   res.set_content(picture.png, "image/png");
