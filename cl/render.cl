@@ -2,9 +2,11 @@
 // distributions are so that only a small picture crosses to the host: one
 // field (0 speed, 1 vorticity, 2 density, 3 temperature) sampled at one cell per SCALE x
 // SCALE block (its centre, as host/io/field_image.cpp samples it), one
-// work-item a pixel; the host colours it (colour_field_image). Built with the
-// lattice's own defines (NX, NY, the precision and storage), apart from the
-// step kernels, for OpenCL and NVRTC alike (no vector types).
+// work-item a pixel; the host colours it (colour_field_image). An MPI rank's
+// slab samples the pixels of its own rows (device/rank_rows.cpp gathers them
+// on rank 0). Built with the lattice's own defines (NX, the precision and
+// storage), apart from the step kernels, for OpenCL and NVRTC alike (no
+// vector types).
 #include "lattice.cl"
 
 // An obstacle: a cell byte whose class (bits 0-1) is not fluid; a fluid
@@ -54,31 +56,62 @@ ALWAYS_INLINE float render_velocity(__global const stored* f, __global const uch
   return component == 0 ? ux : uy;
 }
 
-// values[py * width + px]: the field at pixel (px, py), top row first (NaN on
-// obstacles). One work-item a pixel, (px, py) its global id.
+// The pixel's cell: column ii of the grid, and its grid row jj (as
+// host/io/field_image.hpp's image_cell_x and image_cell_y place them).
+ALWAYS_INLINE int render_column(const int px, const int scale) {
+  const int ii = px * scale + scale / 2;
+  return ii > NX - 1 ? NX - 1 : ii;
+}
+
+// values[r * width + px]: the field at pixel (px, first_py + r), top row
+// first (NaN on obstacles), for the picture's pixel rows [first_py, first_py
+// + pixel_rows), whose cells lie in this lattice's own rows: grid rows
+// [first_row, first_row + rows) of grid_ny, the first at lattice row
+// first_local (the whole grid: 0, grid_ny, 0; a slab: past its halo rows).
+// The vorticity reads ux of the rows above and below: this lattice's own
+// where it holds them (the whole grid wraps around), else edge_ux's (the
+// row below the first's at the picture's columns, then the row above the
+// last's: what the neighbours' render_edges made). One work-item a pixel,
+// (px, r) its global id.
 __kernel void render_field(__global const stored* f, __global const uchar* obstacles, const int field,
-                           const int scale, const int width, const int height, __global float* values) {
-  const int px = (int)get_global_id(0), py = (int)get_global_id(1);
-  if (px >= width || py >= height) return;
-  int jj = (height - 1 - py) * scale + scale / 2;
-  if (jj > NY - 1) jj = NY - 1;
-  int ii = px * scale + scale / 2;
-  if (ii > NX - 1) ii = NX - 1;
+                           const int scale, const int width, const int height, const int first_py,
+                           const int pixel_rows, const int grid_ny, const int first_row, const int rows,
+                           const int first_local, __global const float* edge_ux, __global float* values) {
+  const int px = (int)get_global_id(0), r = (int)get_global_id(1);
+  if (px >= width || r >= pixel_rows) return;
+  int jj = (height - 1 - (first_py + r)) * scale + scale / 2;
+  if (jj > grid_ny - 1) jj = grid_ny - 1;
+  const int ii = render_column(px, scale);
+  const int own = jj - first_row, row = first_local + own;
   float value = NAN;
-  if (!RENDER_OBSTACLE(obstacles[CELL(ii, jj)])) {
+  if (!RENDER_OBSTACLE(obstacles[CELL(ii, row)])) {
     if (field == 1) {
+      const bool whole = rows == grid_ny;
+      const int north = whole ? (own + 1) % rows : own + 1, south = whole ? (own + rows - 1) % rows : own - 1;
+      const float ux_north = north < rows ? render_velocity(f, obstacles, ii, first_local + north, 0) : edge_ux[width + px];
+      const float ux_south = south >= 0 ? render_velocity(f, obstacles, ii, first_local + south, 0) : edge_ux[px];
       const int east = (ii + 1) % NX, west = (ii + NX - 1) % NX;
-      const int north = (jj + 1) % NY, south = (jj + NY - 1) % NY;
-      value = 0.5f * (render_velocity(f, obstacles, east, jj, 1) - render_velocity(f, obstacles, west, jj, 1)) -
-              0.5f * (render_velocity(f, obstacles, ii, north, 0) - render_velocity(f, obstacles, ii, south, 0));
+      value = 0.5f * (render_velocity(f, obstacles, east, row, 1) - render_velocity(f, obstacles, west, row, 1)) -
+              0.5f * (ux_north - ux_south);
     } else {
       float rho, ux, uy;
-      render_moments(f, ii, jj, &rho, &ux, &uy);
+      render_moments(f, ii, row, &rho, &ux, &uy);
       value = field == 0 ? sqrt(ux * ux + uy * uy) : rho;
 #ifdef THERMAL
-      if (field == 3) value = render_temperature(f, CELL(ii, jj));
+      if (field == 3) value = render_temperature(f, CELL(ii, row));
 #endif
     }
   }
-  values[py * width + px] = value;
+  values[r * width + px] = value;
+}
+
+// out[e * width + px]: ux at the picture's column of pixel px in this
+// lattice's first own row (e = 0, lattice row first_local) or its last (e =
+// 1), 0 on obstacles, as render_field reads a row beyond a slab: the edge_ux
+// of the slabs below and above. One work-item a value, (px, e) its global id.
+__kernel void render_edges(__global const stored* f, __global const uchar* obstacles, const int scale,
+                           const int width, const int rows, const int first_local, __global float* out) {
+  const int px = (int)get_global_id(0), e = (int)get_global_id(1);
+  if (px >= width || e > 1) return;
+  out[e * width + px] = render_velocity(f, obstacles, render_column(px, scale), first_local + (e == 0 ? 0 : rows - 1), 0);
 }

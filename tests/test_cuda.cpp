@@ -18,6 +18,7 @@
 #include "device/kernel_source.hpp"
 #include "opencl/opencl_backend.hpp"
 #include "reference/reference_solver.hpp"
+#include "sim/simulation.hpp"
 
 // CTest label (tests/CMakeLists.txt): ctest -L kernels
 TEST_SUITE_BEGIN("kernels");
@@ -214,6 +215,23 @@ TEST_CASE("CUDA: NVRTC compiles the blocked kernel of an MPI slab (halo rows as 
   }
 }
 
+TEST_CASE("CUDA: NVRTC compiles the live view's render kernels with the arguments the host passes, for a grid and a slab") {
+  // CudaLattice::render passes render_field 14 arguments and render_edges 7.
+  const Params grid = d2q9::test::make_params(128, 30, 10);
+  Params slab = grid;
+  slab.ny = 10 + 2;
+  for (const auto& defines : {kernel_defines(grid, Precision::Float, LocalSize{16, 2}),
+                              kernel_defines(slab, Precision::Fp16s, LocalSize{16, 2}, 1, SlabRows{1, 10, -1, 9, 30})}) {
+    const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, "render.cl", defines, NvrtcTarget{9, 0, false});
+    CHECK(count_of(k.image, ".entry render_field(") == 1);
+    CHECK(count_of(k.image, ".entry render_edges(") == 1);
+    CHECK(contains(k.image, "render_field_param_13"));
+    CHECK(!contains(k.image, "render_field_param_14"));
+    CHECK(contains(k.image, "render_edges_param_6"));
+    CHECK(!contains(k.image, "render_edges_param_7"));
+  }
+}
+
 TEST_CASE("CUDA: NVRTC builds a CUBIN for sm_90 holding both kernels") {
   const Params p = d2q9::test::make_params(1024, 1024, 10, 0.01);
   const CompiledKernels k = compile_kernels_nvrtc(D2Q9_KERNELS_DIR, kKernelFile,
@@ -352,6 +370,34 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and blocked kerne
         CHECK(ra.av_vels == rb.av_vels);
         CHECK(ra.f == rb.f);
       }
+    }
+  }
+}
+
+TEST_CASE("CUDA: the live view's picture (cl/render.cl through NVRTC) is the host's") {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  SimulationOptions options;
+  options.backend = Backend::Cuda;
+  options.kernels_dir = D2Q9_KERNELS_DIR;
+  Simulation sim(load_problem(std::string(D2Q9_SOURCE_DIR) + "/tests/problems/live_cavity.toml"), options);
+  sim.step(300);
+  for (const ImageField field : {ImageField::Speed, ImageField::Vorticity, ImageField::Density}) {
+    for (const int width : {64, 21}) {
+      CAPTURE(std::string(to_string(field)));
+      CAPTURE(width);
+      const FieldImage device = sim.picture({field, width});
+      const FieldImage host = field_image(sim.fields(), sim.mask(), {field, width});
+      CHECK(device.made_by == "device");
+      REQUIRE(device.width == host.width);
+      REQUIRE(device.height == host.height);
+      CHECK(host.range.high > host.range.low);
+      CHECK(device.range.low == doctest::Approx(host.range.low).epsilon(1e-4));
+      CHECK(device.range.high == doctest::Approx(host.range.high).epsilon(1e-4));
+      // Float on the device, double on the host: a colour may round one step apart.
+      int worst = 0;
+      for (std::size_t i = 0; i < host.rgba.size(); ++i)
+        worst = std::max(worst, std::abs(static_cast<int>(device.rgba[i]) - static_cast<int>(host.rgba[i])));
+      CHECK(worst <= 2);
     }
   }
 }

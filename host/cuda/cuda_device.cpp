@@ -199,7 +199,7 @@ CudaLattice::CudaLattice(const DeviceConfig& config, const Params& lattice, cons
 void CudaLattice::release() noexcept {
   if (!context_) return;
   drv_.cuCtxSetCurrent(context_);
-  for (CUdeviceptr p : {render_values_, tile_order_, partials_, obstacles_, cells_[1], cells_[0]})
+  for (CUdeviceptr p : {render_edge_ux_, render_values_, tile_order_, partials_, obstacles_, cells_[1], cells_[0]})
     if (p) drv_.cuMemFree(p);
   if (render_module_) drv_.cuModuleUnload(render_module_);
   if (module_plain_) drv_.cuModuleUnload(module_plain_);
@@ -247,30 +247,63 @@ void CudaLattice::fill_at_rest(CUstream stream, int state) {
   fill_cuda_lattice_at_rest(drv_, cells_[state], cells_count_, one_cell_, precision_, stream);
 }
 
-FieldImage CudaLattice::render(CUstream stream, int state, int nx, int ny, const FieldImageRequest& request) {
+void CudaLattice::prepare_render(int width) {
   make_current();
   if (!render_module_) {
     const CompiledKernels compiled = compile_kernels_nvrtc(kernels_dir_, "render.cl", defines_, target_);
     CU_CALL(cuModuleLoadData, &render_module_, compiled.image.data());
     CU_CALL(cuModuleGetFunction, &render_field_, render_module_, "render_field");
+    CU_CALL(cuModuleGetFunction, &render_edges_, render_module_, "render_edges");
   }
-  const FieldImageLayout l = field_image_layout(nx, ny, request.width);
-  const std::size_t pixels = static_cast<std::size_t>(l.width) * l.height;
+  const std::size_t values = 2 * static_cast<std::size_t>(std::max(width, 1));
+  if (values > render_edge_values_) {  // grows to the widest picture asked for, and is kept
+    if (render_edge_ux_) CU_CALL(cuMemFree, render_edge_ux_);
+    render_edge_ux_ = 0;
+    CU_CALL(cuMemAlloc, &render_edge_ux_, values * sizeof(float));
+    render_edge_values_ = values;
+  }
+}
+
+std::vector<float> CudaLattice::render(CUstream stream, int state, const FieldImageRequest& request,
+                                       const RenderPart& part, const std::vector<float>& edge_ux) {
+  const FieldImageLayout& l = part.layout;
+  const std::size_t pixels = static_cast<std::size_t>(l.width) * part.pixels.count;
+  std::vector<float> values(pixels);
+  if (pixels == 0) return values;
+  prepare_render(l.width);
   if (pixels > render_pixels_) {  // grows to the largest picture asked for, and is kept
     if (render_values_) CU_CALL(cuMemFree, render_values_);
     render_values_ = 0;
     CU_CALL(cuMemAlloc, &render_values_, pixels * sizeof(float));
     render_pixels_ = pixels;
   }
+  if (!edge_ux.empty())
+    CU_CALL(cuMemcpyHtoDAsync, render_edge_ux_, edge_ux.data(), edge_ux.size() * sizeof(float), stream);
   int field = static_cast<int>(request.field), scale = l.scale, width = l.width, height = l.height;
-  void* args[] = {&cells_[state], &obstacles_, &field, &scale, &width, &height, &render_values_};
+  int first_py = part.pixels.first, pixel_rows = part.pixels.count, grid_ny = part.grid_ny;
+  int first_row = part.first_row, rows = part.rows, first_local = part.first_local;
+  void* args[] = {&cells_[state], &obstacles_, &field,     &scale,      &width,       &height,          &first_py,
+                  &pixel_rows,    &grid_ny,    &first_row, &rows,       &first_local, &render_edge_ux_, &render_values_};
   constexpr unsigned kBlock = 16;
   CU_CALL(cuLaunchKernel, render_field_, (static_cast<unsigned>(width) + kBlock - 1) / kBlock,
-          (static_cast<unsigned>(height) + kBlock - 1) / kBlock, 1, kBlock, kBlock, 1, 0, stream, args, nullptr);
-  std::vector<float> values(pixels);
+          (static_cast<unsigned>(pixel_rows) + kBlock - 1) / kBlock, 1, kBlock, kBlock, 1, 0, stream, args, nullptr);
   CU_CALL(cuMemcpyDtoHAsync, values.data(), render_values_, pixels * sizeof(float), stream);
   CU_CALL(cuStreamSynchronize, stream);
-  return colour_field_image(request.field, l.width, l.height, values, "device");
+  return values;
+}
+
+std::vector<float> CudaLattice::render_edges(CUstream stream, int state, const RenderPart& part) {
+  const FieldImageLayout& l = part.layout;
+  prepare_render(l.width);
+  std::vector<float> out(2 * static_cast<std::size_t>(l.width));
+  int scale = l.scale, width = l.width, rows = part.rows, first_local = part.first_local;
+  void* args[] = {&cells_[state], &obstacles_, &scale, &width, &rows, &first_local, &render_edge_ux_};
+  constexpr unsigned kBlock = 128;
+  CU_CALL(cuLaunchKernel, render_edges_, (static_cast<unsigned>(width) + kBlock - 1) / kBlock, 2, 1, kBlock, 1, 1, 0,
+          stream, args, nullptr);
+  CU_CALL(cuMemcpyDtoHAsync, out.data(), render_edge_ux_, out.size() * sizeof(float), stream);
+  CU_CALL(cuStreamSynchronize, stream);
+  return out;
 }
 
 }  // namespace d2q9

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "device/lattice_device.hpp"
 #include "device/launch_plan.hpp"
 #include "io/field_image.hpp"
 
@@ -85,10 +86,13 @@ class CudaLattice {
   void set_tile_order(const std::vector<int>& order);
   // Lattice `state` at rest (blocking, on `stream`).
   void fill_at_rest(CUstream stream, int state);
-  // The live view's picture of lattice `state` (the whole nx x ny grid),
-  // sampled by cl/render.cl (compiled on first use) after the work queued
-  // on `stream`; blocking.
-  FieldImage render(CUstream stream, int state, int nx, int ny, const FieldImageRequest& request);
+  // The live view's picture of lattice `state`: the values of `part`'s pixel
+  // rows (LatticeDevice::render), sampled by cl/render.cl (compiled on first
+  // use) after the work queued on `stream`; blocking.
+  std::vector<float> render(CUstream stream, int state, const FieldImageRequest& request, const RenderPart& part,
+                            const std::vector<float>& edge_ux);
+  // ux at the picture's columns of `part`'s first and last own rows (LatticeDevice::render_edges); blocking.
+  std::vector<float> render_edges(CUstream stream, int state, const RenderPart& part);
   // The context, the compile and the obstacles' upload (a solver adds its state's).
   SetupTimes setup;
 
@@ -124,8 +128,13 @@ class CudaLattice {
   NvrtcTarget target_;
   CUmodule render_module_ = nullptr;
   CUfunction render_field_ = nullptr;
+  CUfunction render_edges_ = nullptr;
   CUdeviceptr render_values_ = 0;
   std::size_t render_pixels_ = 0;  // render_values_' size
+  CUdeviceptr render_edge_ux_ = 0;  // render_field's edge_ux, and render_edges' out
+  std::size_t render_edge_values_ = 0;
+  // The render module built, and the edge buffer holding 2 * width values (one at least).
+  void prepare_render(int width);
 };
 
 }  // namespace d2q9

@@ -36,9 +36,14 @@ class CudaDevice final : public LatticeDevice {
   EdgeBuffers edge_buffers() override { return transfers_.edge_buffers(); }
   void fill_at_rest(int state) override;
   void upload(int state, const std::vector<double>& f) override;
-  std::optional<FieldImage> render(int state, const FieldImageRequest& request) override {
-    if (halo_depth_ > 0) return std::nullopt;  // a slab: the host draws the gathered grid
-    return lattice_.render(transfers_.kernels(), state, nx_, rows_, request);
+  std::optional<std::vector<float>> render(int state, const FieldImageRequest& request, const RenderPart& part,
+                                           const std::vector<float>& edge_ux) override {
+    return lattice_.render(transfers_.kernels(), state, request, part, edge_ux);
+  }
+  std::optional<std::vector<float>> render_edges(int state, const FieldImageRequest& request,
+                                                 const RenderPart& part) override {
+    (void)request;
+    return lattice_.render_edges(transfers_.kernels(), state, part);
   }
   std::vector<unsigned char> read_rows(int state, int first_row, int rows) override;
   std::vector<unsigned char> read_cells(int state, const std::vector<std::size_t>& cells) override;

@@ -76,6 +76,19 @@ struct DeviceLattice {
   }
 };
 
+// Where the live view's picture (cl/render.cl) meets one device's lattice:
+// the picture's layout over the whole grid, the lattice's own rows of that
+// grid and where they lie in it, and the picture's pixel rows they show.
+struct RenderPart {
+  FieldImageLayout layout;
+  int grid_ny = 0;              // the whole grid's rows
+  int first_row = 0, rows = 0;  // the lattice's own rows of the grid (all of them for the whole grid)
+  int first_local = 0;          // the lattice's row of first_row: a slab's halo depth, else 0
+  PixelRows pixels;             // the picture's rows whose cells lie in the own rows
+  // Whether the lattice is the whole grid, whose rows wrap around onto themselves.
+  bool whole() const { return rows == grid_ny; }
+};
+
 // One kernel launch: from lattice `state` into the other, over `group_rows`
 // work-group rows from `first_group_row`, running `steps` steps (the plan's
 // step kernel), their partial sums
@@ -221,10 +234,24 @@ class LatticeDevice {
   virtual void release_partials(int slot) = 0;
   virtual void reuse_partials(std::size_t first) = 0;
 
-  // The live view's picture of lattice `state` (the whole grid), after
-  // everything queued; none where the backend cannot make it (the host then does).
-  virtual std::optional<FieldImage> render(int state, const FieldImageRequest& request) {
-    (void)state, (void)request;
+  // The live view's picture of lattice `state`, after everything queued:
+  // the sampled values (NaN: obstacle) of `part`'s pixel rows, top row first.
+  // The vorticity at a slab's first and last own rows reads ux of the rows
+  // beyond them from `edge_ux` (the row below's at the picture's columns,
+  // then the row above's: 2 * width values, as the neighbours' render_edges
+  // made them); the whole grid wraps around and needs none. None where the
+  // backend cannot make it (the host then does).
+  virtual std::optional<std::vector<float>> render(int state, const FieldImageRequest& request,
+                                                   const RenderPart& part, const std::vector<float>& edge_ux) {
+    (void)state, (void)request, (void)part, (void)edge_ux;
+    return std::nullopt;
+  }
+  // ux at the picture's columns of lattice `state`'s first own row, then of
+  // its last (2 * width values; 0 on obstacles), as render() reads a
+  // neighbour's: what the slabs below and above need for their vorticity.
+  virtual std::optional<std::vector<float>> render_edges(int state, const FieldImageRequest& request,
+                                                         const RenderPart& part) {
+    (void)state, (void)request, (void)part;
     return std::nullopt;
   }
 

@@ -1,6 +1,10 @@
 #include "device/rank_rows.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -123,6 +127,86 @@ void RankRows::load_distributions(int state, const std::vector<double>& f) {
                   local.begin() + static_cast<std::ptrdiff_t>(k * local_cells + row * params_.nx));
     }
   device_.upload(state, local);
+}
+
+namespace {
+
+// `work` on this rank, then agreed on by every rank (collective): this
+// rank's failure thrown here, another rank's named, so that no rank is left
+// waiting for another in the next collective.
+void on_every_rank(RankLinks& links, const std::function<void()>& work) {
+  std::exception_ptr failure;
+  try {
+    work();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (links.on_every_rank(!failure)) return;
+  if (failure) std::rethrow_exception(failure);
+  throw DeviceError("another MPI rank failed to draw its part of the picture");
+}
+
+// D2Q9_LIVE_PICTURES=host: the live view's pictures drawn on the host, as
+// for a backend without cl/render.cl (the tests compare the two ways).
+bool pictures_on_host() {
+  const char* where = std::getenv("D2Q9_LIVE_PICTURES");
+  return where && std::string(where) == "host";
+}
+
+std::vector<unsigned char> float_bytes(const std::vector<float>& values) {
+  const auto* p = reinterpret_cast<const unsigned char*>(values.data());
+  return {p, p + values.size() * sizeof(float)};
+}
+
+}  // namespace
+
+std::optional<FieldImage> RankRows::render(int state, const FieldImageRequest& request) {
+  const FieldImageLayout l = field_image_layout(params_.nx, params_.ny, request.width);
+  RenderPart part{l, params_.ny, own_.first_row, own_.rows, split() ? halo_depth_ : 0, {}};
+  part.pixels = image_rows_of(l, params_.ny, own_.first_row, own_.rows);
+  const bool on_host = pictures_on_host();
+  std::optional<std::vector<float>> values;
+  if (!split()) {
+    if (!on_host) values = device_.render(state, request, part, {});
+    if (!values) return std::nullopt;
+    return colour_field_image(request.field, l.width, l.height, *values, "device");
+  }
+  // The vorticity at the first and last own rows: ux of the row below (the
+  // lower neighbour's last, sent up) and of the row above (the upper one's first).
+  std::vector<float> edge_ux;
+  if (request.field == ImageField::Vorticity) {
+    std::optional<std::vector<float>> mine;
+    on_every_rank(*links_, [&] {
+      if (!on_host) mine = device_.render_edges(state, request, part);
+    });
+    if (!links_->on_every_rank(mine.has_value())) return std::nullopt;
+    const auto [below, above] = links_->swap_with_neighbours(float_bytes(*mine));
+    const std::size_t row = static_cast<std::size_t>(l.width) * sizeof(float);
+    on_every_rank(*links_, [&] {
+      if (below.size() != 2 * row || above.size() != 2 * row)
+        throw std::logic_error("render: the neighbours' edge rows are not the picture's width");
+      edge_ux.resize(2 * static_cast<std::size_t>(l.width));
+      std::memcpy(edge_ux.data(), below.data() + row, row);
+      std::memcpy(edge_ux.data() + l.width, above.data(), row);
+    });
+  }
+  on_every_rank(*links_, [&] {
+    if (!on_host) values = device_.render(state, request, part, edge_ux);
+  });
+  if (!links_->on_every_rank(values.has_value())) return std::nullopt;
+  // Each rank's pixel rows, top row first, in place in the picture on rank 0.
+  std::vector<Slab> pixel_rows;
+  for (const Slab& s : slabs_) {
+    const PixelRows p = image_rows_of(l, params_.ny, s.first_row, s.rows);
+    pixel_rows.push_back({p.first, p.count});
+  }
+  const std::vector<unsigned char> all = links_->gather_planes(float_bytes(*values), pixel_rows, l.width, 1, sizeof(float));
+  if (rank_ != 0) return FieldImage{};
+  std::vector<float> picture(static_cast<std::size_t>(l.width) * l.height);
+  if (all.size() != picture.size() * sizeof(float))
+    throw std::logic_error("render: the ranks' pixel rows do not make the picture");
+  std::memcpy(picture.data(), all.data(), all.size());
+  return colour_field_image(request.field, l.width, l.height, picture, "device");
 }
 
 }  // namespace d2q9

@@ -45,6 +45,15 @@ class RankRows {
   std::vector<double> distributions(int state);
   std::vector<double> cell_distributions(int state, const std::vector<std::size_t>& cells);
   void load_distributions(int state, const std::vector<double>& f);
+  // The live view's picture of lattice `state`, made on the device
+  // (Solver::render). Split: collective; each rank samples the pixels of its
+  // own rows, the vorticity at its edge rows from ux of its neighbours' edge
+  // rows (which they sample alike and swap), and rank 0 gathers the values
+  // alone (never the grid) and colours them over one range: the picture on
+  // rank 0, an empty one (width 0) elsewhere. None, on every rank, where a
+  // device cannot make its part, or D2Q9_LIVE_PICTURES=host asks for the
+  // host's (the caller draws it there).
+  std::optional<FieldImage> render(int state, const FieldImageRequest& request);
 
  private:
   const Params& params_;  // the whole grid's

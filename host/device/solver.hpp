@@ -104,7 +104,10 @@ class Solver {
   // Replaces the current distributions (same layout, the whole grid), e.g. to resume a run.
   virtual void load_distributions(const std::vector<double>& f) = 0;
   // A picture of the current state made where the state lives (cl/render.cl),
-  // so that only the picture travels; none where this solver cannot (the caller draws it on the host).
+  // so that only the picture travels; none where this solver cannot (the
+  // caller draws it on the host). Split across ranks: collective, each rank
+  // sampling its own rows, the picture on rank 0 (an empty one elsewhere),
+  // none on every rank alike.
   virtual std::optional<FieldImage> render(const FieldImageRequest& request) {
     (void)request;
     return std::nullopt;

@@ -75,11 +75,8 @@ class StepLoop final : public Solver, public HoldsRows {
   HaloTimes halo_times() const override { return halos_ ? halos_->times() : HaloTimes{}; }
   void run(int steps, std::vector<double>& av_vels) override;
   std::vector<double> take_body_forces() override { return sums_.take_body_forces(); }
-  // The live view's picture, made by the device (one device: the whole grid).
-  std::optional<FieldImage> render(const FieldImageRequest& request) override {
-    if (split()) return std::nullopt;
-    return device_->render(current_, request);
-  }
+  // The live view's picture, made by the device (slabs: collective, RankRows::render).
+  std::optional<FieldImage> render(const FieldImageRequest& request) override { return rows_.render(current_, request); }
   std::vector<double> distributions() override { return rows_.distributions(current_); }
   std::vector<double> cell_distributions(const std::vector<std::size_t>& cells) override {
     return rows_.cell_distributions(current_, cells);

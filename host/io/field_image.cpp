@@ -63,21 +63,41 @@ void image_colour(ImageField field, float value, const ColourRange& range, std::
   rgba[3] = 255;
 }
 
+PixelRows image_rows_of(const FieldImageLayout& l, int ny, int first_row, int rows) {
+  // A pixel row's cell row falls as py grows: the rows in the slab are consecutive.
+  PixelRows out;
+  for (int py = 0; py < l.height; ++py) {
+    const int jj = image_cell_y(l, ny, py);
+    if (jj < first_row || jj >= first_row + rows) continue;
+    if (out.count == 0) out.first = py;
+    ++out.count;
+  }
+  return out;
+}
+
+std::vector<float> field_image_values(const FlowFields& fields, const ObstacleMask& mask, ImageField field,
+                                      const FieldImageLayout& l, PixelRows rows) {
+  const std::vector<double>& source = field == ImageField::Speed       ? fields.speed
+                                      : field == ImageField::Vorticity ? fields.vorticity
+                                      : field == ImageField::Density   ? fields.density
+                                                                       : fields.temperature;
+  if (source.empty()) throw InputError("a picture of the temperature needs a problem with [heat]");
+  std::vector<float> values(static_cast<std::size_t>(l.width) * rows.count);
+  for (int r = 0; r < rows.count; ++r)
+    for (int px = 0; px < l.width; ++px) {
+      const int ii = image_cell_x(l, fields.nx, px), jj = image_cell_y(l, mask.ny, rows.first + r);
+      if (jj < fields.first_row || jj >= fields.first_row + fields.ny)
+        throw std::logic_error("field_image_values: a pixel row outside the fields' rows");
+      const std::size_t cell = static_cast<std::size_t>(jj - fields.first_row) * fields.nx + ii;
+      values[static_cast<std::size_t>(r) * l.width + px] = mask.at(ii, jj) ? NAN : static_cast<float>(source[cell]);
+    }
+  return values;
+}
+
 FieldImage field_image(const FlowFields& fields, const ObstacleMask& mask, const FieldImageRequest& request) {
   const FieldImageLayout l = field_image_layout(fields.nx, fields.ny, request.width);
-  const std::vector<double>& source = request.field == ImageField::Speed       ? fields.speed
-                                      : request.field == ImageField::Vorticity ? fields.vorticity
-                                      : request.field == ImageField::Density   ? fields.density
-                                                                               : fields.temperature;
-  if (source.empty()) throw InputError("a picture of the temperature needs a problem with [heat]");
-  std::vector<float> values(static_cast<std::size_t>(l.width) * l.height);
-  for (int py = 0; py < l.height; ++py)
-    for (int px = 0; px < l.width; ++px) {
-      const int ii = image_cell_x(l, fields.nx, px), jj = image_cell_y(l, fields.ny, py);
-      const std::size_t cell = static_cast<std::size_t>(jj) * fields.nx + ii;
-      values[static_cast<std::size_t>(py) * l.width + px] = mask.at(ii, jj) ? NAN : static_cast<float>(source[cell]);
-    }
-  return colour_field_image(request.field, l.width, l.height, values, "host");
+  return colour_field_image(request.field, l.width, l.height,
+                            field_image_values(fields, mask, request.field, l, PixelRows{0, l.height}), "host");
 }
 
 FieldImage colour_field_image(ImageField field, int width, int height, const std::vector<float>& values,

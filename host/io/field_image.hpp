@@ -44,6 +44,15 @@ inline int image_cell_y(const FieldImageLayout& l, int ny, int py) {
   return jj < ny ? jj : ny - 1;
 }
 
+// The picture's pixel rows [first, first + count), top row first, whose
+// cells lie in grid rows [first_row, first_row + rows) of an ny-row grid: an
+// MPI rank's part of the picture (count 0 where none does: a slab thinner
+// than a pixel's block may show none). Each pixel row lies in one slab.
+struct PixelRows {
+  int first = 0, count = 0;
+};
+PixelRows image_rows_of(const FieldImageLayout& l, int ny, int first_row, int rows);
+
 struct FieldImage {
   ImageField field = ImageField::Speed;
   int width = 0, height = 0;
@@ -65,6 +74,12 @@ FieldImage colour_field_image(ImageField field, int width, int height, const std
 
 // The picture from the fields of the whole grid (the host's way).
 FieldImage field_image(const FlowFields& fields, const ObstacleMask& mask, const FieldImageRequest& request);
+// The sampled values (NaN: obstacle) of pixel rows `rows` of the picture laid
+// out as `l` over `mask`'s grid, top row first, from `fields`, which hold
+// those pixels' cells: the whole grid's, or an MPI rank's own rows (their
+// vorticity from add_vorticity). field_image's values, row for row.
+std::vector<float> field_image_values(const FlowFields& fields, const ObstacleMask& mask, ImageField field,
+                                      const FieldImageLayout& l, PixelRows rows);
 
 // The picture as a PNG file's bytes (RGB: every pixel is opaque).
 std::string png_bytes(const FieldImage& image);

@@ -48,7 +48,15 @@ class OpenCLDevice final : public LatticeDevice {
   void reuse_partials(std::size_t first) override { transfers_.reuse_partials(first); }
   void flush() override;
   void drain() noexcept override;
-  std::optional<FieldImage> render(int state, const FieldImageRequest& request) override;
+  std::optional<std::vector<float>> render(int state, const FieldImageRequest& request, const RenderPart& part,
+                                           const std::vector<float>& edge_ux) override {
+    return renderer().render(lattice_.queue, lattice_.lattices[state], lattice_.obstacles, request, part, edge_ux);
+  }
+  std::optional<std::vector<float>> render_edges(int state, const FieldImageRequest& request,
+                                                 const RenderPart& part) override {
+    (void)request;
+    return renderer().edges(lattice_.queue, lattice_.lattices[state], lattice_.obstacles, part);
+  }
 
  private:
   Params params_;  // the lattice's
@@ -63,6 +71,10 @@ class OpenCLDevice final : public LatticeDevice {
   std::string kernels_dir_;
   std::vector<std::string> defines_;
   std::unique_ptr<OpenCLRenderer> renderer_;
+  OpenCLRenderer& renderer() {
+    if (!renderer_) renderer_ = std::make_unique<OpenCLRenderer>(lattice_.context, lattice_.device, kernels_dir_, defines_);
+    return *renderer_;
+  }
 };
 
 OpenCLDevice::OpenCLDevice(const DeviceConfig& config, const LaunchPlan& plan, const DeviceLattice& slab)
@@ -179,12 +191,6 @@ void OpenCLDevice::drain() noexcept {
     transfers_.queue().finish();
   } catch (const cl::Error&) {
   }
-}
-
-std::optional<FieldImage> OpenCLDevice::render(int state, const FieldImageRequest& request) {
-  if (halo_depth_ > 0) return std::nullopt;  // a slab: the picture is the whole grid's
-  if (!renderer_) renderer_ = std::make_unique<OpenCLRenderer>(lattice_.context, lattice_.device, kernels_dir_, defines_);
-  return renderer_->render(lattice_.queue, lattice_.lattices[state], lattice_.obstacles, params_.nx, params_.ny, request);
 }
 
 }  // namespace

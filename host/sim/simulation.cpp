@@ -5,6 +5,8 @@
 
 #include "device/kernel_source.hpp"
 #include "problem/limits.hpp"
+#include "sim/rank_picture.hpp"
+#include "sim/run_measurements.hpp"
 #include "sim/simulation_internal.hpp"
 #include "sim/simulation_state.hpp"
 
@@ -174,6 +176,11 @@ FieldImage Simulation::picture(const FieldImageRequest& request) {
   if (request.field == ImageField::Temperature && !s.problem.params.extensions.heat)
     throw InputError(s.problem.name + ": a picture of the temperature needs a problem with [heat]");
   if (std::optional<FieldImage> made = s.solver->render(request)) return std::move(*made);
+  if (s.ranks && s.ranks->size() > 1) {  // each rank from its own rows, never the whole grid
+    StateRows own;
+    s.ranks->on_every_rank([&] { own = own_rows(*s.solver, s.problem.params); });
+    return field_image_on_ranks(*s.ranks, s.problem.params, s.problem.mask, own, request);
+  }
   return field_image(fields(), s.problem.mask, request);
 }
 

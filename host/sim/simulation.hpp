@@ -132,7 +132,10 @@ class Simulation {
   std::vector<WallHeat> heat_at_walls();
   FlowFields fields();
   // A picture of one field of the current state, no wider than asked (the
-  // live view's): made on the device where the backend can, else on the host. One process.
+  // live view's): made on the device where the backend can, else on the host.
+  // Across ranks: collective, each rank sampling the pixels of its own rows;
+  // the picture on rank 0 (an empty one, width 0, elsewhere), the same as one
+  // process's of the same state.
   FieldImage picture(const FieldImageRequest& request);
   // Forces on measured bodies and probe series so far.
   const MeasurementLog& measurements() const;

@@ -8,6 +8,7 @@ namespace d2q9 {
 SimulationState::SimulationState(Problem problem_in, Backend backend, const SolverConfig& config, bool search_now,
                                  Ranks* ranks)
     : problem(std::move(problem_in)),
+      ranks(ranks),
       clock(steady_seconds),
       trials(std::make_unique<LaunchPolicy>(backend, problem.params, problem.mask, config, search_now, ranks), clock),
       measurements(problem, ranks) {
@@ -21,6 +22,7 @@ SimulationState::SimulationState(Problem problem_in, Backend backend, const Solv
 SimulationState::SimulationState(Problem problem_in, std::unique_ptr<Solver> started,
                                  std::unique_ptr<InRunLaunchSearch> search, SolverFactory make, RunClock on)
     : problem(std::move(problem_in)),
+      ranks(nullptr),
       clock(on ? std::move(on) : RunClock(steady_seconds)),
       trials(std::move(search), std::move(make), clock),
       measurements(problem, nullptr),

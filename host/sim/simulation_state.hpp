@@ -40,6 +40,7 @@ struct SimulationState {
   RunFiles files() { return RunFiles(problem, *solver, av_vels, measurements); }
 
   const Problem problem;  // its mask where the launch policy reads it: never moved
+  Ranks* const ranks;    // null: one process
   RunClock clock;
   LaunchTrials trials;
   RunMeasurements measurements;
