@@ -834,7 +834,6 @@ TEST_CASE("mpi runs: every option works under mpirun as on one process, or is re
   };
   for (const Refused& c :
        {Refused{"--tune", "error: --tune searches shapes on one device"},
-        Refused{"--serve 0", "error: --serve serves one process's run"},
         Refused{"-b reference", "error: --backend reference runs on one process"},
         Refused{"-b cuda", "error: "},
         Refused{"--kernel-variant fused-x2",

@@ -81,7 +81,8 @@ po::options_description visible_options() {
     ("summary-json", po::value<std::string>(), "run summary (parameters, device, times, MLUPS, Reynolds number) as JSON")
     ("serve", po::value<std::string>(), "[HOST:]PORT: serve a live view of the run (the flow, its speed, forces and "
      "probes; pause, resume, checkpoint, stop) at http://HOST:PORT/?token=... as printed at the start; HOST "
-     "127.0.0.1 unless given, PORT 0 any free port; one process only (see docs/live-view.md)");
+     "127.0.0.1 unless given, PORT 0 any free port; under mpirun rank 0 serves the whole run (see "
+     "docs/live-view.md)");
   // clang-format on
   return desc;
 }

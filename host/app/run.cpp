@@ -69,8 +69,6 @@ void check_options_for_ranks(const Options& o, int ranks) {
   if (ranks < 2) return;
   if (o.tune)
     throw InputError("--tune searches shapes on one device: run it without mpirun, then pass the shape with --local-size");
-  if (o.serve)
-    throw InputError("--serve serves one process's run: run it without mpirun, or under mpirun without --serve");
 }
 
 // For the tests only: this rank fails at the start of the step loop, while
@@ -391,6 +389,22 @@ std::unique_ptr<Simulation> start_simulation(RunInputs& in, const Options& given
   return sim;
 }
 
+// --serve's live view, listening: rank 0's alone (it serves a run across
+// ranks), agreed on by every rank (a port in use stops them all).
+std::unique_ptr<LiveView> serve(const Options& o, Ranks& ranks) {
+  if (!o.serve) return nullptr;
+  std::unique_ptr<LiveView> live;
+  std::exception_ptr failure;
+  try {
+    if (ranks.is_root()) live = std::make_unique<LiveView>(*o.serve);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  ranks.agree(failure);
+  if (live) std::fprintf(stderr, "serving %s\n", live->url().c_str());
+  return live;
+}
+
 // The outputs replace their targets as one: a signal now waits until they are done.
 void commit_with_signals_held(OutputSet& outputs) {
   sigset_t stop, previous;
@@ -459,16 +473,15 @@ void run(const Options& given, Ranks& ranks) {
   const Measurements measure = in.problem.measure;
   const std::vector<std::string> inputs = run_input_files(o, in.problem.read_files);
   // Listening before the kernels are built: a port in use stops the run before any step.
-  const std::unique_ptr<LiveView> live = o.serve ? std::make_unique<LiveView>(*o.serve) : nullptr;
-  if (live) std::fprintf(stderr, "serving %s\n", live->url().c_str());
+  const std::unique_ptr<LiveView> live = serve(o, ranks);
   const std::unique_ptr<Simulation> sim = start_simulation(in, given, ranks);
-  if (live) live->describe(*sim, checkpoint_path(o));
   const Params& params = sim->params();
   const ObstacleMask& mask = sim->mask();
   times.setup_s = wall.lap();
   const RunInfo run = sim->run_info();
   times.setup = run.setup;
   const std::vector<std::string> devices = ranks.gather(run.device);
+  if (live) live->describe(*sim, checkpoint_path(o), devices_text(devices));
 
   ProgressLine progress(stderr, params.max_iters, params.cells(), !o.quiet && ranks.is_root());
   ViewWriter views(extra, params, mask);
@@ -476,7 +489,7 @@ void run(const Options& given, Ranks& ranks) {
   SteadyCheck steady_check;
   RunLoopOptions loop = loop_options(o, *sim, ranks, progress, views, steady, steady_check);
   loop.live = live.get();
-  if (o.checkpoint_every > 0 || live)
+  if (o.checkpoint_every > 0 || o.serve)
     loop.run_record = [&] { return run_record(o, sim->run_info(), in.file_extensions, params.extensions, measure); };
   RunLoopResult result;
   // This rank's rows of the final state: never the whole grid on one rank of several.

@@ -53,19 +53,33 @@ void save(Simulation& sim, const RunLoopOptions& options, Ranks& ranks) {
   });
 }
 
-// The live view's turn after a segment: its commands, and its pause, which
-// holds the run here until resumed; true where its Stop ends the run.
+// What rank 0 tells the other ranks between segments of a served run
+// split across ranks: the turn's end (go on, or stop there), a checkpoint
+// to write together, or a page's request to answer together (kJob + work).
+const std::string kGoOn = "go on", kStop = "stop", kCheckpoint = "checkpoint", kJob = "job ";
+
+// The live view's turn after a segment (rank 0's, which serves): its
+// commands, and its pause, which holds the run here until resumed; true
+// where its Stop ends the run. Across ranks, each of its turn's collective
+// steps told to the others (follow_between_segments), which wait meanwhile.
 bool serve_between_segments(Simulation& sim, const RunLoopOptions& options, Ranks& ranks,
                             const std::optional<StopSignals>& signals) {
   LiveView& live = *options.live;
+  auto tell = [&](const std::string& what) {
+    if (ranks.size() > 1) ranks.broadcast_after_wait(what);
+  };
   live.after_chunk(sim);
   auto interrupted = [&] { return signals && signals->received() != 0; };
   for (;;) {
     const LiveCommand command = live.take_command();
-    if (command == LiveCommand::Stop) return true;
+    if (command == LiveCommand::Stop) {
+      tell(kStop);
+      return true;
+    }
     if (command == LiveCommand::Checkpoint) {
       try {
         sim.check_checkpoint_target(options.checkpoint_path);
+        tell(kCheckpoint);
         save(sim, options, ranks);
         live.report("checkpoint of step " + std::to_string(sim.steps_done()) + " written to " +
                     options.checkpoint_path + "; continue with --restart " + options.checkpoint_path);
@@ -74,10 +88,53 @@ bool serve_between_segments(Simulation& sim, const RunLoopOptions& options, Rank
       }
       continue;
     }
-    if (!live.paused() || interrupted()) return false;
+    if (!live.paused() || interrupted()) {
+      tell(kGoOn);
+      return false;
+    }
     live.hold_while_paused(sim, interrupted);
   }
 }
+
+// The other ranks' side of rank 0's turn: what it tells them, until the
+// turn ends; true where the run stops there. Rank 0 reports how the work
+// went: a failure here was agreed on with it, and the run goes on.
+bool follow_between_segments(Simulation& sim, const RunLoopOptions& options, Ranks& ranks) {
+  for (;;) {
+    const std::string told = ranks.broadcast_after_wait("");
+    if (told == kGoOn || told == kStop) return told == kStop;
+    bool known = told == kCheckpoint || told.rfind(kJob, 0) == 0;
+    try {
+      if (told == kCheckpoint)
+        save(sim, options, ranks);
+      else if (known)
+        known = LiveView::join_work(sim, told.substr(kJob.size()));
+    } catch (const std::exception&) {
+    }
+    if (!known) throw std::logic_error("run loop: rank 0 said '" + told + "' between segments");
+  }
+}
+
+// While a served run split across ranks steps: rank 0's live view tells the
+// other ranks each request that needs them (run_pending, between segments);
+// once the loop is over they no longer listen, and such requests are refused.
+class SharedWork {
+ public:
+  SharedWork(LiveView* live, Ranks& ranks) : live_(ranks.size() > 1 ? live : nullptr) {
+    if (live_) live_->share_work_with([&ranks](const std::string& work) {
+      ranks.broadcast_after_wait(kJob + work);
+      return true;
+    });
+  }
+  ~SharedWork() {
+    if (live_) live_->share_work_with([](const std::string&) { return false; });
+  }
+  SharedWork(const SharedWork&) = delete;
+  SharedWork& operator=(const SharedWork&) = delete;
+
+ private:
+  LiveView* live_;
+};
 
 }  // namespace
 
@@ -95,6 +152,9 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
     sim.step(max_iters - sim.steps_done());
     return result;
   }
+  // Served: rank 0 serves (options.live), the others follow its turns.
+  const bool served = ranks.max(options.live ? 1 : 0) != 0;
+  const SharedWork shared_work(options.live, ranks);
   std::optional<StopSignals> signals;
   if (checkpoints) {
     signals.emplace();
@@ -147,7 +207,8 @@ RunLoopResult run_steps(Simulation& sim, const RunLoopOptions& options) {
     }
     if (snapshots && step % options.snapshot_every == 0) timed(result.snapshots_s, [&] { options.snapshot(step); });
     if (progress) timed(result.progress_s, [&] { options.progress->update(step); });
-    if (options.live && serve_between_segments(sim, options, ranks, signals)) {
+    if (served && (options.live ? serve_between_segments(sim, options, ranks, signals)
+                                : follow_between_segments(sim, options, ranks))) {
       result.stopped_from_page = step < max_iters;
       break;
     }

@@ -62,7 +62,9 @@ struct RunLoopOptions {
   std::function<bool(int step)> steady;
   ProgressLine* progress = nullptr;        // updated between segments when active
   // --serve: told after every segment; its page may pause the run, have a
-  // checkpoint written to checkpoint_path, or stop the run there (one process).
+  // checkpoint written to checkpoint_path, or stop the run there. Across
+  // ranks rank 0's alone (null on the others), which tells the others what
+  // its page asks of them all (a picture, a checkpoint, the pause's end, a stop).
   LiveView* live = nullptr;
   // Split across MPI ranks: every rank calls run_steps alike, and the
   // segments, signals and checkpoints are agreed on (null: one process).

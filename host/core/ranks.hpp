@@ -78,6 +78,10 @@ class Ranks {
   virtual double max(double value) { return value; }
   virtual double broadcast(double value) { return value; }
   virtual std::string broadcast(const std::string& value) { return value; }
+  // broadcast, where the other ranks may wait long for rank 0 (a run the
+  // live view holds paused): they look for it a thousand times a second
+  // rather than spin in MPI, leaving their cores to others.
+  virtual std::string broadcast_after_wait(const std::string& value) { return value; }
   // Collective: every rank's string, in rank order, on rank 0 (empty elsewhere).
   virtual std::vector<std::string> gather(const std::string& mine) { return {mine}; }
 

@@ -2,9 +2,11 @@
 #include "mpi/mpi_ranks.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <thread>
 #include <utility>
 
 namespace d2q9 {
@@ -66,6 +68,18 @@ double MpiRanks::broadcast(double value) { return from_root(value, MPI_DOUBLE, c
 std::string MpiRanks::broadcast(const std::string& value) {
   unsigned long long length = value.size();
   MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_);
+  std::string out = rank_ == 0 ? value : std::string(length, '\0');
+  MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+  return out;
+}
+
+std::string MpiRanks::broadcast_after_wait(const std::string& value) {
+  unsigned long long length = value.size();
+  MPI_Request request;
+  MPI_Ibcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm_, &request);
+  if (rank_ == 0) MPI_Wait(&request, MPI_STATUS_IGNORE);
+  for (int done = rank_ == 0; !done && MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS;)
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::string out = rank_ == 0 ? value : std::string(length, '\0');
   MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
   return out;

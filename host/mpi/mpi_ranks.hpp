@@ -33,6 +33,7 @@ class MpiRanks final : public Ranks {
   double max(double value) override;
   double broadcast(double value) override;
   std::string broadcast(const std::string& value) override;
+  std::string broadcast_after_wait(const std::string& value) override;
   std::vector<std::string> gather(const std::string& mine) override;
   std::pair<std::string, std::string> exchange_with_neighbours(const std::string& down, const std::string& up) override;
   void gather_records(const void* mine, std::size_t count, std::size_t record_bytes, void* all) override;

@@ -24,9 +24,10 @@ void LiveJobs::Pending::run_on(Simulation& sim) {
   }
 }
 
-bool LiveJobs::run(const Job& what, httplib::Response& res) {
+bool LiveJobs::run(const Job& what, httplib::Response& res, const std::string& every_rank) {
   auto job = std::make_shared<Pending>();
   job->run = what;
+  job->every_rank = every_rank;
   const auto deadline =
       LiveClock::now() + std::chrono::duration_cast<LiveClock::duration>(std::chrono::duration<double>(kJobWaitSeconds));
   std::unique_lock<std::mutex> lock(shared_.mutex);
@@ -53,7 +54,7 @@ bool LiveJobs::run(const Job& what, httplib::Response& res) {
   }
   if (job->done && job->error.empty()) return true;
   if (!job->done) jobs_.erase(std::remove(jobs_.begin(), jobs_.end(), job), jobs_.end());
-  res.status = job->done ? 500 : 503;
+  res.status = job->done && !job->unavailable ? 500 : 503;
   const std::string why = job->done ? job->error : finished ? "the run is over" : "the simulation is not stepping now";
   res.set_content(nlohmann::json{{"error", why}}.dump(), "application/json");
   return false;
@@ -64,8 +65,14 @@ void LiveJobs::run_pending(Simulation& sim) {
   while (!jobs_.empty()) {
     std::shared_ptr<Pending> job = jobs_.front();
     jobs_.pop_front();
+    const Announcer announce = job->every_rank.empty() ? nullptr : announce_;
     lock.unlock();
-    job->run_on(sim);
+    if (announce && !announce(job->every_rank)) {
+      job->error = "the run is over";
+      job->unavailable = true;
+    } else {
+      job->run_on(sim);
+    }
     lock.lock();
     job->done = true;
   }

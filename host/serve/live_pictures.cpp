@@ -1,6 +1,7 @@
 #include "serve/live_pictures.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <thread>
@@ -21,6 +22,20 @@ constexpr double kPictureIntervalSeconds = 0.25;
 constexpr int kMaxPictureWidth = 2048;
 
 }  // namespace
+
+std::string LivePictures::work(const FieldImageRequest& request) {
+  return "picture " + std::to_string(static_cast<int>(request.field)) + " " + std::to_string(request.width);
+}
+
+bool LivePictures::join(Simulation& sim, const std::string& work) {
+  int field = -1, width = 0;
+  char end = 0;
+  if (std::sscanf(work.c_str(), "picture %d %d%c", &field, &width, &end) != 2 || field < 0 ||
+      field > static_cast<int>(ImageField::Temperature))
+    return false;
+  sim.picture({static_cast<ImageField>(field), width});
+  return true;
+}
 
 void LivePictures::add_route(httplib::Server& server) {
   server.Get("/api/picture", [this](const httplib::Request& req, httplib::Response& res) { answer(req, res); });
@@ -67,7 +82,7 @@ void LivePictures::answer(const httplib::Request& req, httplib::Response& res) {
       image = sim.picture({*field, width});
       picture.step = sim.steps_done();
       picture.made = LiveClock::now();
-    }, res);
+    }, res, work({*field, width}));
     if (!made) return;
     picture.png = png_bytes(image);
     picture.about = json{{"field", name}, {"step", picture.step}, {"width", image.width},

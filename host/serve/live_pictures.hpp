@@ -22,6 +22,11 @@ class LivePictures {
       : shared_(shared), jobs_(jobs), status_(status) {}
 
   void add_route(httplib::Server& server);
+  // Across MPI ranks: a picture's work as announced to the other ranks, and
+  // their side of it (Simulation::picture is collective there); join: false
+  // where `work` is no picture's.
+  static std::string work(const FieldImageRequest& request);
+  static bool join(Simulation& sim, const std::string& work);
 
  private:
   struct Cached {

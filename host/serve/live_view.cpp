@@ -72,8 +72,9 @@ std::string LiveView::url() const { return state_->server.url(); }
 
 const std::string& LiveView::token() const { return state_->server.token(); }
 
-void LiveView::describe(const Simulation& sim, const std::string& checkpoint_path) {
+void LiveView::describe(const Simulation& sim, const std::string& checkpoint_path, const std::string& device) {
   nlohmann::json facts = LiveStatus::run_facts(sim, checkpoint_path);
+  if (!device.empty()) facts["device"] = device;
   state_->status.update(sim, "starting");
   std::lock_guard<std::mutex> lock(state_->shared.mutex);
   state_->controls.allow_checkpoint(!checkpoint_path.empty());
@@ -95,6 +96,13 @@ void LiveView::run_idle_with(IdleRunner run) {
   std::lock_guard<std::mutex> lock(state_->shared.mutex);
   state_->jobs.set_idle_runner(std::move(run));
 }
+
+void LiveView::share_work_with(Announcer announce) {
+  std::lock_guard<std::mutex> lock(state_->shared.mutex);
+  state_->jobs.set_announcer(std::move(announce));
+}
+
+bool LiveView::join_work(Simulation& sim, const std::string& work) { return LivePictures::join(sim, work); }
 
 LiveCommand LiveView::take_command() {
   std::lock_guard<std::mutex> lock(state_->shared.mutex);

@@ -8,6 +8,8 @@
 // requests that need the simulation (pictures, forces, probes) there, so
 // that serving costs nothing while no page asks. Every request needs the
 // run's random token; the server listens on 127.0.0.1 unless told otherwise.
+// Under mpirun rank 0 serves, and the other ranks do their part of what
+// needs every rank (a picture) when rank 0 announces it (share_work_with).
 #pragma once
 
 #include <functional>
@@ -51,8 +53,9 @@ class LiveView {
 
   // The stepping thread's side. What the page names the run: the problem,
   // its grid, device and what it measures; `checkpoint_path`: where the
-  // page's checkpoint button writes one (empty: the button is off).
-  void describe(const Simulation& sim, const std::string& checkpoint_path = "");
+  // page's checkpoint button writes one (empty: the button is off);
+  // `device`: the run's devices where they are more than `sim`'s (MPI ranks).
+  void describe(const Simulation& sim, const std::string& checkpoint_path = "", const std::string& device = "");
   // After each chunk of steps: the status the page shows, and the requests
   // waiting for the simulation answered from it.
   void after_chunk(Simulation& sim);
@@ -78,6 +81,17 @@ class LiveView {
   // stepping thread answers it later).
   using IdleRunner = std::function<bool(const std::function<void(Simulation&)>& job)>;
   void run_idle_with(IdleRunner run);
+  // A run split across MPI ranks, served by rank 0: before each request
+  // whose answer needs every rank's part (a picture: Simulation::picture is
+  // collective there), the stepping thread calls `announce` with the work
+  // the other ranks then do alongside, each passing it to join_work. It
+  // returns false where they no longer join (the run is over: the request is
+  // answered 503). Null: one process.
+  using Announcer = std::function<bool(const std::string& work)>;
+  void share_work_with(Announcer announce);
+  // Another rank's side of announced `work`, on its simulation (collective
+  // with rank 0's); false, having done nothing, where `work` is no such work.
+  static bool join_work(Simulation& sim, const std::string& work);
   // The run is over (stopped or at its last step): the status says so, and
   // requests that need the simulation are answered 503 from now on.
   void finish(Simulation& sim, const std::string& how);
