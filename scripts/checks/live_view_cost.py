@@ -6,6 +6,7 @@ forces and probes every 2 s), the three alternated ROUNDS times; MLUPS from
 each run's --summary-json, printed per run and as medians.
 
 Usage: live_view_cost.py D2Q9_BGK PROBLEM.toml OUT_DIR [--rounds N] [--extra "-b cuda ..."]
+                         [--launcher "mpirun -np 2"]
 The page's last picture of each page run is kept as OUT_DIR/page_<round>/picture.png.
 """
 import argparse
@@ -40,15 +41,22 @@ def page_requests(url, stop, count, picture):
         time.sleep(0.4)
 
 
-def run(bgk, problem, out, mode, extra):
-    """One run in `mode` (plain, served, page): its MLUPS and the requests made."""
-    args = [bgk, "--no-png", "-q", "--summary-json", "summary.json", "-o", out, problem] + extra
+def run(bgk, problem, out, mode, extra, launcher):
+    """One run in `mode` (plain, served, page), started by `launcher` (e.g.
+    mpirun and its arguments; empty: none): its MLUPS and the requests made."""
+    args = launcher + [bgk, "--no-png", "-q", "--summary-json", "summary.json", "-o", out, problem] + extra
     if mode != "plain":
         args += ["--serve", "0"]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
     stop, count, picture = threading.Event(), [0], [None]
     if mode != "plain":
-        url = re.search(r"serving (http://\S+)", proc.stderr.readline()).group(1)
+        url = None
+        while url is None:  # a launcher may print lines of its own first
+            line = proc.stderr.readline()
+            if not line:
+                raise SystemExit(f"error: {mode} run printed no 'serving' line")
+            m = re.search(r"serving (http://\S+)", line)
+            url = m and m.group(1)
         if mode == "page":
             threading.Thread(target=page_requests, args=(url, stop, count, picture), daemon=True).start()
     proc.wait()
@@ -69,12 +77,15 @@ def main():
     parser.add_argument("out", help="folder for the runs' outputs")
     parser.add_argument("--rounds", type=int, default=3, help="times each mode runs, alternated (default 3)")
     parser.add_argument("--extra", default="", help="more d2q9-bgk arguments, space-separated (e.g. \"-b cuda\")")
+    parser.add_argument("--launcher", default="", help="what starts d2q9-bgk, space-separated (e.g. \"mpirun -np 2\": "
+                        "rank 0 serves)")
     a = parser.parse_args()
     os.makedirs(a.out, exist_ok=True)
     results = {"plain": [], "served": [], "page": []}
     for r in range(a.rounds):
         for mode in results:
-            mlups, requests = run(a.bgk, a.problem, os.path.join(a.out, f"{mode}_{r}"), mode, a.extra.split())
+            mlups, requests = run(a.bgk, a.problem, os.path.join(a.out, f"{mode}_{r}"), mode, a.extra.split(),
+                                  a.launcher.split())
             results[mode].append(mlups)
             print(f"{mode:7s} round {r}: {mlups:.2f} MLUPS, {requests} requests", flush=True)
     for mode, values in results.items():
