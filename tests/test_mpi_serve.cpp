@@ -331,7 +331,7 @@ TEST_CASE("mpi serve: rank 0 serves a 2-rank run: its endpoints with the token, 
     check_picture(run, *one, ImageField::Speed, 5);
     REQUIRE(run.post("stop"));
     CHECK(run.finish() == 0);
-    CHECK(out.listing() == "av_vels.dat\nfinal_state.dat\nforces.csv\nprobes.csv\n");
+    CHECK(out.listing() == "av_vels.dat\nfinal_state.vti\nforces.csv\nprobes.csv\n");
   }
 }
 
