@@ -346,7 +346,7 @@ TEST_CASE("CUDA: the command line lists CUDA devices and runs --backend cuda, or
   CHECK(out2.listing() == "");
 }
 
-TEST_CASE("CUDA: graph replay and plain launches, split, fused and blocked kernels, give bit-identical results") {
+TEST_CASE("CUDA: graph replay and plain launches, split, fused and blocked kernels, give bit-identical distributions") {
   SKIP_WITHOUT_CUDA_DEVICE();
   const Params p = d2q9::test::make_params(24, 16, 120, 0.03);
   const ObstacleMask m = d2q9::test::test_obstacles(p);
@@ -356,6 +356,7 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and blocked kerne
     const RunOutput ra = run(*a, 120);
     CHECK(a->launch_mode() == "plain launches (graphs turned off)");
 
+    std::vector<double> blocked_av_vels;
     for (KernelVariant variant : {KernelVariant::Split, KernelVariant::Fused, KernelVariant::Blocked}) {
       for (bool graphs : {true, false}) {
         CAPTURE(std::string(to_string(variant)));
@@ -367,7 +368,15 @@ TEST_CASE("CUDA: graph replay and plain launches, split, fused and blocked kerne
         b->run(69, rb.av_vels);
         rb.f = b->distributions();
         CHECK(b->launch_mode() == (graphs ? "graphs" : "plain launches (graphs turned off)"));
-        CHECK(ra.av_vels == rb.av_vels);
+        if (variant == KernelVariant::Blocked) {
+          // Blocked sums |u| tile by tile: split's average velocities to the
+          // order of summation, and the same bits with and without graphs.
+          CHECK(max_relative_difference(rb.av_vels, ra.av_vels, 1e-6) < 1e-5);
+          if (graphs) blocked_av_vels = rb.av_vels;
+          else CHECK(rb.av_vels == blocked_av_vels);
+        } else {
+          CHECK(ra.av_vels == rb.av_vels);
+        }
         CHECK(ra.f == rb.f);
       }
     }
