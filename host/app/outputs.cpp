@@ -219,16 +219,6 @@ void ViewWriter::write_series(int step) {
 
 namespace {
 
-// Doubles as bytes for the ranks' exchanges, and back.
-std::string to_bytes(const std::vector<double>& values) {
-  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
-}
-
-std::vector<double> to_doubles(const std::string& bytes) {
-  std::vector<double> values(bytes.size() / sizeof(double));
-  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(double));
-  return values;
-}
 
 // Every per-cell array of FlowFields, in one order for packing rows: the
 // temperature's too where the problem has heat.
@@ -304,7 +294,7 @@ void ViewWriter::add_final_outputs(OutputSet& outputs, Ranks& ranks, const State
   // The vorticity of the edge rows needs ux and uy of the neighbours' edge rows.
   const std::pair<std::string, std::string> halo = ranks.exchange_with_neighbours(
       to_bytes(velocity_row(fields, fields.first_row)), to_bytes(velocity_row(fields, fields.first_row + fields.ny - 1)));
-  ranks.on_every_rank([&] { add_vorticity(fields, mask_, to_doubles(halo.first), to_doubles(halo.second)); });
+  ranks.on_every_rank([&] { add_vorticity(fields, mask_, from_bytes<double>(halo.first), from_bytes<double>(halo.second)); });
   for (const PictureFile& p : plan_.pictures) add_picture(outputs, ranks, p, fields);
   add_whole_grid_files(outputs, ranks, fields);
   if (!plan_.vtk_pieces.empty()) add_pieces(outputs, ranks, fields);
@@ -342,7 +332,7 @@ void ViewWriter::add_pieces(OutputSet& outputs, Ranks& ranks, FlowFields& fields
   const std::string next = ranks.exchange_with_neighbours(to_bytes(first_row), "").second;
   ranks.on_every_rank([&] {
     if (ranks.rank() + 1 == ranks.size()) return;
-    const std::vector<double> row = to_doubles(next);
+    const std::vector<double> row = from_bytes<double>(next);
     for (std::size_t a = 0; a < arrays.size(); ++a)
       (fields.*arrays[a]).insert((fields.*arrays[a]).end(), row.begin() + a * fields.nx, row.begin() + (a + 1) * fields.nx);
     fields.ny += 1;

@@ -18,6 +18,19 @@
 
 namespace d2q9 {
 
+// Values as the bytes of a message between ranks, and back (same machine
+// type on every rank).
+template <typename T>
+std::string to_bytes(const std::vector<T>& values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+}
+template <typename T>
+std::vector<T> from_bytes(const std::string& bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
 // A failure that ends the program with an exit status of its own (a usage
 // error 2, an interrupted run 128 + the signal): the layer that raises it
 // knows the status, so nothing below has to know every such failure.

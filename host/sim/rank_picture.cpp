@@ -8,22 +8,6 @@
 
 namespace d2q9 {
 
-namespace {
-
-template <typename T>
-std::string to_bytes(const std::vector<T>& values) {
-  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-}
-
-template <typename T>
-std::vector<T> from_bytes(const std::string& bytes) {
-  std::vector<T> values(bytes.size() / sizeof(T));
-  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
-  return values;
-}
-
-}  // namespace
-
 FieldImage field_image_on_ranks(Ranks& ranks, const Params& params, const ObstacleMask& mask, const StateRows& own,
                                 const FieldImageRequest& request) {
   const FieldImageLayout l = field_image_layout(params.nx, params.ny, request.width);

@@ -123,17 +123,6 @@ std::vector<WallHeat> walls_of(const Params& params, const std::vector<FaceHeat>
   return out;
 }
 
-template <typename T>
-std::string to_bytes(const std::vector<T>& values) {
-  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-}
-template <typename T>
-std::vector<T> from_bytes(const std::string& bytes) {
-  std::vector<T> values(bytes.size() / sizeof(T));
-  if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
-  return values;
-}
-
 void check_planes(const Params& params, std::size_t values, std::size_t cells) {
   if (values != static_cast<std::size_t>(params.extensions.planes()) * cells)
     throw std::invalid_argument("wall_heat: the lattice needs its 14 planes");
